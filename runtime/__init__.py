@@ -1,0 +1,51 @@
+"""runtime: numpy-backed tensors and ops that run eagerly or are recorded into graphs,
+staged control flow, and an executor that runs graphs without the Python that built them.
+
+    import runtime as rt
+    x = rt.constant([[1.0, 2.0]])
+    g = rt.Graph()
+    with g.as_default():
+        p = rt.placeholder(rt.float32, [None, 2])
+        y = rt.reduce_sum(p * 2.0)
+    g.run(y, {p: [[1.0, 2.0]]})      # rt.Tensor(6.0, shape=(), dtype=float32)
+"""
+from __future__ import annotations
+
+from . import dtypes, errors, nest
+from .control_flow import cond, while_loop
+from .dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16,  # noqa: A004
+                     int32, int64, string, uint8)
+from .graph import Graph, eager_scope as init_scope, placeholder
+from .ops.array_ops import (concat, expand_dims, eye, fill, gather, ones, ones_like, range,  # noqa: A004
+                            rank, reshape, shape, size, squeeze, stack, transpose, unstack,
+                            zeros, zeros_like)
+from .ops.core import constant, convert_to_tensor, identity
+from .ops.io_ops import Assert, debugging, print_ as print, py_function  # noqa: A004
+from .ops.math_ops import (abs, add, argmax, argmin, cast, cos, divide, equal, exp,  # noqa: A004
+                           floordiv, greater, greater_equal, less, less_equal, log,
+                           logical_and, logical_not, logical_or, matmul, maximum, minimum, mod,
+                           multiply, negative, not_equal, pow, reduce_all, reduce_any,
+                           reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
+                           sigmoid, sign, sin, sqrt, square, subtract, tanh, where)
+from .ops.state_ops import Variable
+from .ops.string_ops import strings
+from .ops.tensor_array import TensorArray
+from .shapes import TensorShape, TensorSpec
+from .tensor import EagerTensor, SymbolicTensor, Tensor
+from . import random  # noqa: E402
+
+
+class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
+    add, subtract, multiply, divide, floordiv, mod, pow = add, subtract, multiply, divide, floordiv, mod, pow
+    negative, abs, sign, square, sqrt, exp, log = negative, abs, sign, square, sqrt, exp, log
+    tanh, sigmoid, sin, cos, maximum, minimum = tanh, sigmoid, sin, cos, maximum, minimum
+    equal, not_equal, less, less_equal, greater, greater_equal = (
+        equal, not_equal, less, less_equal, greater, greater_equal)
+    logical_and, logical_or, logical_not = logical_and, logical_or, logical_not
+    reduce_sum, reduce_mean, reduce_max, reduce_min = reduce_sum, reduce_mean, reduce_max, reduce_min
+    reduce_prod, reduce_any, reduce_all, argmax, argmin = (
+        reduce_prod, reduce_any, reduce_all, argmax, argmin)
+    floormod, truediv = mod, divide
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,224 @@
+"""Compiles a graph once into straight-line Python that calls the kernels.
+
+For the outputs asked for, the executor keeps the ops they need plus every side effect
+(non-strict execution), in creation order, and writes one Python function:
+
+    def run(x, y):
+        t2 = k_MatMul(x, y)
+        t3 = k_AddV2(t2, c1)
+        if t4:                       # a staged cond
+            ...
+        while True:                  # a staged while_loop
+            ...
+        return (t3,)
+
+Constants and kernels (with their attributes bound) are globals of that function. Nothing
+is looked up per node at run time. A line number of the generated code maps back to its
+node, so a kernel's error names the node and where the user created it.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import linecache
+
+import numpy as np
+
+from .errors import InvalidArgumentError, OpError
+
+_counter = itertools.count()
+
+
+def needed_ops(graph, outputs) -> set:
+    """ids of the ops of `graph` that `outputs` and the side effects depend on."""
+    stack = [t.op for t in outputs if t.op.graph is graph]
+    stack += [op for op in graph._ops if op.opdef.side_effect]
+    seen = set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        for t in op.inputs:
+            if id(t.op) not in seen:
+                stack.append(t.op)
+    return seen
+
+
+class _Emitter:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.line_nodes: dict[int, object] = {}
+        self.globals: dict = {"np": np}
+        self.names: dict[int, str] = {}
+        self._ids = itertools.count()
+        self._kernels: dict = {}
+
+    def fresh(self, prefix="t") -> str:
+        return f"{prefix}{next(self._ids)}"
+
+    def emit(self, indent: int, text: str, node=None):
+        self.lines.append("    " * indent + text)
+        if node is not None:
+            self.line_nodes[len(self.lines) + 1] = node  # +1: the `def` line comes first
+
+    def global_value(self, value, prefix="c") -> str:
+        name = self.fresh(prefix)
+        self.globals[name] = value
+        return name
+
+    def kernel(self, op) -> str:
+        kernel = op.opdef.kernel
+        if op.attrs:
+            kernel = functools.partial(kernel, **op.attrs)
+            return self.global_value(kernel, "k")
+        name = self._kernels.get(id(kernel))
+        if name is None:
+            name = self._kernels[id(kernel)] = self.global_value(kernel, "k")
+        return name
+
+    def name_of(self, t) -> str:
+        try:
+            return self.names[id(t)]
+        except KeyError:
+            raise InvalidArgumentError(
+                f"the graph needs '{t.name}', which has no value: a placeholder that was not "
+                "fed, or a tensor from another graph") from None
+
+    # -- graphs ---------------------------------------------------------------------------
+    def emit_graph(self, graph, outputs, indent: int):
+        keep = needed_ops(graph, outputs)
+        for op in graph._ops:
+            if id(op) not in keep:
+                continue
+            t = op.opdef.name
+            if t == "Placeholder":
+                continue  # named by whoever feeds it
+            if t == "Const":
+                self.names[id(op.outputs[0])] = self.global_value(op.attrs["value"])
+            elif t in ("If", "StatelessIf"):
+                self.emit_cond(op, indent)
+            elif t in ("While", "StatelessWhile"):
+                self.emit_while(op, indent)
+            else:
+                self.emit_call(op, indent)
+
+    def emit_call(self, op, indent):
+        args = ", ".join(self.name_of(t) for t in op.inputs)
+        call = f"{self.kernel(op)}({args})"
+        outs = [self.fresh() for _ in op.outputs]
+        for t, n in zip(op.outputs, outs):
+            self.names[id(t)] = n
+        if not op.opdef.multi_output:
+            self.emit(indent, f"{outs[0]} = {call}", op)
+        elif outs:
+            self.emit(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}", op)
+        else:
+            self.emit(indent, call, op)
+
+    def bind_params(self, body, input_names):
+        for ph, name in zip(body.params, input_names):
+            if ph is not None:
+                self.names[id(ph)] = name
+
+    def emit_body(self, body, input_names, indent) -> list:
+        self.bind_params(body, input_names)
+        self.emit_graph(body.graph, body.outputs, indent)
+        return [self.name_of(t) for t in body.outputs]
+
+    def emit_cond(self, op, indent):
+        pred, *ext = [self.name_of(t) for t in op.inputs]
+        outs = [self.fresh() for _ in op.outputs]
+        for t, n in zip(op.outputs, outs):
+            self.names[id(t)] = n
+        self.emit(indent, f"if {pred}:", op)
+        for body in (op.attrs["then_body"], op.attrs["else_body"]):
+            results = self.emit_body(body, ext, indent + 1)
+            if outs:
+                self.emit(indent + 1, f"{', '.join(outs)}, = {', '.join(results)},")
+            else:
+                self.emit(indent + 1, "pass")
+            if body is op.attrs["then_body"]:
+                self.emit(indent, "else:")
+
+    def emit_while(self, op, indent):
+        n = op.attrs["num_loop_vars"]
+        names = [self.name_of(t) for t in op.inputs]
+        init, ext = names[:n], names[n:]
+        max_iter = ext.pop() if op.attrs["has_max"] else None
+        loop_vars = [self.fresh("w") for _ in range(n)]
+        if loop_vars:
+            self.emit(indent, f"{', '.join(loop_vars)}, = {', '.join(init)},")
+        counter = None
+        if max_iter is not None:
+            counter = self.fresh("n")
+            self.emit(indent, f"{counter} = 0")
+        self.emit(indent, "while True:", op)
+        [test] = self.emit_body(op.attrs["cond_body"], loop_vars + ext, indent + 1)
+        self.emit(indent + 1, f"if not {test}: break", op)
+        if counter is not None:
+            self.emit(indent + 1, f"if {counter} >= {max_iter}: break")
+            self.emit(indent + 1, f"{counter} += 1")
+        results = self.emit_body(op.attrs["body"], loop_vars + ext, indent + 1)
+        if loop_vars:
+            self.emit(indent + 1, f"{', '.join(loop_vars)}, = {', '.join(results)},")
+        for t, v in zip(op.outputs, loop_vars):
+            self.names[id(t)] = v
+
+
+class Plan:
+    """A compiled graph: call it with input arrays, get the output arrays."""
+
+    def __init__(self, fn, source, filename, line_nodes, needed_placeholders):
+        self.fn = fn
+        self.source = source
+        self.filename = filename
+        self.line_nodes = line_nodes
+        self.needed_placeholders = needed_placeholders
+
+    def __call__(self, *arrays):
+        try:
+            with np.errstate(all="ignore"):
+                return self.fn(*arrays)
+        except Exception as e:  # noqa: BLE001 - every kernel error becomes an op error
+            raise self._op_error(e) from None
+
+    def _op_error(self, e):
+        node = None
+        tb = e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                node = self.line_nodes.get(tb.tb_lineno, node)
+            tb = tb.tb_next
+        message = e.message if isinstance(e, OpError) else f"{type(e).__name__}: {e}"
+        if node is not None:
+            where = ""
+            if node.location:
+                fn, line, func = node.location
+                where = f", defined at {fn}:{line} in {func}"
+            message = f"{message}\n  [[node {node.name} ({node.type}){where}]]"
+        cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
+        err = cls(message, node.name if node is not None else None)
+        return err
+
+
+def compile_graph(graph, inputs, outputs) -> Plan:
+    em = _Emitter()
+    params = []
+    for t in inputs:
+        name = em.fresh("i")
+        em.names[id(t)] = name
+        params.append(name)
+    em.emit_graph(graph, outputs, 1)
+    results = [em.name_of(t) for t in outputs]
+    em.emit(1, f"return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+    filename = f"<rt-graph-{next(_counter)}>"
+    source = f"def run({', '.join(params)}):\n" + "\n".join(em.lines) + "\n"
+    code = compile(source, filename, "exec")
+    namespace = dict(em.globals)
+    exec(code, namespace)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    keep = needed_ops(graph, outputs)
+    needed_placeholders = {id(op.outputs[0]) for op in graph._ops
+                           if id(op) in keep and op.opdef.name == "Placeholder"}
+    return Plan(namespace["run"], source, filename, em.line_nodes, needed_placeholders)

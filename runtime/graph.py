@@ -1,0 +1,263 @@
+"""The graph IR: a Graph holds Operations in creation order; each Operation produces
+SymbolicTensors. Creation order is a valid execution order (an op's inputs always exist
+before it), and it is the program order of side effects.
+
+Sub-graphs (the branches of a `cond`, the test and body of a `while_loop`) are Graphs
+with an `outer` graph. A tensor of an outer graph used inside a sub-graph is captured:
+the sub-graph gets a placeholder for it, and the control-flow op takes the outer tensor
+as an input.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from typing import Iterator, Optional
+
+from . import dtypes
+from .errors import InvalidGraphError
+from .shapes import TensorShape
+
+_state = threading.local()
+
+
+def _stack() -> list:
+    s = getattr(_state, "stack", None)
+    if s is None:
+        s = _state.stack = []
+    return s
+
+
+def current_graph() -> Optional["Graph"]:
+    """The graph ops are recorded into now, or None when running eagerly."""
+    s = getattr(_state, "stack", None)
+    return s[-1] if s else None
+
+
+@contextlib.contextmanager
+def eager_scope() -> Iterator[None]:
+    """Runs ops eagerly inside, whatever graph is being built (see `init_scope`)."""
+    s = _stack()
+    saved = s[:]
+    s.clear()
+    try:
+        yield
+    finally:
+        s[:] = saved
+
+
+_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
+_AUTOGRAPH_DIR = os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph")
+
+
+def user_location() -> Optional[tuple]:
+    """(filename, lineno, function) of the innermost frame outside runtime and autograph."""
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not (fn.startswith(_RUNTIME_DIR) or fn.startswith(_AUTOGRAPH_DIR)
+                or fn.startswith("<frozen") or "contextlib" in fn):
+            return (fn, f.f_lineno, f.f_code.co_name)
+        f = f.f_back
+    return None
+
+
+class Operation:
+    """A node: an op applied to input tensors with attributes, giving output tensors."""
+
+    __slots__ = ("graph", "name", "opdef", "inputs", "attrs", "outputs", "location",
+                 "control_inputs", "__weakref__")
+
+    def __init__(self, graph, name, opdef, inputs, attrs, out_specs, location=None):
+        from .tensor import SymbolicTensor
+        self.graph = graph
+        self.name = name
+        self.opdef = opdef
+        self.inputs = tuple(inputs)
+        self.attrs = attrs
+        self.location = location
+        self.control_inputs = ()
+        self.outputs = tuple(SymbolicTensor(self, i, shape, dtype)
+                             for i, (shape, dtype) in enumerate(out_specs))
+
+    @property
+    def type(self) -> str:
+        return self.opdef.name
+
+    @property
+    def node_def(self):
+        from .graph_def import node_def
+        return node_def(self)
+
+    def get_attr(self, name):
+        return self.attrs[name]
+
+    def __repr__(self):
+        return f"<rt.Operation '{self.name}' type={self.type}>"
+
+
+class Graph:
+    """A dataflow graph. Use `with g.as_default():` to record ops into it."""
+
+    def __init__(self, name: str = "graph", outer: Optional["Graph"] = None):
+        self.name = name
+        self.outer = outer
+        self._ops: list[Operation] = []
+        self._name_counts: dict[str, int] = {}
+        self.inputs: list = []      # placeholders fed by the caller, in order
+        self.outputs: list = []     # tensors returned, when the graph is a function body
+        self.captures: dict = {}    # id(outer tensor) -> (outer tensor, inner placeholder)
+        self.variables: list = []   # Variables read or written, in first-use order
+        self.has_side_effects = False
+        self._version = 0           # bumped on every new op (compiled plans check it)
+        self._compiled = {}
+
+    # -- building -------------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator["Graph"]:
+        s = _stack()
+        s.append(self)
+        try:
+            yield self
+        finally:
+            s.pop()
+
+    def unique_name(self, base: str) -> str:
+        n = self._name_counts.get(base)
+        if n is None:
+            self._name_counts[base] = 1
+            return base
+        while True:
+            name = f"{base}_{n}"
+            n += 1
+            if name not in self._name_counts:
+                self._name_counts[base] = n
+                self._name_counts[name] = 1
+                return name
+
+    def add_op(self, opdef, inputs, attrs, out_specs, name=None) -> Operation:
+        name = self.unique_name(name or opdef.default_name)
+        op = Operation(self, name, opdef, inputs, attrs, out_specs,
+                       location=user_location())
+        self._ops.append(op)
+        self._version += 1
+        if opdef.side_effect:
+            self.has_side_effects = True
+        return op
+
+    def is_ancestor_of(self, other: "Graph") -> bool:
+        g = other
+        while g is not None:
+            if g is self:
+                return True
+            g = g.outer
+        return False
+
+    def capture(self, tensor):
+        """The tensor to use in this graph for `tensor`, which belongs to an outer graph."""
+        if tensor.graph is self:
+            return tensor
+        entry = self.captures.get(id(tensor))
+        if entry is not None:
+            return entry[1]
+        if self.outer is None or not tensor.graph.is_ancestor_of(self):
+            from .leaks import foreign_tensor_error
+            raise foreign_tensor_error(tensor, self)
+        outer_t = self.outer.capture(tensor)
+        from .ops.core import placeholder_op
+        inner = placeholder_op(self, outer_t.dtype, outer_t.shape,
+                               name=outer_t.op.name.replace("/", "_") + "_capture")
+        self.captures[id(tensor)] = (outer_t, inner)
+        if id(outer_t) != id(tensor):
+            self.captures[id(outer_t)] = (outer_t, inner)
+        return inner
+
+    def captured_inputs(self) -> list:
+        """(outer tensor, inner placeholder) pairs, one per captured tensor."""
+        seen, out = set(), []
+        for outer_t, inner in self.captures.values():
+            if id(inner) not in seen:
+                seen.add(id(inner))
+                out.append((outer_t, inner))
+        return out
+
+    # -- reading --------------------------------------------------------------------
+    def get_operations(self) -> list:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        for op in self._ops:
+            if op.name == name:
+                return op
+        raise KeyError(f"the graph has no operation named {name!r}")
+
+    def get_tensor_by_name(self, name: str):
+        op_name, _, index = name.partition(":")
+        return self.get_operation_by_name(op_name).outputs[int(index or 0)]
+
+    def as_graph_def(self):
+        from .graph_def import graph_def
+        return graph_def(self)
+
+    def to_text(self) -> str:
+        """The one canonical text form of the graph (see graph_def.graph_text)."""
+        from .graph_def import graph_text
+        return graph_text(self)
+
+    def __len__(self):
+        return len(self._ops)
+
+    def __repr__(self):
+        return f"<rt.Graph '{self.name}' with {len(self._ops)} ops>"
+
+    # -- running --------------------------------------------------------------------
+    def compile(self, inputs, outputs):
+        """A callable running this graph: numpy arrays for `inputs` in, arrays out."""
+        from .executor import compile_graph
+        key = (tuple(id(t) for t in inputs), tuple(id(t) for t in outputs), self._version)
+        plan = self._compiled.get(key)
+        if plan is None:
+            plan = self._compiled[key] = compile_graph(self, list(inputs), list(outputs))
+        return plan
+
+    def run(self, fetches, feed_dict: Optional[dict] = None):
+        """Runs the graph: computes `fetches` (a tensor or nested structure of tensors) from
+        `feed_dict` {placeholder: value}, plus every side effect, in program order."""
+        from . import nest
+        from .tensor import SymbolicTensor
+        from .ops.core import to_array_for, wrap
+        flat = nest.flatten(fetches)
+        for t in flat:
+            if not isinstance(t, SymbolicTensor) or t.graph is not self:
+                raise InvalidGraphError(f"cannot fetch {t!r}: it is not a tensor of this graph")
+        feed_dict = feed_dict or {}
+        feeds, values = [], []
+        for ph, v in feed_dict.items():
+            if not isinstance(ph, SymbolicTensor) or ph.graph is not self:
+                raise InvalidGraphError(f"cannot feed {ph!r}: it is not a tensor of this graph")
+            feeds.append(ph)
+            values.append(to_array_for(v, ph))
+        missing = [p for p in self.inputs if all(p is not f for f in feeds)]
+        plan = self.compile(feeds, flat)
+        if missing:
+            needed = plan.needed_placeholders
+            for p in missing:
+                if id(p) in needed:
+                    from .errors import InvalidArgumentError
+                    raise InvalidArgumentError(
+                        f"You must feed a value for placeholder tensor '{p.op.name}' "
+                        f"with dtype {p.dtype.name} and shape {p.shape}")
+        results = [wrap(a, t.dtype) for a, t in zip(plan(*values), flat)]
+        return nest.pack_sequence_as(fetches, results)
+
+
+def placeholder(dtype, shape=None, name: Optional[str] = None):
+    """A graph input to be fed when the graph runs (TF1's `tf.compat.v1.placeholder`)."""
+    g = current_graph()
+    if g is None:
+        raise RuntimeError("rt.placeholder() needs a graph: use it inside `with graph.as_default():`")
+    from .ops.core import placeholder_op
+    t = placeholder_op(g, dtypes.as_dtype(dtype), TensorShape(shape), name=name or "Placeholder")
+    g.inputs.append(t)
+    return t

@@ -1,0 +1,535 @@
+"""Shape and layout ops: reshape, transpose, concat/stack, gather, slicing, and the
+tensor makers (fill, zeros, ones, eye, range)."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import DTypeMismatchError, InvalidArgumentError
+from ..shapes import TensorShape
+from ..tensor import EagerTensor, Tensor
+from . import shape_utils
+from .core import OpDef, apply_op, constant, convert_to_tensor
+from .math_ops import static_axis
+
+
+def _static_shape_arg(shape, what="shape"):
+    """A shape argument given as Python ints, a list or an eager tensor -> tuple of ints."""
+    if isinstance(shape, TensorShape):
+        if not shape.is_fully_defined():
+            raise InvalidArgumentError(f"{what} must be fully defined, got {shape}")
+        return tuple(shape.as_list())
+    if isinstance(shape, Tensor):
+        if not isinstance(shape, EagerTensor):
+            return None
+        shape = shape.numpy()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    out = []
+    for d in np.asarray(shape).reshape(-1) if isinstance(shape, np.ndarray) else shape:
+        if isinstance(d, EagerTensor):
+            d = d.numpy()
+        if isinstance(d, Tensor):
+            return None
+        out.append(int(d))
+    return tuple(out)
+
+
+# -- reshape ----------------------------------------------------------------------------
+
+def _reshape_infer(inputs, shape):
+    x = inputs[0]
+    if -1 in shape:
+        if shape.count(-1) > 1:
+            raise InvalidArgumentError(f"reshape: only one dimension may be -1, got {list(shape)}")
+        n = x.shape.num_elements()
+        known = int(np.prod([d for d in shape if d != -1]))
+        if n is None:
+            return [(TensorShape([None if d == -1 else d for d in shape]), x.dtype)]
+        if known == 0 or n % known:
+            raise InvalidArgumentError(
+                f"Input to reshape is a tensor with {n} values, but the requested shape "
+                f"{list(shape)} cannot hold them")
+        return [(TensorShape([n // known if d == -1 else d for d in shape]), x.dtype)]
+    n = x.shape.num_elements()
+    if n is not None and n != int(np.prod(shape)):
+        raise InvalidArgumentError(
+            f"Input to reshape is a tensor with {n} values, but the requested shape has "
+            f"{int(np.prod(shape))}")
+    return [(TensorShape(shape), x.dtype)]
+
+
+def _reshape_kernel(x, shape):
+    return np.reshape(x, shape)
+
+
+RESHAPE = OpDef("Reshape", _reshape_infer, _reshape_kernel)
+
+
+def _reshape_dyn_infer(inputs):
+    x, s = inputs
+    n = s.shape[0] if s.shape.rank == 1 else None
+    return [(TensorShape([None] * n) if n is not None else TensorShape(None), x.dtype)]
+
+
+def _reshape_dyn_kernel(x, shape):
+    return np.reshape(x, tuple(int(d) for d in shape))
+
+
+RESHAPE_DYNAMIC = OpDef("ReshapeDynamic", _reshape_dyn_infer, _reshape_dyn_kernel,
+                        default_name="Reshape")
+
+
+def reshape(tensor, shape, name: Optional[str] = None):
+    x = convert_to_tensor(tensor)
+    static = _static_shape_arg(shape)
+    if static is None:
+        return apply_op(RESHAPE_DYNAMIC, [x, stack_values(shape, dtypes.int32)], name=name)
+    return apply_op(RESHAPE, [x], {"shape": static}, name=name)
+
+
+# -- transpose, expand_dims, squeeze ------------------------------------------------------
+
+def _transpose_infer(inputs, perm):
+    x = inputs[0]
+    if x.shape.rank is None:
+        return [(TensorShape(None), x.dtype)]
+    if perm is None:
+        perm = tuple(range(x.shape.rank))[::-1]
+    if sorted(perm) != list(range(x.shape.rank)):
+        raise InvalidArgumentError(f"transpose: {list(perm)} is not a permutation of the "
+                                   f"{x.shape.rank} dimensions of a tensor of shape {x.shape}")
+    return [(TensorShape([x.shape[p] for p in perm]), x.dtype)]
+
+
+def _transpose_kernel(x, perm):
+    return np.transpose(x, perm)
+
+
+TRANSPOSE = OpDef("Transpose", _transpose_infer, _transpose_kernel)
+
+
+def transpose(a, perm=None, name: Optional[str] = None):
+    x = convert_to_tensor(a)
+    perm = None if perm is None else tuple(static_axis(perm, "perm"))
+    if perm is None and x.shape.rank is not None:
+        perm = tuple(range(x.shape.rank))[::-1]
+    return apply_op(TRANSPOSE, [x], {"perm": perm}, name=name)
+
+
+def _expand_infer(inputs, axis):
+    x = inputs[0]
+    if x.shape.rank is None:
+        return [(TensorShape(None), x.dtype)]
+    r = x.shape.rank + 1
+    if not -r <= axis < r:
+        raise InvalidArgumentError(f"expand_dims: axis {axis} is out of range for rank {x.shape.rank}")
+    dims = x.shape.as_list()
+    dims.insert(axis % r, 1)
+    return [(TensorShape(dims), x.dtype)]
+
+
+def _expand_kernel(x, axis):
+    return np.expand_dims(x, axis)
+
+
+EXPAND_DIMS = OpDef("ExpandDims", _expand_infer, _expand_kernel)
+
+
+def expand_dims(input, axis, name: Optional[str] = None):  # noqa: A002
+    return apply_op(EXPAND_DIMS, [convert_to_tensor(input)], {"axis": static_axis(axis)}, name=name)
+
+
+def _squeeze_infer(inputs, axis):
+    x = inputs[0]
+    if x.shape.rank is None:
+        return [(TensorShape(None), x.dtype)]
+    dims = x.shape.as_list()
+    if axis is None:
+        if any(d is None for d in dims):
+            return [(TensorShape(None), x.dtype)]
+        return [(TensorShape([d for d in dims if d != 1]), x.dtype)]
+    axes = shape_utils.normalize_axes(axis, len(dims))
+    for a in axes:
+        if dims[a] not in (1, None):
+            raise InvalidArgumentError(f"Can not squeeze dim[{a}], expected a dimension of 1, "
+                                       f"got {dims[a]}")
+    return [(TensorShape([d for i, d in enumerate(dims) if i not in axes]), x.dtype)]
+
+
+def _squeeze_kernel(x, axis):
+    return np.squeeze(x, axis=axis)
+
+
+SQUEEZE = OpDef("Squeeze", _squeeze_infer, _squeeze_kernel)
+
+
+def squeeze(input, axis=None, name: Optional[str] = None):  # noqa: A002
+    x = convert_to_tensor(input)
+    axis = static_axis(axis)
+    if axis is not None:
+        axis = shape_utils.normalize_axes(axis, x.shape.rank)
+    return apply_op(SQUEEZE, [x], {"axis": axis}, name=name)
+
+
+# -- concat, stack, unstack -------------------------------------------------------------
+
+def _same_dtype(opname, tensors):
+    d = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype is not d:
+            raise DTypeMismatchError(f"{opname}: all values must have one dtype, got "
+                                     f"{d.name} and {t.dtype.name}")
+    return d
+
+
+def _concat_infer(inputs, axis):
+    d = _same_dtype("ConcatV2", inputs)
+    ranks = {t.shape.rank for t in inputs if t.shape.rank is not None}
+    if not ranks:
+        return [(TensorShape(None), d)]
+    if len(ranks) > 1:
+        raise InvalidArgumentError(f"ConcatV2: values have different ranks: "
+                                   f"{[str(t.shape) for t in inputs]}")
+    rank = ranks.pop()
+    if not -rank <= axis < rank:
+        raise InvalidArgumentError(f"ConcatV2: axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    out = [None] * rank
+    for i in range(rank):
+        dims = [t.shape[i] for t in inputs if t.shape.rank is not None]
+        if i == axis:
+            out[i] = None if None in dims else sum(dims)
+        else:
+            known = {x for x in dims if x is not None}
+            if len(known) > 1:
+                raise InvalidArgumentError(
+                    f"ConcatV2: dimension {i} of the values differ: {[str(t.shape) for t in inputs]}")
+            out[i] = known.pop() if known else None
+    return [(TensorShape(out), d)]
+
+
+def _concat_kernel(*xs, axis):
+    return np.concatenate(xs, axis=axis)
+
+
+CONCAT = OpDef("ConcatV2", _concat_infer, _concat_kernel)
+
+
+def _values_as_tensors(values):
+    values = list(values)
+    if not values:
+        raise ValueError("expected a non-empty list of tensors")
+    first = next((v for v in values if isinstance(v, Tensor)), None)
+    if first is None:
+        first = convert_to_tensor(values[0])
+    return [convert_to_tensor(v, dtype=first.dtype) if not isinstance(v, Tensor) else v
+            for v in values]
+
+
+def concat(values, axis, name: Optional[str] = None):
+    ts = _values_as_tensors(values)
+    return apply_op(CONCAT, ts, {"axis": static_axis(axis)}, name=name)
+
+
+def _stack_infer(inputs, axis):
+    d = _same_dtype("Pack", inputs)
+    shape = inputs[0].shape
+    for t in inputs[1:]:
+        if not shape.is_compatible_with(t.shape):
+            raise InvalidArgumentError(f"Pack: shapes of all inputs must match: "
+                                       f"{[str(t.shape) for t in inputs]}")
+        shape = shape.merge_with(t.shape)
+    if shape.rank is None:
+        return [(TensorShape(None), d)]
+    r = shape.rank + 1
+    if not -r <= axis < r:
+        raise InvalidArgumentError(f"Pack: axis {axis} is out of range for rank {shape.rank}")
+    dims = shape.as_list()
+    dims.insert(axis % r, len(inputs))
+    return [(TensorShape(dims), d)]
+
+
+def _stack_kernel(*xs, axis):
+    return np.stack(xs, axis=axis)
+
+
+STACK = OpDef("Pack", _stack_infer, _stack_kernel)
+
+
+def stack(values, axis: int = 0, name: Optional[str] = None):
+    return apply_op(STACK, _values_as_tensors(values), {"axis": static_axis(axis)}, name=name)
+
+
+def stack_values(values, dtype):
+    """A Python list that may hold tensors, as one 1-D tensor (for shape arguments)."""
+    if isinstance(values, Tensor):
+        return values
+    return stack([convert_to_tensor(v, dtype=dtype) for v in values])
+
+
+def _unstack_infer(inputs, axis, num):
+    x = inputs[0]
+    dims = x.shape.as_list()
+    rest = dims[:axis] + dims[axis + 1:]
+    return [(TensorShape(rest), x.dtype)] * num
+
+
+def _unstack_kernel(x, axis, num):
+    if np.shape(x)[axis] != num:
+        raise InvalidArgumentError(f"Unpack: expected {num} values along axis {axis}, "
+                                   f"got {np.shape(x)[axis]}")
+    return tuple(np.take(x, i, axis=axis) for i in range(num))
+
+
+UNSTACK = OpDef("Unpack", _unstack_infer, _unstack_kernel, multi_output=True)
+
+
+def unstack(value, num=None, axis: int = 0, name: Optional[str] = None):
+    x = convert_to_tensor(value)
+    if x.shape.rank is None:
+        raise ValueError("rt.unstack needs a tensor of known rank")
+    axis = static_axis(axis) % x.shape.rank
+    n = num if num is not None else x.shape[axis]
+    if n is None:
+        raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
+    return list(apply_op(UNSTACK, [x], {"axis": axis, "num": int(n)}, name=name))
+
+
+# -- gather -----------------------------------------------------------------------------
+
+def _gather_infer(inputs, axis):
+    params, indices = inputs
+    if not indices.dtype.is_integer:
+        raise InvalidArgumentError(f"gather indices must be integers, got {indices.dtype.name}")
+    if params.shape.rank is None or indices.shape.rank is None:
+        return [(TensorShape(None), params.dtype)]
+    p = params.shape.as_list()
+    if not -len(p) <= axis < len(p):
+        raise InvalidArgumentError(f"gather: axis {axis} is out of range for shape {params.shape}")
+    axis %= len(p)
+    return [(TensorShape(p[:axis] + indices.shape.as_list() + p[axis + 1:]), params.dtype)]
+
+
+def _gather_kernel(params, indices, axis):
+    n = np.shape(params)[axis]
+    bad = (indices < 0) | (indices >= n)
+    if np.any(bad):
+        i = tuple(np.argwhere(bad)[0])
+        raise InvalidArgumentError(
+            f"indices[{','.join(map(str, i))}] = {np.asarray(indices)[i]} is not in [0, {n})")
+    return np.take(params, indices, axis=axis)
+
+
+GATHER = OpDef("GatherV2", _gather_infer, _gather_kernel)
+
+
+def gather(params, indices, axis: int = 0, name: Optional[str] = None):
+    p = convert_to_tensor(params)
+    i = convert_to_tensor(indices, dtype_hint=dtypes.int32)
+    return apply_op(GATHER, [p, i], {"axis": static_axis(axis)}, name=name)
+
+
+# -- shape, size, rank --------------------------------------------------------------------
+
+def _shape_infer(inputs, out_type):
+    r = inputs[0].shape.rank
+    return [(TensorShape([r]), out_type)]
+
+
+def _shape_kernel(x, out_type):
+    return np.asarray(np.shape(x), dtype=out_type.np_dtype)
+
+
+SHAPE = OpDef("Shape", _shape_infer, _shape_kernel)
+
+
+def shape(input, out_type=dtypes.int32, name: Optional[str] = None):  # noqa: A002
+    x = convert_to_tensor(input)
+    out_type = dtypes.as_dtype(out_type)
+    if x.shape.is_fully_defined():
+        return constant(np.asarray(x.shape.as_list(), dtype=out_type.np_dtype), name=name or "Shape")
+    return apply_op(SHAPE, [x], {"out_type": out_type}, name=name)
+
+
+def _size_infer(inputs, out_type):
+    return [(TensorShape(()), out_type)]
+
+
+def _size_kernel(x, out_type):
+    return np.asarray(np.size(x), dtype=out_type.np_dtype)
+
+
+SIZE = OpDef("Size", _size_infer, _size_kernel)
+
+
+def size(input, out_type=dtypes.int32, name: Optional[str] = None):  # noqa: A002
+    x = convert_to_tensor(input)
+    out_type = dtypes.as_dtype(out_type)
+    n = x.shape.num_elements()
+    if n is not None:
+        return constant(np.asarray(n, dtype=out_type.np_dtype), name=name or "Size")
+    return apply_op(SIZE, [x], {"out_type": out_type}, name=name)
+
+
+def _rank_infer(inputs):
+    return [(TensorShape(()), dtypes.int32)]
+
+
+def _rank_kernel(x):
+    return np.asarray(np.ndim(x), dtype=np.int32)
+
+
+RANK = OpDef("Rank", _rank_infer, _rank_kernel)
+
+
+def rank(input, name: Optional[str] = None):  # noqa: A002
+    x = convert_to_tensor(input)
+    if x.shape.rank is not None:
+        return constant(np.int32(x.shape.rank), name=name or "Rank")
+    return apply_op(RANK, [x], name=name)
+
+
+# -- makers -----------------------------------------------------------------------------
+
+def _fill_infer(inputs, shape):
+    return [(TensorShape(shape), inputs[0].dtype)]
+
+
+def _fill_kernel(value, shape):
+    return np.full(shape, value, dtype=np.asarray(value).dtype)
+
+
+FILL = OpDef("Fill", _fill_infer, _fill_kernel)
+
+
+def _fill_dyn_infer(inputs):
+    dims, value = inputs
+    n = dims.shape[0] if dims.shape.rank == 1 else None
+    return [(TensorShape([None] * n) if n is not None else TensorShape(None), value.dtype)]
+
+
+def _fill_dyn_kernel(dims, value):
+    if np.any(np.asarray(dims) < 0):
+        raise InvalidArgumentError(f"Fill dimensions must be >= 0, got {list(dims)}")
+    return np.full(tuple(int(d) for d in dims), value, dtype=np.asarray(value).dtype)
+
+
+FILL_DYNAMIC = OpDef("FillDynamic", _fill_dyn_infer, _fill_dyn_kernel, default_name="Fill")
+
+
+def fill(dims, value, name: Optional[str] = None):
+    v = convert_to_tensor(value)
+    static = _static_shape_arg(dims, "dims")
+    if static is None:
+        return apply_op(FILL_DYNAMIC, [stack_values(dims, dtypes.int32), v], name=name)
+    if any(d < 0 for d in static):
+        raise InvalidArgumentError(f"Fill dimensions must be >= 0, got {list(static)}")
+    return apply_op(FILL, [v], {"shape": static}, name=name)
+
+
+def zeros(shape, dtype=dtypes.float32, name: Optional[str] = None):
+    dtype = dtypes.as_dtype(dtype)
+    return fill(shape, constant(np.zeros((), dtype.np_dtype) if not dtype.is_string else b"",
+                                dtype), name=name or "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name: Optional[str] = None):
+    dtype = dtypes.as_dtype(dtype)
+    return fill(shape, constant(np.ones((), dtype.np_dtype), dtype), name=name or "ones")
+
+
+def _like_infer(inputs, fill_value, dtype):
+    return [(inputs[0].shape, dtype)]
+
+
+def _like_kernel(x, fill_value, dtype):
+    return np.full(np.shape(x), fill_value, dtype=dtype.np_dtype)
+
+
+FULL_LIKE = OpDef("FullLike", _like_infer, _like_kernel)
+
+
+def zeros_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
+    x = convert_to_tensor(input)
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    fill_value = b"" if dtype.is_string else 0
+    return apply_op(FULL_LIKE, [x], {"fill_value": fill_value, "dtype": dtype},
+                    name=name or "zeros_like")
+
+
+def ones_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
+    x = convert_to_tensor(input)
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    return apply_op(FULL_LIKE, [x], {"fill_value": 1, "dtype": dtype}, name=name or "ones_like")
+
+
+def _eye_infer(inputs, num_rows, num_columns, dtype):
+    return [(TensorShape([num_rows, num_columns]), dtype)]
+
+
+def _eye_kernel(num_rows, num_columns, dtype):
+    return np.eye(num_rows, num_columns, dtype=dtype.np_dtype)
+
+
+EYE = OpDef("Eye", _eye_infer, _eye_kernel)
+
+
+def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: Optional[str] = None):
+    num_rows = int(num_rows)
+    num_columns = num_rows if num_columns is None else int(num_columns)
+    return apply_op(EYE, [], {"num_rows": num_rows, "num_columns": num_columns,
+                              "dtype": dtypes.as_dtype(dtype)}, name=name)
+
+
+def _range_infer(inputs, dtype):
+    start, limit, delta = inputs
+    for t in inputs:
+        if t.shape.rank not in (0, None):
+            raise InvalidArgumentError(f"range arguments must be scalars, got shape {t.shape}")
+    return [(TensorShape([None]), dtype)]
+
+
+def _range_kernel(start, limit, delta, dtype):
+    if delta == 0:
+        raise InvalidArgumentError("Requires delta != 0")
+    return np.arange(start, limit, delta, dtype=dtype.np_dtype)
+
+
+RANGE = OpDef("Range", _range_infer, _range_kernel)
+
+
+def range(start, limit=None, delta=1, dtype=None, name: Optional[str] = None):  # noqa: A001
+    """Like Python's range, as a 1-D tensor: rt.range(5), rt.range(1, n + 1)."""
+    if limit is None:
+        start, limit = 0, start
+    args = [start, limit, delta]
+    if dtype is None:
+        found = [a.dtype for a in args if isinstance(a, Tensor)]
+        found += [dtypes.infer_dtype(a) for a in args if not isinstance(a, Tensor)]
+        order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
+        dtype = max((d for d in found if d in order), key=order.index, default=dtypes.int32)
+    dtype = dtypes.as_dtype(dtype)
+    ts = [cast(convert_to_tensor(a), dtype) if isinstance(a, Tensor) else constant(a, dtype)
+          for a in args]
+    if all(isinstance(t, EagerTensor) for t in ts) and not _in_graph():
+        return apply_op(RANGE, ts, {"dtype": dtype}, name=name)
+    out = apply_op(RANGE, ts, {"dtype": dtype}, name=name)
+    if all(isinstance(a, (int, float, np.integer, np.floating)) for a in args):
+        n = len(np.arange(start, limit, delta))
+        out.set_shape([n])
+    return out
+
+
+def _in_graph():
+    from ..graph import current_graph
+    return current_graph() is not None
+
+
+from .math_ops import cast  # noqa: E402  (cast lives with the math ops)
+from .slicing import getitem, SLICE  # noqa: E402,F401
+
+OPS = [RESHAPE, RESHAPE_DYNAMIC, TRANSPOSE, EXPAND_DIMS, SQUEEZE, CONCAT, STACK, UNSTACK,
+       GATHER, SHAPE, SIZE, RANK, FILL, FILL_DYNAMIC, FULL_LIKE, EYE, RANGE, SLICE]

@@ -1,0 +1,236 @@
+"""Side effects that happen every time a graph runs: printing, run-time assertions, and
+calling back into Python (`py_function`)."""
+from __future__ import annotations
+
+import sys
+from typing import Callable, Optional
+
+import numpy as np
+
+from .. import dtypes, nest
+from ..errors import InvalidArgumentError
+from ..graph import eager_scope
+from ..shapes import TensorShape
+from ..tensor import EagerTensor, Tensor
+from .core import OpDef, apply_op, convert_to_tensor
+
+# -- print ------------------------------------------------------------------------------
+
+
+def _format_scalar(v) -> str:
+    if isinstance(v, (bytes, np.bytes_)):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, (np.floating, float)):
+        if np.isnan(v):
+            return "nan"
+        if np.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return "%.9g" % v
+    if isinstance(v, (np.bool_, bool)):
+        return "1" if v else "0"
+    return str(v)
+
+
+def format_value(a, summarize: int = 3) -> str:
+    """A value as `rt.print` shows it: `1`, `fizz`, `[0.666458249 0.713946581]`; dimensions
+    longer than 2*summarize show their first and last `summarize` items around `...`."""
+    a = np.asarray(a) if not isinstance(a, np.ndarray) else a
+    if a.ndim == 0:
+        return _format_scalar(a[()])
+    return _format_array(a, summarize, 1)
+
+
+def _format_array(a, summarize, depth):
+    n = a.shape[0]
+    if summarize is not None and summarize >= 0 and n > 2 * summarize:
+        idx = list(range(summarize)) + [None] + list(range(n - summarize, n))
+    else:
+        idx = list(range(n))
+    if a.ndim == 1:
+        return "[" + " ".join("..." if i is None else _format_scalar(a[i]) for i in idx) + "]"
+    sep = "\n" * (a.ndim - 1) + " " * depth
+    return "[" + sep.join("..." if i is None else _format_array(a[i], summarize, depth + 1)
+                          for i in idx) + "]"
+
+
+def _print_infer(inputs, template, sep, end, stream, summarize):
+    return []
+
+
+def _print_kernel(*values, template, sep, end, stream, summarize):
+    parts = [format_value(values[p[1]], summarize) if isinstance(p, tuple) else p
+             for p in template]
+    out = stream if stream is not None else sys.stdout
+    if isinstance(out, str):
+        out = {"sys.stdout": sys.stdout, "sys.stderr": sys.stderr}[out]
+    out.write(sep.join(parts) + end)
+    return ()
+
+
+PRINT = OpDef("PrintV2", _print_infer, _print_kernel, side_effect=True, multi_output=True)
+
+
+def print_(*inputs, sep: str = " ", end: str = "\n", output_stream=None, summarize: int = 3,
+           name: Optional[str] = None):
+    """Prints tensors (and other values) every time it runs: eagerly now, or at every run of
+    the graph it is recorded in, in program order. `output_stream=None` means the
+    `sys.stdout` of the moment it prints; "sys.stderr" or a file object also work."""
+    template, tensors = [], []
+    for v in inputs:
+        if getattr(v, "_as_tensor", None) is not None:
+            v = v._as_tensor()
+        if isinstance(v, Tensor):
+            template.append(("t", len(tensors)))
+            tensors.append(v)
+        else:
+            template.append(_python_text(v))
+    if output_stream is sys.stdout:
+        output_stream = None
+    elif output_stream is sys.stderr:
+        output_stream = "sys.stderr"
+    apply_op(PRINT, tensors, {"template": tuple(template), "sep": sep, "end": end,
+                              "stream": output_stream, "summarize": summarize}, name=name)
+
+
+def _python_text(v) -> str:
+    if isinstance(v, (list, tuple, dict)):
+        return str(nest.map_structure(
+            lambda x: format_value(x._value) if isinstance(x, EagerTensor) else x, v))
+    return str(v)
+
+
+# -- assertions -------------------------------------------------------------------------
+
+
+def _assert_infer(inputs, message):
+    c = inputs[0]
+    if not c.dtype.is_bool:
+        raise InvalidArgumentError(f"an assertion needs a bool condition, got {c.dtype.name}")
+    return []
+
+
+def _assert_kernel(cond, *data, message):
+    if not np.all(cond):
+        shown = "\n".join(format_value(d, 3) for d in data)
+        raise InvalidArgumentError(message + ("\n" + shown if shown else ""))
+    return ()
+
+
+ASSERT = OpDef("Assert", _assert_infer, _assert_kernel, side_effect=True, multi_output=True)
+OPS = [PRINT, ASSERT]
+
+
+def Assert(condition, data=(), summarize=None, name: Optional[str] = None):  # noqa: N802
+    """Raises InvalidArgumentError when `condition` is False (at every graph run)."""
+    c = convert_to_tensor(condition)
+    apply_op(ASSERT, [c, *[convert_to_tensor(d) for d in data]],
+             {"message": "assertion failed"}, name=name)
+
+
+def assert_that(condition, message: str, data=(), name: Optional[str] = None):
+    """The run-time check behind every rt.debugging assertion."""
+    c = convert_to_tensor(condition)
+    apply_op(ASSERT, [c, *[convert_to_tensor(d) for d in data]], {"message": message},
+             name=name or "Assert")
+
+
+def _comparison_assert(op_name: str, symbol: str):
+    def check(x, y, message: Optional[str] = None, summarize=None, name: Optional[str] = None):
+        from . import math_ops
+        x, y = math_ops.binary_operands(x, y)
+        held = math_ops.reduce_all(getattr(math_ops, op_name)(x, y))
+        text = (message + "\n" if message else "") + (
+            f"Condition x {symbol} y did not hold element-wise:\n"
+            f"x (shape={x.shape} dtype={x.dtype.name}) and y (shape={y.shape} "
+            f"dtype={y.dtype.name}) are:")
+        assert_that(held, text, (x, y), name=name or f"assert_{op_name}")
+    check.__name__ = f"assert_{op_name}"
+    check.__doc__ = f"Raises InvalidArgumentError unless x {symbol} y for every element."
+    return check
+
+
+def _sign_assert(name: str, symbol: str, op_name: str):
+    def check(x, message: Optional[str] = None, summarize=None, name_: Optional[str] = None):
+        from . import math_ops
+        x = convert_to_tensor(x)
+        held = math_ops.reduce_all(getattr(math_ops, op_name)(x, convert_to_tensor(0, dtype=x.dtype)))
+        text = (message + "\n" if message else "") + (
+            f"Condition x {symbol} 0 did not hold element-wise: x (shape={x.shape} "
+            f"dtype={x.dtype.name}) =")
+        assert_that(held, text, (x,), name=name)
+    check.__name__ = name
+    return check
+
+
+class debugging:  # noqa: N801 - the namespace `rt.debugging`
+    """Run-time assertions (`rt.debugging.assert_equal(x, y)` ...)."""
+
+    assert_equal = staticmethod(_comparison_assert("equal", "=="))
+    assert_none_equal = staticmethod(_comparison_assert("not_equal", "!="))
+    assert_less = staticmethod(_comparison_assert("less", "<"))
+    assert_less_equal = staticmethod(_comparison_assert("less_equal", "<="))
+    assert_greater = staticmethod(_comparison_assert("greater", ">"))
+    assert_greater_equal = staticmethod(_comparison_assert("greater_equal", ">="))
+    assert_positive = staticmethod(_sign_assert("assert_positive", ">", "greater"))
+    assert_negative = staticmethod(_sign_assert("assert_negative", "<", "less"))
+    assert_non_negative = staticmethod(_sign_assert("assert_non_negative", ">=", "greater_equal"))
+    assert_non_positive = staticmethod(_sign_assert("assert_non_positive", "<=", "less_equal"))
+    Assert = staticmethod(Assert)
+
+    @staticmethod
+    def assert_rank(x, rank: int, message: Optional[str] = None, name=None):
+        x = convert_to_tensor(x)
+        if x.shape.rank is not None and x.shape.rank != rank:
+            raise ValueError((message + " " if message else "") +
+                             f"Tensor must have rank {rank}; it has shape {x.shape}")
+
+    @staticmethod
+    def assert_type(tensor, tf_type, message: Optional[str] = None, name=None):
+        t = convert_to_tensor(tensor)
+        if t.dtype is not dtypes.as_dtype(tf_type):
+            raise TypeError((message + " " if message else "") +
+                            f"expected a {dtypes.as_dtype(tf_type).name} tensor, got {t.dtype.name}")
+
+    @staticmethod
+    def assert_all_finite(t, message: str, name=None):
+        from . import math_ops
+        t = convert_to_tensor(t)
+        finite = math_ops.reduce_all(math_ops.less(math_ops.abs(t), convert_to_tensor(np.inf, dtype=t.dtype)))
+        assert_that(finite, message or "Tensor had Inf or NaN values", (), name=name)
+        return t
+
+
+# -- py_function --------------------------------------------------------------------------
+
+
+def _py_infer(inputs, func, tout, single):
+    return [(TensorShape(None), d) for d in tout]
+
+
+def _py_kernel(*args, func, tout, single):
+    with eager_scope():
+        result = func(*[EagerTensor(np.asarray(a), dtypes.as_dtype(np.asarray(a).dtype))
+                        if not isinstance(a, EagerTensor) else a for a in args])
+    results = [result] if single else list(result or ())
+    if len(results) != len(tout):
+        raise InvalidArgumentError(f"py_function: {getattr(func, '__name__', func)} returned "
+                                   f"{len(results)} values, Tout declares {len(tout)}")
+    out = []
+    for r, d in zip(results, tout):
+        with eager_scope():
+            t = convert_to_tensor(r, dtype=d)
+        out.append(t._value)
+    return tuple(out)
+
+
+PY_FUNC = OpDef("EagerPyFunc", _py_infer, _py_kernel, side_effect=True, multi_output=True)
+OPS.append(PY_FUNC)
+
+
+def py_function(func: Callable, inp, Tout, name: Optional[str] = None):  # noqa: N803
+    """Calls the Python function `func` on eager tensors every time the op runs."""
+    single = not isinstance(Tout, (list, tuple))
+    tout = [dtypes.as_dtype(Tout)] if single else [dtypes.as_dtype(d) for d in Tout]
+    ins = [convert_to_tensor(x) for x in inp]
+    outs = apply_op(PY_FUNC, ins, {"func": func, "tout": tuple(tout), "single": single}, name=name)
+    return outs[0] if single else list(outs)

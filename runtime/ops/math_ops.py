@@ -1,0 +1,420 @@
+"""Elementwise math, comparisons, logic, matmul and reductions.
+
+The elementwise ops are declared once, in the tables below (name, numpy kernel, which
+dtypes they accept); the tables make the OpDefs and the public functions.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import DTypeMismatchError, InvalidArgumentError
+from ..shapes import TensorShape
+from ..tensor import Tensor
+from . import shape_utils
+from .core import OpDef, apply_op, convert_to_tensor
+
+# Which dtypes an op accepts.
+NUMERIC = "numeric"
+FLOAT = "float"
+INTEGER = "integer"
+BOOL = "bool"
+ANY = "any"
+
+
+def _check_kind(opname, dtype, kind):
+    ok = {NUMERIC: dtype.is_numeric, FLOAT: dtype.is_floating, INTEGER: dtype.is_integer,
+          BOOL: dtype.is_bool, ANY: True}[kind]
+    if not ok:
+        raise InvalidArgumentError(
+            f"{opname} does not accept {dtype.name} tensors (it needs {kind} inputs)"
+            + ("; use rt.cast to convert first" if kind == FLOAT and dtype.is_integer else ""))
+
+
+def _sigmoid(x):
+    return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+
+
+# name, public function name, kernel, accepted kind
+UNARY_TABLE = [
+    ("Neg", "negative", np.negative, NUMERIC),
+    ("Abs", "abs", np.abs, NUMERIC),
+    ("Sign", "sign", np.sign, NUMERIC),
+    ("Square", "square", np.square, NUMERIC),
+    ("Sqrt", "sqrt", np.sqrt, FLOAT),
+    ("Exp", "exp", np.exp, FLOAT),
+    ("Log", "log", np.log, FLOAT),
+    ("Tanh", "tanh", np.tanh, FLOAT),
+    ("Sigmoid", "sigmoid", _sigmoid, FLOAT),
+    ("Sin", "sin", np.sin, FLOAT),
+    ("Cos", "cos", np.cos, FLOAT),
+    ("LogicalNot", "logical_not", np.logical_not, BOOL),
+]
+
+
+def _truediv(x, y):
+    if x.dtype.kind in "iu":  # TensorFlow: int32 / int32 -> float64
+        return np.true_divide(x, y, dtype=np.float64)
+    return np.true_divide(x, y)
+
+
+# name, public function name, kernel, accepted kind, output dtype (None: the inputs')
+BINARY_TABLE = [
+    ("AddV2", "add", np.add, ANY, None),
+    ("Sub", "subtract", np.subtract, NUMERIC, None),
+    ("Mul", "multiply", np.multiply, NUMERIC, None),
+    ("RealDiv", "divide", _truediv, NUMERIC, "div"),
+    ("FloorDiv", "floordiv", np.floor_divide, NUMERIC, None),
+    ("FloorMod", "mod", np.mod, NUMERIC, None),
+    ("Pow", "pow", np.power, NUMERIC, None),
+    ("Maximum", "maximum", np.maximum, NUMERIC, None),
+    ("Minimum", "minimum", np.minimum, NUMERIC, None),
+    ("Equal", "equal", np.equal, ANY, dtypes.bool_),
+    ("NotEqual", "not_equal", np.not_equal, ANY, dtypes.bool_),
+    ("Less", "less", np.less, NUMERIC, dtypes.bool_),
+    ("LessEqual", "less_equal", np.less_equal, NUMERIC, dtypes.bool_),
+    ("Greater", "greater", np.greater, NUMERIC, dtypes.bool_),
+    ("GreaterEqual", "greater_equal", np.greater_equal, NUMERIC, dtypes.bool_),
+    ("LogicalAnd", "logical_and", np.logical_and, BOOL, None),
+    ("LogicalOr", "logical_or", np.logical_or, BOOL, None),
+]
+
+
+def _unary_infer(opname, kind):
+    def infer(inputs):
+        x = inputs[0]
+        _check_kind(opname, x.dtype, kind)
+        return [(x.shape, x.dtype)]
+    return infer
+
+
+def _binary_infer(opname, kind, out):
+    def infer(inputs):
+        x, y = inputs
+        if x.dtype is not y.dtype:
+            raise DTypeMismatchError(
+                f"{opname}: the operands have different dtypes, {x.dtype.name} and "
+                f"{y.dtype.name}; use rt.cast to make them match")
+        _check_kind(opname, x.dtype, kind)
+        shape = shape_utils.broadcast(x.shape, y.shape, opname)
+        if out == "div":
+            dtype = dtypes.float64 if x.dtype.is_integer else x.dtype
+        else:
+            dtype = out or x.dtype
+        return [(shape, dtype)]
+    return infer
+
+
+UNARY = {name: OpDef(name, _unary_infer(name, kind), kernel) for name, _, kernel, kind in UNARY_TABLE}
+BINARY = {name: OpDef(name, _binary_infer(name, kind, out), kernel)
+          for name, _, kernel, kind, out in BINARY_TABLE}
+
+
+def binary_operands(x, y):
+    """Both operands as tensors of one dtype: a Python value adopts the other's dtype."""
+    if isinstance(y, Tensor) and not isinstance(x, Tensor):
+        y = convert_to_tensor(y)
+        return convert_to_tensor(x, dtype=y.dtype), y
+    x = convert_to_tensor(x)
+    if not isinstance(y, Tensor):
+        y = convert_to_tensor(y, dtype=x.dtype) if _fits(y, x.dtype) else convert_to_tensor(y)
+    return x, y
+
+
+def _fits(value, dtype) -> bool:
+    """Whether a Python value may silently take `dtype` (1 may become 1.0; 2.5 not 2)."""
+    if getattr(value, "_as_tensor", None) is not None:
+        return False
+    try:
+        inferred = dtypes.infer_dtype(value)
+    except TypeError:
+        return False
+    if inferred is dtype:
+        return True
+    if dtype.is_floating:
+        return inferred.is_numeric and not isinstance(value, (np.ndarray, np.generic))
+    if dtype.is_integer:
+        return inferred.is_integer and not isinstance(value, (np.ndarray, np.generic))
+    return False
+
+
+def _make_unary(opdef):
+    def fn(x, name: Optional[str] = None):
+        return apply_op(opdef, [convert_to_tensor(x)], name=name)
+    return fn
+
+
+def _make_binary(opdef):
+    def fn(x, y, name: Optional[str] = None):
+        return apply_op(opdef, list(binary_operands(x, y)), name=name)
+    return fn
+
+
+negative = _make_unary(UNARY["Neg"])
+abs = _make_unary(UNARY["Abs"])  # noqa: A001 - TensorFlow's name
+sign = _make_unary(UNARY["Sign"])
+square = _make_unary(UNARY["Square"])
+sqrt = _make_unary(UNARY["Sqrt"])
+exp = _make_unary(UNARY["Exp"])
+log = _make_unary(UNARY["Log"])
+tanh = _make_unary(UNARY["Tanh"])
+sigmoid = _make_unary(UNARY["Sigmoid"])
+sin = _make_unary(UNARY["Sin"])
+cos = _make_unary(UNARY["Cos"])
+logical_not = _make_unary(UNARY["LogicalNot"])
+
+add = _make_binary(BINARY["AddV2"])
+subtract = _make_binary(BINARY["Sub"])
+multiply = _make_binary(BINARY["Mul"])
+divide = _make_binary(BINARY["RealDiv"])
+floordiv = _make_binary(BINARY["FloorDiv"])
+mod = _make_binary(BINARY["FloorMod"])
+pow = _make_binary(BINARY["Pow"])  # noqa: A001 - TensorFlow's name
+maximum = _make_binary(BINARY["Maximum"])
+minimum = _make_binary(BINARY["Minimum"])
+equal = _make_binary(BINARY["Equal"])
+not_equal = _make_binary(BINARY["NotEqual"])
+less = _make_binary(BINARY["Less"])
+less_equal = _make_binary(BINARY["LessEqual"])
+greater = _make_binary(BINARY["Greater"])
+greater_equal = _make_binary(BINARY["GreaterEqual"])
+logical_and = _make_binary(BINARY["LogicalAnd"])
+logical_or = _make_binary(BINARY["LogicalOr"])
+
+
+# -- matmul -----------------------------------------------------------------------------
+
+def _matmul_infer(inputs, transpose_a, transpose_b):
+    a, b = inputs
+    if a.dtype is not b.dtype:
+        raise DTypeMismatchError(f"MatMul: the operands have different dtypes, {a.dtype.name} "
+                                 f"and {b.dtype.name}; use rt.cast to make them match")
+    _check_kind("MatMul", a.dtype, NUMERIC)
+    sa, sb = a.shape, b.shape
+    if sa.rank is None or sb.rank is None:
+        return [(TensorShape(None), a.dtype)]
+    if sa.rank < 2 or sb.rank < 2:
+        raise InvalidArgumentError(f"MatMul needs tensors of rank >= 2, got shapes {sa} and {sb}")
+    m, ka = (sa[-1], sa[-2]) if transpose_a else (sa[-2], sa[-1])
+    kb, n = (sb[-1], sb[-2]) if transpose_b else (sb[-2], sb[-1])
+    if ka is not None and kb is not None and ka != kb:
+        raise InvalidArgumentError(f"Matrix size-incompatible: In[0]: {sa}, In[1]: {sb}")
+    batch = shape_utils.broadcast(sa[:-2], sb[:-2], "MatMul batch dimensions")
+    return [(batch + TensorShape([m, n]), a.dtype)]
+
+
+def _matmul_kernel(a, b, transpose_a, transpose_b):
+    if transpose_a:
+        a = np.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = np.swapaxes(b, -1, -2)
+    return np.matmul(a, b)
+
+
+MATMUL = OpDef("MatMul", _matmul_infer, _matmul_kernel)
+
+
+def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name: Optional[str] = None):
+    a, b = binary_operands(a, b)
+    return apply_op(MATMUL, [a, b], {"transpose_a": bool(transpose_a),
+                                     "transpose_b": bool(transpose_b)}, name=name)
+
+
+# -- reductions -------------------------------------------------------------------------
+
+def _reduce_infer(opname, kind):
+    def infer(inputs, axis, keepdims):
+        x = inputs[0]
+        _check_kind(opname, x.dtype, kind)
+        axes = shape_utils.normalize_axes(axis, x.shape.rank)
+        return [(shape_utils.reduce(x.shape, axes, keepdims), x.dtype)]
+    return infer
+
+
+def _sum(x, axis, keepdims):
+    return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+
+def _prod(x, axis, keepdims):
+    return np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+
+def _mean(x, axis, keepdims):
+    if x.dtype.kind in "iu":  # TensorFlow truncates the integer mean
+        count = x.size if axis is None else int(np.prod([np.shape(x)[a] for a in axis]))
+        s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        return np.trunc(s / max(count, 1)).astype(x.dtype)
+    return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+
+def _extreme(fn):
+    def kernel(x, axis, keepdims):
+        if x.size == 0:  # TensorFlow: the identity of the reduction
+            info = np.finfo(x.dtype) if x.dtype.kind == "f" else np.iinfo(x.dtype)
+            fill = -np.inf if fn is np.max else np.inf
+            if x.dtype.kind != "f":
+                fill = info.min if fn is np.max else info.max
+            shape = np.sum(np.zeros(x.shape), axis=axis, keepdims=keepdims).shape
+            return np.full(shape, fill, dtype=x.dtype)
+        return fn(x, axis=axis, keepdims=keepdims)
+    return kernel
+
+
+def _any(x, axis, keepdims):
+    return np.any(x, axis=axis, keepdims=keepdims)
+
+
+def _all(x, axis, keepdims):
+    return np.all(x, axis=axis, keepdims=keepdims)
+
+
+REDUCE_TABLE = [
+    ("Sum", "reduce_sum", _sum, NUMERIC),
+    ("Mean", "reduce_mean", _mean, NUMERIC),
+    ("Max", "reduce_max", _extreme(np.max), NUMERIC),
+    ("Min", "reduce_min", _extreme(np.min), NUMERIC),
+    ("Prod", "reduce_prod", _prod, NUMERIC),
+    ("Any", "reduce_any", _any, BOOL),
+    ("All", "reduce_all", _all, BOOL),
+]
+REDUCE = {name: OpDef(name, _reduce_infer(name, kind), kernel) for name, _, kernel, kind in REDUCE_TABLE}
+
+
+def static_axis(axis, what="axis"):
+    """An axis argument as Python ints: tensors must have a value at trace time."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        if not hasattr(axis, "_value"):
+            raise InvalidArgumentError(f"{what} must be known when the graph is built; got the "
+                                       f"symbolic tensor {axis!r}")
+        axis = axis.numpy()
+    if isinstance(axis, (list, tuple, np.ndarray)):
+        return tuple(int(a) for a in np.asarray(axis).reshape(-1))
+    return int(axis)
+
+
+def _make_reduce(opdef):
+    def fn(input_tensor, axis=None, keepdims: bool = False, name: Optional[str] = None):
+        x = convert_to_tensor(input_tensor)
+        axes = shape_utils.normalize_axes(static_axis(axis), x.shape.rank)
+        return apply_op(opdef, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)
+    return fn
+
+
+reduce_sum = _make_reduce(REDUCE["Sum"])
+reduce_mean = _make_reduce(REDUCE["Mean"])
+reduce_max = _make_reduce(REDUCE["Max"])
+reduce_min = _make_reduce(REDUCE["Min"])
+reduce_prod = _make_reduce(REDUCE["Prod"])
+reduce_any = _make_reduce(REDUCE["Any"])
+reduce_all = _make_reduce(REDUCE["All"])
+
+
+def _arg_infer(opname):
+    def infer(inputs, axis, output_type):
+        x = inputs[0]
+        _check_kind(opname, x.dtype, NUMERIC)
+        if x.shape.rank is None:
+            return [(TensorShape(None), output_type)]
+        if x.shape.rank == 0:
+            raise InvalidArgumentError(f"{opname} needs a tensor of rank >= 1")
+        axes = shape_utils.normalize_axes(axis, x.shape.rank)
+        return [(shape_utils.reduce(x.shape, axes, False), output_type)]
+    return infer
+
+
+def _arg_kernel(fn):
+    def kernel(x, axis, output_type):
+        if np.shape(x)[axis] == 0:
+            raise InvalidArgumentError("Reduction axis is empty")
+        return fn(x, axis=axis).astype(output_type.np_dtype)
+    return kernel
+
+
+ARGMAX = OpDef("ArgMax", _arg_infer("ArgMax"), _arg_kernel(np.argmax))
+ARGMIN = OpDef("ArgMin", _arg_infer("ArgMin"), _arg_kernel(np.argmin))
+
+
+def _make_arg(opdef):
+    def fn(input, axis=None, output_type=dtypes.int64, name: Optional[str] = None):  # noqa: A002
+        x = convert_to_tensor(input)
+        axis = 0 if axis is None else static_axis(axis)
+        if x.shape.rank:
+            axis = axis % x.shape.rank
+        return apply_op(opdef, [x], {"axis": axis, "output_type": dtypes.as_dtype(output_type)},
+                        name=name)
+    return fn
+
+
+argmax = _make_arg(ARGMAX)
+argmin = _make_arg(ARGMIN)
+
+
+# -- where, cast ------------------------------------------------------------------------
+
+def _select_infer(inputs):
+    c, x, y = inputs
+    if not c.dtype.is_bool:
+        raise InvalidArgumentError(f"rt.where needs a bool condition, got {c.dtype.name}")
+    if x.dtype is not y.dtype:
+        raise DTypeMismatchError(f"rt.where: x and y have different dtypes, {x.dtype.name} and "
+                                 f"{y.dtype.name}")
+    shape = shape_utils.broadcast(shape_utils.broadcast(c.shape, x.shape, "where"), y.shape, "where")
+    return [(shape, x.dtype)]
+
+
+SELECT = OpDef("SelectV2", _select_infer, np.where)
+
+
+def _where_indices_infer(inputs):
+    c = inputs[0]
+    return [(TensorShape([None, c.shape.rank]), dtypes.int64)]
+
+
+def _where_indices(c):
+    return np.argwhere(c).astype(np.int64)
+
+
+WHERE_INDICES = OpDef("Where", _where_indices_infer, _where_indices)
+
+
+def where(condition, x=None, y=None, name: Optional[str] = None):
+    """Elementwise choice `x if condition else y` (broadcasting); with only `condition`,
+    the indices of its True elements."""
+    c = convert_to_tensor(condition)
+    if x is None and y is None:
+        return apply_op(WHERE_INDICES, [c], name=name)
+    if x is None or y is None:
+        raise ValueError("rt.where needs both x and y, or neither")
+    x, y = binary_operands(x, y)
+    return apply_op(SELECT, [c, x, y], name=name)
+
+
+def _cast_infer(inputs, dtype):
+    return [(inputs[0].shape, dtype)]
+
+
+def _cast_kernel(x, dtype):
+    if dtype.is_string:
+        raise InvalidArgumentError("Cast to string is not supported; use rt.strings.as_string")
+    if x.dtype == object:
+        raise InvalidArgumentError("Cast from string is not supported")
+    return np.asarray(x).astype(dtype.np_dtype)
+
+
+CAST = OpDef("Cast", _cast_infer, _cast_kernel)
+
+
+def cast(x, dtype, name: Optional[str] = None):
+    x = convert_to_tensor(x)
+    dtype = dtypes.as_dtype(dtype)
+    if x.dtype is dtype:
+        return x
+    return apply_op(CAST, [x], {"dtype": dtype}, name=name)
+
+
+OPS = [*UNARY.values(), *BINARY.values(), MATMUL, *REDUCE.values(), ARGMAX, ARGMIN, SELECT,
+       WHERE_INDICES, CAST]

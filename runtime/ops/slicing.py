@@ -1,0 +1,132 @@
+"""Indexing and slicing: `t[i]`, `t[1:-1, None, ...]`, also with tensor indices.
+
+The index is recorded as a static spec (one entry per item of the index tuple) whose
+tensor parts point at extra inputs of the op, so the kernel rebuilds the numpy index.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..shapes import TensorShape
+from ..tensor import EagerTensor, Tensor
+from .core import OpDef, apply_op, convert_to_tensor
+
+
+def _part(v, tensors):
+    """A slice bound or an int index: Python int, None, or ('t', input position)."""
+    if v is None:
+        return None
+    if isinstance(v, EagerTensor) and v.dtype.is_integer and v.shape.rank == 0:
+        return int(v.numpy())
+    if isinstance(v, Tensor):
+        if not v.dtype.is_integer or v.shape.rank not in (0, None):
+            raise TypeError(f"tensor indices must be integer scalars, got {v!r}")
+        tensors.append(v)
+        return ("t", len(tensors))
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError("boolean indices are not supported; use rt.where or rt.gather")
+    try:
+        return int(v.__index__())
+    except AttributeError:
+        raise TypeError(f"only integers, slices (`:`), ellipsis (`...`), None and scalar "
+                        f"integer tensors are valid indices, got {v!r}") from None
+
+
+def _spec(key):
+    items = key if isinstance(key, tuple) else (key,)
+    tensors, spec = [], []
+    for item in items:
+        if item is Ellipsis:
+            spec.append(("ellipsis",))
+        elif item is None:
+            spec.append(("newaxis",))
+        elif isinstance(item, slice):
+            spec.append(("slice", _part(item.start, tensors), _part(item.stop, tensors),
+                         _part(item.step, tensors)))
+        else:
+            spec.append(("int", _part(item, tensors)))
+    if sum(1 for s in spec if s[0] == "ellipsis") > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    return tuple(spec), tensors
+
+
+def _expand_ellipsis(spec, rank):
+    consumed = sum(1 for s in spec if s[0] in ("int", "slice"))
+    out = []
+    for s in spec:
+        if s[0] == "ellipsis":
+            out.extend([("slice", None, None, None)] * (rank - consumed))
+        else:
+            out.append(s)
+    return out
+
+
+def _slice_len(n, start, stop, step):
+    if n is None or any(isinstance(v, tuple) for v in (start, stop, step)):
+        return None
+    return len(range(*slice(start, stop, step).indices(n)))
+
+
+def _slice_infer(inputs, spec):
+    x = inputs[0]
+    for t in inputs[1:]:
+        if not t.dtype.is_integer:
+            raise InvalidArgumentError(f"tensor indices must be integers, got {t.dtype.name}")
+    if x.shape.rank is None:
+        return [(TensorShape(None), x.dtype)]
+    dims = x.shape.as_list()
+    consumed = sum(1 for s in spec if s[0] in ("int", "slice"))
+    if consumed > len(dims):
+        raise InvalidArgumentError(f"too many indices for a tensor of shape {x.shape}: "
+                                   f"{consumed} were given")
+    out, d = [], 0
+    for s in _expand_ellipsis(spec, len(dims)):
+        if s[0] == "newaxis":
+            out.append(1)
+        elif s[0] == "int":
+            n, k = dims[d], s[1]
+            if n is not None and isinstance(k, int) and not -n <= k < n:
+                raise InvalidArgumentError(f"index {k} is out of bounds for dimension {d} "
+                                           f"with size {n}")
+            d += 1
+        else:
+            step = s[3]
+            if step == 0:
+                raise InvalidArgumentError("slice step cannot be zero")
+            out.append(_slice_len(dims[d], s[1], s[2], step))
+            d += 1
+    out.extend(dims[d:])
+    return [(TensorShape(out), x.dtype)]
+
+
+def _value(v, tensors):
+    if isinstance(v, tuple):
+        return int(tensors[v[1] - 1])
+    return v
+
+
+def _slice_kernel(x, *tensors, spec):
+    index = []
+    for s in spec:
+        if s[0] == "ellipsis":
+            index.append(Ellipsis)
+        elif s[0] == "newaxis":
+            index.append(None)
+        elif s[0] == "int":
+            index.append(_value(s[1], tensors))
+        else:
+            index.append(slice(_value(s[1], tensors), _value(s[2], tensors), _value(s[3], tensors)))
+    try:
+        return np.asarray(x)[tuple(index)]
+    except IndexError as e:
+        raise InvalidArgumentError(f"slice index out of bounds: {e}") from None
+
+
+SLICE = OpDef("StridedSlice", _slice_infer, _slice_kernel, default_name="strided_slice")
+
+
+def getitem(tensor, key):
+    x = convert_to_tensor(tensor)
+    spec, tensors = _spec(key)
+    return apply_op(SLICE, [x, *tensors], {"spec": spec})

@@ -1,0 +1,196 @@
+"""Variables: mutable state that graphs capture by reference.
+
+A graph reads a Variable with a `ReadVariableOp` node and writes it with an
+`AssignVariableOp` node; both hold the Variable itself, so every run sees and changes its
+current value. Writes are side effects (never pruned, run in program order); reads are
+not pure (never folded or merged), so they see the writes before them.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import InvalidArgumentError
+from ..graph import current_graph, eager_scope
+from ..shapes import TensorShape
+from ..tensor import EagerTensor, Tensor
+from .core import OpDef, apply_op, convert_to_tensor
+
+_ids = itertools.count()
+_creation_hooks = threading.local()  # rt.function watches Variable creation while tracing
+
+
+def _read_infer(inputs, variable):
+    return [(variable.shape, variable.dtype)]
+
+
+def _read_kernel(variable):
+    return variable._value
+
+
+READ = OpDef("ReadVariableOp", _read_infer, _read_kernel, pure=False)
+
+
+def _assign_infer(inputs, variable, mode):
+    v = inputs[0]
+    if v.dtype is not variable.dtype:
+        raise InvalidArgumentError(
+            f"cannot assign a {v.dtype.name} value to the {variable.dtype.name} variable "
+            f"'{variable.name}'")
+    if not variable.shape.is_compatible_with(v.shape):
+        raise InvalidArgumentError(
+            f"cannot assign a value of shape {v.shape} to the variable '{variable.name}' of "
+            f"shape {variable.shape}")
+    return [(variable.shape, variable.dtype)]
+
+
+def _assign_kernel(value, variable, mode):
+    if mode == "add":
+        value = variable._value + value
+    elif mode == "sub":
+        value = variable._value - value
+    variable._value = np.array(value, dtype=variable.dtype.np_dtype)
+    return variable._value
+
+
+ASSIGN = OpDef("AssignVariableOp", _assign_infer, _assign_kernel, side_effect=True)
+OPS = [READ, ASSIGN]
+
+
+class Variable:
+    """A mutable tensor value: `read_value`, `assign`, `assign_add`, `assign_sub`.
+
+    Used as a tensor (in arithmetic, as an op input) it reads its current value.
+    """
+
+    def __init__(self, initial_value=None, trainable: bool = True, name: Optional[str] = None,
+                 dtype=None, shape=None):
+        if initial_value is None:
+            raise ValueError("rt.Variable needs an initial_value")
+        hook = getattr(_creation_hooks, "hook", None)
+        if hook is not None:
+            hook(self)
+        with eager_scope():  # the initial value is computed once, outside any graph
+            if callable(initial_value):
+                initial_value = initial_value()
+            if isinstance(initial_value, Variable):
+                initial_value = initial_value.read_value()
+            if isinstance(initial_value, Tensor) and not isinstance(initial_value, EagerTensor):
+                raise ValueError(
+                    f"the initial value of a Variable must be computable outside the graph; got "
+                    f"the symbolic tensor {initial_value!r}. Create the Variable outside the "
+                    "function, or from a Python/numpy value.")
+            t = convert_to_tensor(initial_value, dtype=dtype)
+        self._dtype = t.dtype
+        self._value = np.array(t._value, dtype=t.dtype.np_dtype)
+        self._shape = TensorShape(shape) if shape is not None else TensorShape(self._value.shape)
+        self.trainable = bool(trainable)
+        self._unique_id = next(_ids)
+        self._name = name or "Variable"
+
+    # -- attributes ------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def name(self) -> str:
+        return f"{self._name}:0"
+
+    def get_shape(self):
+        return self._shape
+
+    # -- reading ---------------------------------------------------------------------------
+    def read_value(self) -> Tensor:
+        g = current_graph()
+        if g is None:
+            return EagerTensor(self._value, self._dtype)
+        if all(v is not self for v in g.variables):
+            g.variables.append(self)
+        return apply_op(READ, [], {"variable": self}, name="ReadVariableOp")
+
+    value = read_value
+
+    def _as_tensor(self, dtype=None):
+        t = self.read_value()
+        if dtype is not None and dtypes.as_dtype(dtype) is not self._dtype:
+            raise TypeError(f"expected a {dtypes.as_dtype(dtype).name} value, got the "
+                            f"{self._dtype.name} variable '{self.name}'")
+        return t
+
+    def numpy(self):
+        v = self._value
+        return v[()] if v.ndim == 0 else v.copy()
+
+    # -- writing ---------------------------------------------------------------------------
+    def _write(self, value, mode):
+        v = convert_to_tensor(value, dtype_hint=self._dtype)
+        g = current_graph()
+        if g is not None and all(x is not self for x in g.variables):
+            g.variables.append(self)
+        return apply_op(ASSIGN, [v], {"variable": self, "mode": mode},
+                        name={"set": "AssignVariableOp", "add": "AssignAddVariableOp",
+                              "sub": "AssignSubVariableOp"}[mode])
+
+    def assign(self, value, read_value: bool = True, name=None):
+        out = self._write(value, "set")
+        return out if read_value else None
+
+    def assign_add(self, delta, read_value: bool = True, name=None):
+        out = self._write(delta, "add")
+        return out if read_value else None
+
+    def assign_sub(self, delta, read_value: bool = True, name=None):
+        out = self._write(delta, "sub")
+        return out if read_value else None
+
+    # -- Python protocol -------------------------------------------------------------------
+    def __bool__(self):
+        return bool(self.read_value())
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __index__(self):
+        return int(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self._value, dtype=dtype)
+
+    def __hash__(self):
+        return id(self)
+
+    def __getitem__(self, key):
+        return self.read_value()[key]
+
+    def __repr__(self):
+        text = np.array_repr(self._value) if self._value.ndim else str(self.numpy())
+        return (f"<rt.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}, "
+                f"numpy={text}>")
+
+
+def _delegate(name):
+    def method(self, *args):
+        return getattr(self.read_value(), name)(*args)
+    method.__name__ = name
+    return method
+
+
+# A Variable in an expression behaves as its current value.
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
+              "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__or__",
+              "__invert__"):
+    setattr(Variable, _name, _delegate(_name))

@@ -1,0 +1,83 @@
+"""String tensors (numpy object arrays of bytes): join, and concatenation via `add`."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import InvalidArgumentError
+from . import shape_utils
+from .core import OpDef, apply_op, convert_to_tensor
+
+
+def _join_infer(inputs, separator):
+    shape = inputs[0].shape
+    for t in inputs:
+        if not t.dtype.is_string:
+            raise InvalidArgumentError(f"rt.strings.join needs string tensors, got {t.dtype.name}")
+        shape = shape_utils.broadcast(shape, t.shape, "strings.join")
+    return [(shape, dtypes.string)]
+
+
+def _join_kernel(*xs, separator):
+    sep = separator.encode("utf-8")
+    arrays = np.broadcast_arrays(*[np.asarray(x, dtype=object) for x in xs])
+    out = np.empty(arrays[0].shape, dtype=object)
+    for idx in np.ndindex(out.shape):
+        out[idx] = sep.join(a[idx] for a in arrays)
+    return out
+
+
+JOIN = OpDef("StringJoin", _join_infer, _join_kernel)
+
+
+def _length_infer(inputs):
+    return [(inputs[0].shape, dtypes.int32)]
+
+
+def _length_kernel(x):
+    return np.vectorize(len, otypes=[np.int32])(np.asarray(x, dtype=object))
+
+
+LENGTH = OpDef("StringLength", _length_infer, _length_kernel)
+
+
+def _as_string_infer(inputs):
+    return [(inputs[0].shape, dtypes.string)]
+
+
+def _as_string_kernel(x):
+    from .io_ops import _format_scalar
+    a = np.asarray(x)
+    out = np.empty(a.shape, dtype=object)
+    for idx in np.ndindex(a.shape):
+        out[idx] = _format_scalar(a[idx]).encode("utf-8")
+    return out
+
+
+AS_STRING = OpDef("AsString", _as_string_infer, _as_string_kernel)
+OPS = [JOIN, LENGTH, AS_STRING]
+
+
+class strings:  # noqa: N801 - the namespace `rt.strings`
+    """String ops: `rt.strings.join`, `rt.strings.length`, `rt.strings.as_string`."""
+
+    @staticmethod
+    def join(inputs, separator: str = "", name: Optional[str] = None):
+        ts = [convert_to_tensor(x, dtype=dtypes.string) for x in inputs]
+        return apply_op(JOIN, ts, {"separator": separator}, name=name)
+
+    @staticmethod
+    def length(input, name: Optional[str] = None):  # noqa: A002
+        return apply_op(LENGTH, [convert_to_tensor(input, dtype=dtypes.string)], name=name)
+
+    @staticmethod
+    def as_string(input, name: Optional[str] = None):  # noqa: A002
+        return apply_op(AS_STRING, [convert_to_tensor(input)], name=name)
+
+    @staticmethod
+    def add(x, y, name: Optional[str] = None):
+        from .math_ops import add
+        return add(convert_to_tensor(x, dtype=dtypes.string),
+                   convert_to_tensor(y, dtype=dtypes.string), name=name)

@@ -1,0 +1,207 @@
+"""TensorArray: a list of tensors that staged loops can fill (`ta = ta.write(i, x)`).
+
+Its value is a `_Storage` (a Python list) carried by a `variant` handle tensor, so it
+flows through `cond` and `while_loop` like any loop variable. The creation op makes a new
+storage at every run; `write` stores into it and passes the handle on.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import InvalidArgumentError
+from ..shapes import TensorShape, as_shape
+from ..tensor import Tensor
+from .core import OpDef, apply_op, convert_to_tensor
+
+
+class _Storage:
+    __slots__ = ("items", "dynamic_size", "dtype", "element_shape")
+
+    def __init__(self, size, dynamic_size, dtype, element_shape):
+        self.items = [None] * size
+        self.dynamic_size = dynamic_size
+        self.dtype = dtype
+        self.element_shape = element_shape
+
+    def __repr__(self):
+        return f"<TensorArray storage of {len(self.items)} items>"
+
+
+_HANDLE = [(TensorShape(()), dtypes.variant)]
+
+
+def _create_infer(inputs, dtype, dynamic_size, element_shape):
+    return _HANDLE
+
+
+def _create_kernel(size, dtype, dynamic_size, element_shape):
+    return _Storage(int(size), dynamic_size, dtype, element_shape)
+
+
+def _write_infer(inputs):
+    return _HANDLE
+
+
+def _write_kernel(storage, index, value):
+    i = int(index)
+    items = storage.items
+    if i < 0:
+        raise InvalidArgumentError(f"TensorArray index {i} is negative")
+    if i >= len(items):
+        if not storage.dynamic_size:
+            raise InvalidArgumentError(f"Tried to write to index {i} but array is not "
+                                       f"resizeable and size is: {len(items)}")
+        items.extend([None] * (i + 1 - len(items)))
+    items[i] = value
+    return storage
+
+
+def _read_infer(inputs, dtype, element_shape):
+    return [(element_shape, dtype)]
+
+
+def _read_kernel(storage, index, dtype, element_shape):
+    i = int(index)
+    if not 0 <= i < len(storage.items):
+        raise InvalidArgumentError(f"Tried to read from index {i} but array size is: "
+                                   f"{len(storage.items)}")
+    v = storage.items[i]
+    if v is None:
+        if element_shape.is_fully_defined():
+            return np.zeros(element_shape.as_list(), dtype=dtype.np_dtype)
+        raise InvalidArgumentError(f"Could not read from TensorArray index {i} because it has "
+                                   "not yet been written to.")
+    return v
+
+
+def _stack_infer(inputs, dtype, element_shape):
+    if element_shape.rank is None:
+        return [(TensorShape(None), dtype)]
+    return [(TensorShape([None]) + element_shape, dtype)]
+
+
+def _stack_kernel(storage, dtype, element_shape):
+    items = storage.items
+    if not items:
+        shape = element_shape.as_list() if element_shape.is_fully_defined() else [0]
+        return np.zeros([0] + shape, dtype=dtype.np_dtype)
+    if any(v is None for v in items):
+        known = next((v for v in items if v is not None), None)
+        if known is None and not element_shape.is_fully_defined():
+            raise InvalidArgumentError("TensorArray has elements that were never written")
+        shape = np.shape(known) if known is not None else element_shape.as_list()
+        items = [np.zeros(shape, dtype.np_dtype) if v is None else v for v in items]
+    try:
+        return np.stack(items)
+    except ValueError as e:
+        raise InvalidArgumentError(f"TensorArray elements have different shapes: {e}") from None
+
+
+def _size_infer(inputs):
+    return [(TensorShape(()), dtypes.int32)]
+
+
+def _size_kernel(storage):
+    return np.int32(len(storage.items))
+
+
+def _unstack_infer(inputs, dynamic_size):
+    return _HANDLE
+
+
+def _unstack_kernel(value, dtype_holder, dynamic_size):
+    s = _Storage(0, dynamic_size, None, None)
+    s.items = list(np.asarray(value))
+    return s
+
+
+CREATE = OpDef("TensorArrayV3", _create_infer, _create_kernel, pure=False, default_name="TensorArray")
+WRITE = OpDef("TensorArrayWriteV3", _write_infer, _write_kernel, pure=False,
+              default_name="TensorArrayWrite")
+READ = OpDef("TensorArrayReadV3", _read_infer, _read_kernel, pure=False, default_name="TensorArrayRead")
+STACK = OpDef("TensorArrayStack", _stack_infer, _stack_kernel, pure=False)
+SIZE = OpDef("TensorArraySizeV3", _size_infer, _size_kernel, pure=False, default_name="TensorArraySize")
+UNSTACK = OpDef("TensorArrayUnstack", _unstack_infer, _unstack_kernel, pure=False)
+OPS = [CREATE, WRITE, READ, STACK, SIZE, UNSTACK]
+
+
+class TensorArray:
+    """A list of same-dtype tensors that staged loops can write (`ta = ta.write(i, x)`)."""
+
+    def __init__(self, dtype, size=0, dynamic_size: bool = False, clear_after_read=True,
+                 element_shape=None, infer_shape: bool = True, name: Optional[str] = None,
+                 _handle=None):
+        self.dtype = dtypes.as_dtype(dtype)
+        self.dynamic_size = bool(dynamic_size)
+        self.element_shape = as_shape(element_shape)
+        self._infer_shape = infer_shape
+        if _handle is not None:
+            self.handle = _handle
+            return
+        size_t = convert_to_tensor(size, dtype=dtypes.int32)
+        self.handle = apply_op(CREATE, [size_t], {"dtype": self.dtype,
+                                                  "dynamic_size": self.dynamic_size,
+                                                  "element_shape": self.element_shape},
+                               name=name)
+
+    def _with_handle(self, handle) -> "TensorArray":
+        return TensorArray(self.dtype, dynamic_size=self.dynamic_size,
+                           element_shape=self.element_shape, infer_shape=self._infer_shape,
+                           _handle=handle)
+
+    def _empty_like(self) -> "TensorArray":
+        return TensorArray(self.dtype, 0, dynamic_size=True, element_shape=self.element_shape)
+
+    def write(self, index, value, name=None) -> "TensorArray":
+        v = convert_to_tensor(value, dtype_hint=self.dtype)
+        if v.dtype is not self.dtype:
+            raise InvalidArgumentError(f"TensorArray dtype is {self.dtype.name} but the written "
+                                       f"value is {v.dtype.name}")
+        if not self.element_shape.is_compatible_with(v.shape):
+            raise InvalidArgumentError(f"Could not write to TensorArray: element shape "
+                                       f"{self.element_shape} does not fit a value of shape {v.shape}")
+        h = apply_op(WRITE, [self.handle, convert_to_tensor(index, dtype=dtypes.int32), v], name=name)
+        out = self._with_handle(h)
+        if self._infer_shape:
+            out.element_shape = self.element_shape.merge_with(v.shape)
+        return out
+
+    def read(self, index, name=None) -> Tensor:
+        return apply_op(READ, [self.handle, convert_to_tensor(index, dtype=dtypes.int32)],
+                        {"dtype": self.dtype, "element_shape": self.element_shape}, name=name)
+
+    def stack(self, name=None) -> Tensor:
+        return apply_op(STACK, [self.handle], {"dtype": self.dtype,
+                                               "element_shape": self.element_shape}, name=name)
+
+    def gather(self, indices, name=None) -> Tensor:
+        from .array_ops import gather
+        return gather(self.stack(), indices)
+
+    def concat(self, name=None) -> Tensor:
+        from .array_ops import concat
+        from .array_ops import reshape
+        s = self.stack()
+        if self.element_shape.rank is None or self.element_shape.rank == 0:
+            return reshape(s, [-1])
+        return concat([s[i] for i in range(s.shape[0])], 0) if s.shape[0] is not None else s
+
+    def unstack(self, value, name=None) -> "TensorArray":
+        v = convert_to_tensor(value, dtype=self.dtype)
+        h = apply_op(UNSTACK, [v], {"dtype_holder": self.dtype, "dynamic_size": self.dynamic_size},
+                     name=name)
+        out = self._with_handle(h)
+        if v.shape.rank:
+            out.element_shape = self.element_shape.merge_with(v.shape[1:])
+        return out
+
+    scatter = None  # not supported: write each index
+
+    def size(self, name=None) -> Tensor:
+        return apply_op(SIZE, [self.handle], name=name)
+
+    def __repr__(self):
+        return f"<rt.TensorArray dtype={self.dtype.name} element_shape={self.element_shape}>"

@@ -1,0 +1,2 @@
+"""`rt.random`: uniform and normal draws, and the global seed."""
+from .ops.random_ops import normal, set_seed, uniform  # noqa: F401

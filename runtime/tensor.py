@@ -1,0 +1,328 @@
+"""Tensors. An EagerTensor holds a numpy value; a SymbolicTensor is an output of an
+Operation in a Graph and carries the inferred static shape and dtype.
+
+Python operators on either map to ops (`runtime.ops`), so the same user code runs eagerly
+and records a graph.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .autograph_backend import BACKEND
+from .errors import OperatorNotAllowedInGraphError
+from .shapes import TensorShape
+
+
+class Tensor:
+    """What both kinds of tensor share: the operator overloads."""
+
+    __slots__ = ()
+    __array_priority__ = 100  # numpy defers `ndarray + tensor` to us
+
+    # arithmetic -------------------------------------------------------------------
+    def __add__(self, other):
+        return _math.add(self, other, name="add")
+
+    def __radd__(self, other):
+        return _math.add(other, self, name="add")
+
+    def __sub__(self, other):
+        return _math.subtract(self, other, name="sub")
+
+    def __rsub__(self, other):
+        return _math.subtract(other, self, name="sub")
+
+    def __mul__(self, other):
+        return _math.multiply(self, other, name="mul")
+
+    def __rmul__(self, other):
+        return _math.multiply(other, self, name="mul")
+
+    def __truediv__(self, other):
+        return _math.divide(self, other, name="truediv")
+
+    def __rtruediv__(self, other):
+        return _math.divide(other, self, name="truediv")
+
+    def __floordiv__(self, other):
+        return _math.floordiv(self, other, name="floordiv")
+
+    def __rfloordiv__(self, other):
+        return _math.floordiv(other, self, name="floordiv")
+
+    def __mod__(self, other):
+        return _math.mod(self, other, name="mod")
+
+    def __rmod__(self, other):
+        return _math.mod(other, self, name="mod")
+
+    def __pow__(self, other):
+        return _math.pow(self, other, name="pow")
+
+    def __rpow__(self, other):
+        return _math.pow(other, self, name="pow")
+
+    def __matmul__(self, other):
+        return _math.matmul(self, other, name="matmul")
+
+    def __rmatmul__(self, other):
+        return _math.matmul(other, self, name="matmul")
+
+    def __neg__(self):
+        return _math.negative(self, name="neg")
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _math.abs(self, name="Abs")
+
+    def __invert__(self):
+        return _math.logical_not(self, name="LogicalNot")
+
+    def __and__(self, other):
+        return _math.logical_and(self, other, name="and")
+
+    def __rand__(self, other):
+        return _math.logical_and(other, self, name="and")
+
+    def __or__(self, other):
+        return _math.logical_or(self, other, name="or")
+
+    def __ror__(self, other):
+        return _math.logical_or(other, self, name="or")
+
+    # comparisons ------------------------------------------------------------------
+    def __lt__(self, other):
+        return _math.less(self, other, name="Less")
+
+    def __le__(self, other):
+        return _math.less_equal(self, other, name="LessEqual")
+
+    def __gt__(self, other):
+        return _math.greater(self, other, name="Greater")
+
+    def __ge__(self, other):
+        return _math.greater_equal(self, other, name="GreaterEqual")
+
+    def __eq__(self, other):
+        if other is None or not _convertible(other):
+            return False
+        return _math.equal(self, other, name="Equal")
+
+    def __ne__(self, other):
+        if other is None or not _convertible(other):
+            return True
+        return _math.not_equal(self, other, name="NotEqual")
+
+    # TensorFlow 2 tensors compare elementwise, so they cannot be hashed by value.
+    __hash__ = None
+
+    def ref(self):
+        """A hashable reference to this tensor (for dict keys and sets)."""
+        return _TensorRef(self)
+
+    def __getitem__(self, key):
+        return _array.getitem(self, key)
+
+    # shape helpers ------------------------------------------------------------------
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def ndim(self):
+        return self.shape.rank
+
+    def set_shape(self, shape):
+        merged = self.shape.merge_with(shape)
+        if isinstance(self, SymbolicTensor):
+            self._shape = merged
+
+
+class _TensorRef:
+    __slots__ = ("_t",)
+
+    def __init__(self, t):
+        self._t = t
+
+    def deref(self):
+        return self._t
+
+    def __hash__(self):
+        return id(self._t)
+
+    def __eq__(self, other):
+        return isinstance(other, _TensorRef) and other._t is self._t
+
+
+def _convertible(x) -> bool:
+    return isinstance(x, (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple, str, bytes))
+
+
+class EagerTensor(Tensor):
+    """A tensor with a value: a numpy array (or numpy scalar for rank 0)."""
+
+    __slots__ = ("_value", "_dtype")
+
+    def __init__(self, value, dtype: dtypes.DType | None = None):
+        self._value = value
+        self._dtype = dtype if dtype is not None else dtypes.as_dtype(value.dtype)
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(np.shape(self._value))
+
+    @property
+    def name(self):
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
+    @property
+    def op(self):
+        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+
+    @property
+    def graph(self):
+        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
+    def numpy(self):
+        """The value as numpy: an array, or a numpy scalar for a rank-0 tensor."""
+        v = self._value
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            return v[()]
+        return v
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._value)
+        return a if dtype is None else a.astype(dtype)
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __index__(self):
+        if not self._dtype.is_integer:
+            raise TypeError(f"only integer tensors can be used as an index, not {self._dtype.name}")
+        return int(self._value)
+
+    def __len__(self):
+        shape = np.shape(self._value)
+        if not shape:
+            raise TypeError("len() of a scalar tensor")
+        return shape[0]
+
+    def __iter__(self):
+        shape = np.shape(self._value)
+        if not shape:
+            raise TypeError("cannot iterate over a scalar tensor")
+        for row in np.asarray(self._value):
+            yield EagerTensor(row, self._dtype)
+
+    def __format__(self, spec):
+        if spec:
+            return format(self.numpy(), spec)
+        return str(self)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return EagerTensor(np.copy(self._value), self._dtype)
+
+    def __str__(self):
+        return f"rt.Tensor({_value_text(self)}, shape={self.shape}, dtype={self._dtype.name})"
+
+    def __repr__(self):
+        text = np.array_repr(np.asarray(self._value)) if np.ndim(self._value) else _scalar_text(self)
+        sep = "\n" if "\n" in text else ""
+        return f"<rt.Tensor: shape={self.shape}, dtype={self._dtype.name}, numpy={sep}{text}>"
+
+
+def _scalar_text(t: EagerTensor) -> str:
+    v = t.numpy()
+    return repr(v) if t.dtype.is_string else str(v)
+
+
+def _value_text(t: EagerTensor) -> str:
+    if np.ndim(t._value) == 0:
+        return _scalar_text(t)
+    text = str(np.asarray(t._value))
+    return "\n" + text if "\n" in text else text
+
+
+class SymbolicTensor(Tensor):
+    """An output of an Operation: known only by its static shape and dtype until run."""
+
+    __slots__ = ("op", "value_index", "_shape", "dtype", "__weakref__")
+    # autograph stages `if`/`while`/`for` on a symbolic tensor through this backend.
+    __autograph_backend__ = BACKEND
+
+    def __init__(self, op, value_index: int, shape: TensorShape, dtype: dtypes.DType):
+        self.op = op
+        self.value_index = value_index
+        self._shape = shape
+        self.dtype = dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def graph(self):
+        return self.op.graph
+
+    @property
+    def numpy(self):
+        # The guides print exactly this for a tensor leaked out of a trace.
+        raise AttributeError("'Tensor' object has no attribute 'numpy'")
+
+    def __bool__(self):
+        raise OperatorNotAllowedInGraphError(
+            f"Using a symbolic tensor as a Python bool is not allowed: {self!r} has no value "
+            "while the graph is being built. Use it in an `if`/`while` inside a function "
+            "converted by autograph (rt.function does this), or use rt.cond / rt.while_loop.")
+
+    def __len__(self):
+        raise TypeError(
+            f"len is not well defined for a symbolic tensor ({self.name}). "
+            "Use rt.shape(t)[0] or rt.size(t) for a value computed when the graph runs.")
+
+    def __iter__(self):
+        raise OperatorNotAllowedInGraphError(
+            f"Iterating over a symbolic tensor ({self.name}) is not allowed in Python: use a "
+            "`for` loop in a function converted by autograph, or rt.while_loop.")
+
+    def __index__(self):
+        raise TypeError(f"a symbolic tensor ({self.name}) cannot be used as a Python int; "
+                        "use it as a tensor index or convert the code with autograph")
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(f"cannot convert a symbolic tensor ({self.name}) to a numpy array: it "
+                        "has no value until the graph runs")
+
+    def __hash__(self):
+        # By identity, so that placeholders can key a feed dict (their `==` is elementwise).
+        return id(self)
+
+    def __repr__(self):
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self.dtype.name})'
+
+    __str__ = __repr__
+
+
+# Imported last: the ops need the classes above.
+from .ops import math_ops as _math  # noqa: E402
+from .ops import array_ops as _array  # noqa: E402

@@ -1,0 +1,211 @@
+"""Tracing a `while_loop` into a node: the test and the body become sub-graphs whose
+placeholders stand for the loop variables."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from . import dtypes, nest
+from .errors import DTypeMismatchError
+from .graph import Graph, current_graph
+from .ops.core import constant, convert_to_tensor, placeholder_op
+from .shapes import TensorShape, as_shape
+from .tensor import Tensor
+from . import control_flow as cf
+
+
+def placeholder_value(template):
+    """A zero value with `template`'s dtype and (known part of its) shape, made without
+    referring to `template` (which may live in a sibling graph)."""
+    from .ops.tensor_array import TensorArray
+    if isinstance(template, TensorArray):
+        return template._empty_like()
+    if isinstance(template, Tensor):
+        dims = template.shape.dims
+        shape = () if dims is None else tuple(d or 0 for d in dims)
+        dtype = template.dtype
+    else:
+        dtype = dtypes.infer_dtype(template)
+        shape = np.shape(template)
+    fill = b"" if dtype.is_string else 0
+    return constant(np.full(shape, fill, dtype=dtype.np_dtype), dtype)
+
+
+def _flatten_vars(values, labels):
+    """Top-level values -> (leaves, per-leaf labels, structures)."""
+    leaves, leaf_labels = [], []
+    for v, label in zip(values, labels):
+        flat = nest.flatten(v)
+        names = cf._path_names(v, label) if nest.is_nested(v) else [label]
+        leaves.extend(flat)
+        leaf_labels.extend(names)
+    return leaves, leaf_labels
+
+
+def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shape_invariants=None,
+                maximum_iterations=None, relax_shapes: bool = True, is_undefined=None,
+                name: Optional[str] = None):
+    """Records a while node. Returns (final values as a tuple shaped like `init`, defined
+    flags per top-level value or None); see the autograph protocol."""
+    graph = current_graph()
+    init = list(init)
+    labels = list(names) if names is not None else [f"loop_vars[{i}]" for i in range(len(init))]
+    undefined = [i for i, v in enumerate(init) if is_undefined is not None and is_undefined(v)]
+    flag_slots = []
+    if undefined:
+        learned = _learn_undefined(cond_fn, body_fn, init, undefined, is_undefined)
+        for i in undefined:
+            if learned[i] is not None:
+                init[i] = nest.map_structure(placeholder_value, learned[i])
+                flag_slots.append(i)
+    active = [i for i in range(len(init)) if not (is_undefined and is_undefined(init[i]))]
+
+    structures = [init[i] for i in active]
+    for i in active:
+        for leaf, label in zip(*_flatten_vars([init[i]], [labels[i]])):
+            if not cf._is_tensorish(leaf):
+                raise TypeError(
+                    f"'{label}' is {cf._describe(leaf)} when the staged loop starts; a variable "
+                    "that a staged loop changes must be a tensor or a Python number.")
+    init_leaves, leaf_labels = _flatten_vars(structures, [labels[i] for i in active])
+    if leaf_names is not None and names is None:
+        leaf_labels = list(leaf_names)
+    init_tensors = [cf._leaf_to_tensor(v) for v in init_leaves]
+    n_flags = len(flag_slots)
+    init_tensors += [constant(False) for _ in flag_slots]
+    leaf_labels += [f"{labels[i]} (defined)" for i in flag_slots]
+
+    if shape_invariants is not None:
+        shapes = [as_shape(s) for s in shape_invariants] + [TensorShape(())] * n_flags
+        for t, s, label in zip(init_tensors, shapes, leaf_labels):
+            if not s.is_compatible_with(t.shape):
+                raise ValueError(f"'{label}' has shape {t.shape} before the loop, which does not "
+                                 f"fit its shape invariant {s}")
+    else:
+        shapes = [t.shape for t in init_tensors]
+
+    for _attempt in range(4):
+        traced = _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes,
+                        n_flags, leaf_labels, is_undefined)
+        cond_g, body_g, cond_out, body_leaves, body_templates = traced
+        bad = [(k, t) for k, t in enumerate(body_leaves) if not shapes[k].is_compatible_with(t.shape)]
+        if not bad:
+            break
+        if not relax_shapes or shape_invariants is not None:
+            k, t = bad[0]
+            hint = ("its shape invariant" if shape_invariants is not None
+                    else "the `shape_invariants` argument of rt.while_loop")
+            raise ValueError(
+                f"'{leaf_labels[k]}' has shape {shapes[k]} before the loop but shape {t.shape} "
+                f"after one iteration. To let the shape vary across iterations, relax it with "
+                f"{hint} (None for a dimension that changes).")
+        shapes = [s.most_specific_common(t.shape) for s, t in zip(shapes, body_leaves)]
+
+    ext, (cond_params, body_params) = cf._subgraph_inputs([cond_g, body_g], len(init_tensors))
+    n = len(init_tensors)
+    cond_body = cf.Body(cond_g, list(cond_g.inputs) + cond_params, [cond_out])
+    loop_body = cf.Body(body_g, list(body_g.inputs) + body_params, body_leaves)
+    inputs = [*init_tensors, *ext]
+    has_max = maximum_iterations is not None
+    if has_max:
+        inputs.append(convert_to_tensor(maximum_iterations, dtype=dtypes.int32))
+    out_specs = [(s, t.dtype) for s, t in zip(shapes, init_tensors)]
+    opdef = cf.WHILE_STATEFUL if cf._has_side_effects(cond_g, body_g) else cf.WHILE
+    op = graph.add_op(opdef, inputs, {"cond_body": cond_body, "body": loop_body,
+                                      "out_specs": out_specs, "num_loop_vars": n,
+                                      "has_max": has_max}, out_specs, name)
+    outs = list(op.outputs)
+
+    values, k = [], 0
+    templates = body_templates
+    for pos, i in enumerate(active):
+        leaves = nest.flatten(templates[pos])
+        rebuilt = [cf._rebuild(leaf, outs[k + j]) for j, leaf in enumerate(leaves)]
+        k += len(leaves)
+        values.append(nest.pack_sequence_as(templates[pos], rebuilt))
+    result = list(init)
+    for pos, i in enumerate(active):
+        result[i] = values[pos]
+    defined = [None] * len(init)
+    for j, i in enumerate(flag_slots):
+        defined[i] = outs[k + j]
+    return tuple(result), tuple(defined)
+
+
+def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes, n_flags,
+           leaf_labels, is_undefined):
+    n_user = len(init_tensors) - n_flags
+
+    def make_args(g):
+        phs = [placeholder_op(g, t.dtype, s, name="loop_var") for t, s in zip(init_tensors, shapes)]
+        g.inputs = phs
+        user = [cf._rebuild(leaf, ph) for leaf, ph in zip(init_leaves, phs[:n_user])]
+        packed, k = [], 0
+        for s in structures:
+            m = len(nest.flatten(s))
+            packed.append(nest.pack_sequence_as(s, user[k:k + m]) if nest.is_nested(s) else user[k])
+            k += m
+        return packed, phs
+
+    cond_g = Graph("while_cond", outer=graph)
+    with cond_g.as_default():
+        args, _ = make_args(cond_g)
+        c = cond_fn(*args)
+        c = convert_to_tensor(c) if not isinstance(c, Tensor) else c
+        if c.dtype is not dtypes.bool_ or c.shape.rank not in (0, None):
+            raise TypeError(f"the test of a staged loop must be a scalar bool, got {c!r}")
+        c = cf._in_graph_tensor(cond_g, c)
+
+    body_g = Graph("while_body", outer=graph)
+    with body_g.as_default():
+        args, phs = make_args(body_g)
+        out = body_fn(*args)
+        out = cf._as_var_list(out, len(structures))
+        leaves = []
+        for s, o, label in zip(structures, out, leaf_labels):
+            if not nest.same_structure(s, o):
+                raise TypeError(
+                    f"'{label}' changes structure in the loop: {nest.structure_repr(s)} before, "
+                    f"{nest.structure_repr(o)} after one iteration. Keep its structure fixed.")
+        flat_out, _ = _flatten_vars(out, leaf_labels)
+        for k, (v, t) in enumerate(zip(flat_out, init_tensors)):
+            if not cf._is_tensorish(v):
+                raise TypeError(f"'{leaf_labels[k]}' becomes {cf._describe(v)} in the loop; a "
+                                "staged loop variable must stay a tensor.")
+            tv = cf._leaf_to_tensor(v, dtype_hint=t.dtype)
+            if tv.dtype is not t.dtype:
+                raise DTypeMismatchError(
+                    f"'{leaf_labels[k]}' is {t.dtype.name} before the loop but {tv.dtype.name} "
+                    "after one iteration; a loop variable must keep its dtype (use rt.cast).")
+            leaves.append(cf._in_graph_tensor(body_g, tv))
+        for _ in range(n_flags):
+            leaves.append(cf._in_graph_tensor(body_g, constant(True)))
+    return cond_g, body_g, c, leaves, out
+
+
+def _learn_undefined(cond_fn, body_fn, init, undefined, is_undefined):
+    """Traces the body once in a scratch graph to learn what the loop gives the variables
+    that are undefined before it. Returns {index: value or None}."""
+    graph = current_graph()
+    scratch = Graph("scratch", outer=graph)
+    learned = {}
+    with scratch.as_default():
+        args = []
+        for i, v in enumerate(init):
+            if i in undefined:
+                args.append(v)
+            else:
+                args.append(nest.map_structure(
+                    lambda x: placeholder_op(scratch, cf._leaf_to_tensor(x).dtype,
+                                             cf._leaf_to_tensor(x).shape)
+                    if not _is_ta(x) else x, v) if cf._is_tensorish(v) or nest.is_nested(v) else v)
+        out = cf._as_var_list(body_fn(*args), len(init))
+    for i in undefined:
+        learned[i] = None if is_undefined(out[i]) else out[i]
+    return learned
+
+
+def _is_ta(x):
+    from .ops.tensor_array import TensorArray
+    return isinstance(x, TensorArray)
