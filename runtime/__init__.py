@@ -11,10 +11,12 @@ staged control flow, and an executor that runs graphs without the Python that bu
 """
 from __future__ import annotations
 
-from . import dtypes, errors, nest
+from . import config, dtypes, errors, nest
 from .control_flow import cond, while_loop
 from .dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16,  # noqa: A004
                      int32, int64, string, uint8)
+from .function import Function, function
+from .concrete import ConcreteFunction
 from .graph import Graph, eager_scope as init_scope, placeholder
 from .ops.array_ops import (concat, expand_dims, eye, fill, gather, ones, ones_like, range,  # noqa: A004
                             rank, reshape, shape, size, squeeze, stack, transpose, unstack,

@@ -1,0 +1,218 @@
+"""ConcreteFunction: one traced graph of a `Function`, callable with the signature it was
+traced for, and how such a signature is printed."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes, nest
+from .errors import InvalidArgumentError
+from .ops.core import to_numpy, wrap
+from .ops.state_ops import Variable
+from .shapes import TensorShape, TensorSpec
+from .tensor import EagerTensor, Tensor
+
+
+class Placeholder:
+    """In a structured input signature: where a tensor goes (its spec and flat position)."""
+
+    __slots__ = ("spec", "index")
+
+    def __init__(self, spec: TensorSpec, index: int):
+        self.spec = spec
+        self.index = index
+
+
+class ConcreteFunction:
+    """A traced graph with the signature it was traced for.
+
+    `args`/`kwargs` hold the call's structure with `Placeholder`s where tensors go and the
+    traced Python values elsewhere; calling checks the Python values are the same and the
+    tensors fit, then runs the compiled graph.
+    """
+
+    def __init__(self, name, python_signature, graph, bound_args, placeholders, outputs_struct,
+                 output_tensors):
+        self.name = name
+        self._py_sig = python_signature
+        self.graph = graph
+        self._bound = bound_args  # dict param name -> structure (Placeholders / values)
+        self.inputs = placeholders
+        self.structured_outputs = outputs_struct
+        self.outputs = output_tensors
+        self._plan = None
+
+    # -- signature ----------------------------------------------------------------------
+    @property
+    def structured_input_signature(self):
+        args, kwargs = [], {}
+        for p in self._py_sig.parameters.values():
+            if p.name not in self._bound:
+                continue
+            v = nest.map_structure(_spec_of, self._bound[p.name])
+            if p.kind == p.KEYWORD_ONLY:
+                kwargs[p.name] = v
+            elif p.kind == p.VAR_POSITIONAL:
+                args.extend(v)
+            elif p.kind == p.VAR_KEYWORD:
+                kwargs.update(v)
+            else:
+                args.append(v)
+        return tuple(args), kwargs
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        names = []
+        tensor_args = []
+        for p in self._py_sig.parameters.values():
+            if p.name not in self._bound:
+                continue
+            v = self._bound[p.name]
+            leaves = nest.flatten(v)
+            if any(isinstance(x, Placeholder) for x in leaves):
+                names.append(p.name)
+                tensor_args.append((p.name, v))
+            else:
+                names.append(f"{p.name}={_python_text(v)}")
+        lines = [f"{self.name}({', '.join(names)})"]
+        if tensor_args:
+            lines.append("  Args:")
+            for name, v in tensor_args:
+                lines.append(f"    {name}: {_describe(v)}")
+        lines.append("  Returns:")
+        lines.append(f"    {_describe_output(self.structured_outputs)}")
+        return "\n".join(lines)
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature()
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.name}{_short_sig(self)}>"
+
+    # -- calling ------------------------------------------------------------------------
+    def _compiled(self):
+        plan = self._plan
+        if plan is None:
+            leaves = [t for t in nest.flatten(self.structured_outputs) if isinstance(t, Tensor)]
+            plan = self._plan = self.graph.compile(self.inputs, leaves)
+        return plan
+
+    def __call__(self, *args, **kwargs):
+        try:
+            bound = self._py_sig.bind_partial(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.name}{_short_sig(self)}: {e}") from None
+        arrays = [None] * len(self.inputs)
+        for pname, traced in self._bound.items():
+            if pname in bound.arguments:
+                self._match(pname, traced, bound.arguments[pname], arrays)
+            elif any(isinstance(x, Placeholder) for x in nest.flatten(traced)):
+                raise TypeError(f"{self.name}{_short_sig(self)}: missing a required tensor "
+                                f"argument: '{pname}'")
+        return self._run(arrays)
+
+    def _run(self, arrays):
+        results = self._compiled()(*arrays)
+        it = iter(results)
+        return nest.map_structure(lambda t: wrap(next(it), t.dtype) if isinstance(t, Tensor) else t,
+                                  self.structured_outputs)
+
+    def _match(self, pname, traced, value, arrays):
+        if isinstance(traced, Placeholder):
+            arrays[traced.index] = self._array_for(traced, value, pname)
+            return
+        if nest.is_nested(traced):
+            if not nest.same_structure(traced, value) and not (
+                    isinstance(traced, (list, tuple)) and isinstance(value, (list, tuple))
+                    and len(traced) == len(value)):
+                raise TypeError(f"{self.name}: argument {pname} has structure "
+                                f"{nest.structure_repr(value)}, but the function was traced "
+                                f"for {nest.structure_repr(traced)}")
+            for t, v in zip(nest.flatten(traced), nest.flatten(value)):
+                self._match(pname, t, v, arrays)
+            return
+        if isinstance(traced, Variable):
+            if value is not traced:
+                raise TypeError(f"{self.name}: argument {pname} must be the Variable the "
+                                f"function was traced with ({traced.name})")
+            return
+        same = (type(traced) is type(value) and traced == value) if _is_primitive(traced) \
+            else traced is value
+        if not same:
+            raise TypeError(
+                f"ConcreteFunction {self.name}{_short_sig(self)} was constructed with "
+                f"{type(traced).__name__} value {traced!r} in {pname}, but was called with "
+                f"{type(value).__name__} value {value!r}.")
+
+    def _array_for(self, ph: Placeholder, value, pname):
+        spec = ph.spec
+        if isinstance(value, Variable):
+            value = value.read_value()
+        if isinstance(value, EagerTensor):
+            if value.dtype is not spec.dtype:
+                raise InvalidArgumentError(
+                    f"cannot compute {self.name} as input #{ph.index}(zero-based) was expected "
+                    f"to be a {spec.dtype.name} tensor but is a {value.dtype.name} tensor")
+            arr = value._value
+        elif isinstance(value, Tensor):
+            from .leaks import leaked_tensor_error
+            raise leaked_tensor_error(value)
+        else:
+            try:
+                arr = to_numpy(value, spec.dtype)
+            except (TypeError, ValueError) as e:
+                raise InvalidArgumentError(
+                    f"cannot compute {self.name}: input #{ph.index}(zero-based) ({pname}) "
+                    f"cannot be a {spec.dtype.name} tensor: {e}") from None
+        if not spec.shape.is_compatible_with(np.shape(arr)):
+            raise InvalidArgumentError(
+                f"cannot compute {self.name} as input #{ph.index}(zero-based) was expected to "
+                f"have shape {spec.shape} but has shape {TensorShape(np.shape(arr))}")
+        return arr
+
+
+def _is_primitive(v) -> bool:
+    return v is None or isinstance(v, (bool, int, float, str, bytes, complex))
+
+
+def _spec_of(v):
+    return v.spec if isinstance(v, Placeholder) else v
+
+
+def _python_text(v) -> str:
+    return repr(v)
+
+
+def _describe(v) -> str:
+    if isinstance(v, Placeholder):
+        return f"{v.spec.dtype.name} Tensor, shape={v.spec.shape}"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(_describe(x) for x in v)
+        return f"[{inner}]" if isinstance(v, list) else f"({inner}{',' if len(v) == 1 else ''})"
+    return repr(v)
+
+
+def _describe_output(v) -> str:
+    if isinstance(v, Tensor):
+        return f"{v.dtype.name} Tensor, shape={v.shape}"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe_output(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        inner = ", ".join(_describe_output(x) for x in v)
+        return f"[{inner}]" if isinstance(v, list) else f"({inner}{',' if len(v) == 1 else ''})"
+    return repr(v)
+
+
+def _short_sig(cf) -> str:
+    return "(" + ", ".join(p for p in cf._py_sig.parameters) + ")"
+
+
+def to_spec(value, name=None):
+    """The TensorSpec a call argument leaf stands for, or None when it is not a tensor."""
+    if isinstance(value, TensorSpec):
+        return TensorSpec(value.shape, value.dtype, value.name or name)
+    if isinstance(value, EagerTensor):
+        return TensorSpec(value.shape, value.dtype, name)
+    if isinstance(value, np.ndarray):
+        return TensorSpec(value.shape, dtypes.as_dtype(value.dtype), name)
+    return None

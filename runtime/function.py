@@ -1,0 +1,483 @@
+"""`rt.function`: a Python function turned into a `Function` that converts it with
+autograph, traces it into graphs, caches the graphs (ConcreteFunctions) by input
+signature and runs them.
+
+The cache key of a call (SPEC): a tensor by dtype and shape, a Python primitive by value,
+a Variable by identity, nested lists/tuples/dicts/namedtuples by structure and leaves, any
+other object by identity (held weakly: the entries go when the object does).
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import logging
+import threading
+import weakref
+from typing import Callable, Optional
+
+import numpy as np
+
+from . import config, nest
+from .concrete import ConcreteFunction, Placeholder, to_spec
+from .graph import Graph, current_graph
+from .ops import state_ops
+from .ops.core import convert_to_tensor, identity, placeholder_op
+from .ops.state_ops import Variable
+from .shapes import TensorShape, TensorSpec
+from .tensor import EagerTensor, SymbolicTensor, Tensor
+
+logger = logging.getLogger("runtime")
+
+_PRIMITIVES = (int, float, str, bool, bytes, type(None), complex)
+_tracing = threading.local()  # stack of (Function id, key) being traced, for recursion
+
+VARIABLE_ADVICE = (
+    "rt.function only supports singleton rt.Variables created on the first call. Make sure "
+    "the rt.Variable is only created once or created outside rt.function (for example: start "
+    "from None and create it when it is None, or pass it in as an argument).")
+
+
+def function(func: Optional[Callable] = None, *, input_signature=None, autograph: bool = True,
+             reduce_retracing: bool = False, jit_compile=None, experimental_relax_shapes=None,
+             name: Optional[str] = None):
+    """Makes `func` a `Function` (also a decorator, with or without arguments)."""
+    if input_signature is not None:
+        if not isinstance(input_signature, (list, tuple)) or not all(
+                isinstance(s, TensorSpec) for s in nest.flatten(input_signature)):
+            raise TypeError("input_signature must be a possibly nested sequence of TensorSpec "
+                            f"objects, got {input_signature!r}")
+    relax = bool(reduce_retracing or experimental_relax_shapes)
+
+    def make(f):
+        return Function(f, input_signature=input_signature, autograph=autograph,
+                        reduce_retracing=relax, name=name)
+    return make if func is None else make(func)
+
+
+def _leaf_key(v, track):
+    t = type(v)
+    if t is EagerTensor:
+        return ("T", v._dtype, np.shape(v._value))
+    if t in _PRIMITIVES:
+        return (t, v)
+    if isinstance(v, SymbolicTensor):
+        return ("T", v.dtype, v.shape.as_tuple())
+    if isinstance(v, TensorSpec):
+        return ("T", v.dtype, v.shape.as_tuple())
+    if isinstance(v, np.ndarray):
+        return ("T", v.dtype, v.shape)
+    if nest.is_nested(v):
+        if isinstance(v, dict):
+            return (type(v).__name__,) + tuple((k, _leaf_key(v[k], track)) for k in
+                                               sorted(v, key=repr))
+        return (type(v).__name__,) + tuple(_leaf_key(x, track) for x in v)
+    track(v)
+    return ("V" if isinstance(v, Variable) else "O", id(v))
+
+
+class Function:
+    """A polymorphic callable: one ConcreteFunction (graph) per input signature."""
+
+    def __init__(self, python_function, input_signature=None, autograph=True,
+                 reduce_retracing=False, name=None, _instance_ref=None):
+        self._python_function = python_function
+        self._input_signature = input_signature
+        self._autograph = autograph
+        self._reduce_retracing = reduce_retracing
+        self._instance_ref = _instance_ref
+        self.__name__ = name or getattr(python_function, "__name__", "function")
+        functools.update_wrapper(self, python_function, updated=())
+        self.__name__ = name or self.__name__
+        sig = inspect.signature(python_function)
+        if _instance_ref is not None:
+            params = list(sig.parameters.values())[1:]
+            sig = sig.replace(parameters=params)
+        self._sig = sig
+        params = list(sig.parameters.values())
+        self._simple_arity = (len(params) if all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
+                              else -1)
+        self._cache: dict = {}
+        self._relaxed: dict = {}      # dtype-and-structure key -> [ConcreteFunction]
+        self._concretes: list = []    # in trace order
+        self._lock = threading.RLock()
+        self._trace_count = 0
+        self._created_variables = False
+        self._recent = collections.deque(maxlen=10)
+        self._last_key = None
+        self._converted = None
+        self._instances = weakref.WeakKeyDictionary()
+        self._watched: dict = {}
+
+    # -- public API ---------------------------------------------------------------------
+    @property
+    def python_function(self):
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        return self._input_signature
+
+    def experimental_get_tracing_count(self) -> int:
+        return self._trace_count
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        return "\n\n".join(cf.pretty_printed_signature() for cf in self._concretes)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            return self._instances[instance]
+        except KeyError:
+            pass
+        except TypeError:  # not weakly referenceable: trace per call site
+            return functools.partial(self.__call__, instance)
+        with self._lock:
+            bound = self._instances.get(instance)
+            if bound is None:
+                bound = Function(self._python_function, self._input_signature, self._autograph,
+                                 self._reduce_retracing, self.__name__, weakref.ref(instance))
+                self._instances[instance] = bound
+        return bound
+
+    def __repr__(self):
+        return f"<rt.Function {self.__name__}>"
+
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The ConcreteFunction for these arguments (tensors, TensorSpecs or Python values),
+        tracing it if needed."""
+        if self._input_signature is not None and not args and not kwargs:
+            args = tuple(self._input_signature)
+        bound = self._bind(args, kwargs)
+        if self._input_signature is not None:
+            bound, _ = self._apply_signature(bound)
+        return self._concrete_for(bound)
+
+    def __call__(self, *args, **kwargs):
+        if config.functions_run_eagerly():
+            return self._call_python(self._python_function, args, kwargs)
+        if current_graph() is not None:
+            return self._call_inline(args, kwargs)
+        # Fast path: positional tensors and primitives, an exact cache hit.
+        if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
+            key = []
+            arrays = []
+            for a in args:
+                t = type(a)
+                if t is EagerTensor:
+                    key.append(("T", a._dtype, np.shape(a._value)))
+                    arrays.append(a._value)
+                elif t in _PRIMITIVES:
+                    key.append((t, a))
+                else:
+                    break
+            else:
+                cf = self._cache.get(tuple(key))
+                if cf is not None:
+                    self._recent.append(False)
+                    return cf._run(arrays)
+        bound = self._bind(args, kwargs)
+        if self._input_signature is not None:
+            spec_bound, bound = self._apply_signature(bound)
+            return self._concrete_for(spec_bound)(*bound.args)
+        cf = self._concrete_for(bound)
+        return cf(*bound.args, **bound.kwargs)
+
+    # -- calling helpers ----------------------------------------------------------------
+    def _call_python(self, fn, args, kwargs):
+        if self._instance_ref is not None:
+            return fn(self._instance(), *args, **kwargs)
+        return fn(*args, **kwargs)
+
+    def _instance(self):
+        inst = self._instance_ref()
+        if inst is None:
+            raise ReferenceError(f"the object whose method {self.__name__} this is was deleted")
+        return inst
+
+    def _bind(self, args, kwargs) -> inspect.BoundArguments:
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        return bound
+
+    def _apply_signature(self, bound):
+        """(arguments as the signature's TensorSpecs, arguments as tensors); ValueError
+        naming both when the call does not fit the signature."""
+        flat_args = nest.flatten(list(bound.args))
+        specs = nest.flatten(list(self._input_signature))
+        ok = len(flat_args) == len(specs) and not bound.kwargs
+        converted, values = [], []
+        if ok:
+            for v, spec in zip(flat_args, specs):
+                if isinstance(v, TensorSpec):
+                    if not (v.dtype is spec.dtype and spec.shape.is_compatible_with(v.shape)):
+                        ok = False
+                        break
+                    converted.append(spec)
+                    values.append(v)
+                    continue
+                try:
+                    t = v.read_value() if isinstance(v, Variable) else convert_to_tensor(
+                        v, dtype_hint=spec.dtype)
+                except (TypeError, ValueError):
+                    ok = False
+                    break
+                if not spec.is_compatible_with(t):
+                    ok = False
+                    break
+                converted.append(spec)
+                values.append(t)
+        if not ok:
+            inputs = ",\n    ".join(str(a) for a in bound.args)
+            sig = ",\n    ".join(repr(s) for s in self._input_signature)
+            raise ValueError("Python inputs incompatible with input_signature:\n"
+                             f"  inputs: (\n    {inputs})\n  input_signature: (\n    {sig}).")
+        specs_args = nest.pack_sequence_as(list(bound.args), converted)
+        value_args = nest.pack_sequence_as(list(bound.args), values)
+        return self._bind(tuple(specs_args), {}), self._bind(tuple(value_args), {})
+
+    def _call_inline(self, args, kwargs):
+        """Called while another function is traced: run the (converted) Python code inside
+        that trace, so the graphs nest without a separate trace."""
+        bound = self._bind(args, kwargs)
+        key = self._key(bound)
+        stack = getattr(_tracing, "stack", None)
+        if stack is None:
+            stack = _tracing.stack = []
+        marker = (id(self), key)
+        if marker in stack:
+            from .errors import StagingError
+            raise StagingError(
+                f"{self.__name__} calls itself with the same kind of arguments ({_key_text(key)}) "
+                "while it is being traced, so the trace would never end. A recursion on tensor "
+                "values cannot be staged; write it as a loop (`while`/`for`) instead.")
+        stack.append(marker)
+        try:
+            return self._call_python(self._converted_function(), bound.args, bound.kwargs)
+        finally:
+            stack.pop()
+
+    def _converted_function(self):
+        if self._converted is None:
+            if self._autograph:
+                import autograph
+                self._converted = autograph.to_graph(self._python_function)
+            else:
+                self._converted = self._python_function
+        return self._converted
+
+    # -- the cache ----------------------------------------------------------------------
+    def _track(self, obj):
+        oid = id(obj)
+        if oid in self._watched:
+            return
+        try:
+            self._watched[oid] = weakref.finalize(obj, self._forget, oid)
+        except TypeError:  # not weakly referenceable: keep it alive with its traces
+            self._watched[oid] = obj
+
+    def _forget(self, oid):
+        with self._lock:
+            self._watched.pop(oid, None)
+            for key in [k for k in self._cache if _mentions(k, oid)]:
+                cf = self._cache.pop(key)
+                if cf in self._concretes:
+                    self._concretes.remove(cf)
+
+    def _key(self, bound):
+        return tuple(_leaf_key(bound.arguments[p], self._track) for p in self._sig.parameters
+                     if p in bound.arguments)
+
+    def _concrete_for(self, bound) -> ConcreteFunction:
+        key = self._key(bound)
+        cf = self._cache.get(key)
+        if cf is not None:
+            self._recent.append(False)
+            return cf
+        with self._lock:
+            cf = self._cache.get(key)
+            if cf is not None:
+                return cf
+            specs = None
+            if self._reduce_retracing:
+                cf, specs = self._relaxed_match(bound, key)
+                if cf is not None:
+                    self._cache[key] = cf
+                    return cf
+            cf = self._trace(bound, specs)
+            self._cache[key] = cf
+            self._note_trace(key)
+            if specs is not None:
+                self._relaxed.setdefault(_shapeless(key), []).append(cf)
+            elif self._reduce_retracing:
+                self._relaxed.setdefault(_shapeless(key), []).append(cf)
+            return cf
+
+    def _relaxed_match(self, bound, key):
+        """With reduce_retracing: a traced function whose (relaxed) shapes fit this call, or
+        the relaxed specs to trace one with."""
+        previous = self._relaxed.get(_shapeless(key))
+        if not previous:
+            return None, None
+        leaves = _tensor_leaves(bound)
+        for cf in previous:
+            cspecs = [p.spec for p in cf.inputs_specs]
+            if len(cspecs) == len(leaves) and all(
+                    s.shape.is_compatible_with(TensorShape(np.shape(getattr(v, "_value", v))
+                                                           if not isinstance(v, (TensorSpec, SymbolicTensor))
+                                                           else v.shape))
+                    for s, v in zip(cspecs, leaves)):
+                return cf, None
+        last = previous[-1]
+        relaxed = []
+        for p, v in zip(last.inputs_specs, leaves):
+            shape = v.shape if isinstance(v, (Tensor, TensorSpec)) else TensorShape(np.shape(v))
+            relaxed.append(TensorShape(p.spec.shape).most_specific_common(shape))
+        return None, relaxed
+
+    def _note_trace(self, key):
+        self._recent.append(True)
+        if sum(self._recent) >= 5 and len(self._recent) >= 5:
+            logger.warning(
+                "%d out of the last %d calls to %s triggered rt.function retracing. Tracing is "
+                "expensive. This call retraced because %s. Pass tensors instead of Python "
+                "values that change, use input_signature, or reduce_retracing=True.",
+                sum(self._recent), len(self._recent), self.__name__,
+                _why(self._sig, self._last_key, key))
+        self._last_key = key
+
+    # -- tracing ------------------------------------------------------------------------
+    def _trace(self, bound, specs=None) -> ConcreteFunction:
+        first = self._trace_count == 0 and not self._created_variables
+        cf, created = self._trace_once(bound, specs, allow_variables=first)
+        if created:
+            # Variables were made: trace again to check the function does not make new
+            # ones on every call (the function must be a singleton-variable function).
+            self._created_variables = True
+            cf, _ = self._trace_once(bound, specs, allow_variables=False)
+        return cf
+
+    def _trace_once(self, bound, specs, allow_variables):
+        graph = Graph(self.__name__)
+        placeholders, counter = [], iter(specs) if specs is not None else None
+        created = []
+
+        def on_create(var):
+            if not allow_variables:
+                raise ValueError(VARIABLE_ADVICE)
+            created.append(var)
+
+        traced_args, call_args = {}, {}
+        with graph.as_default():
+            for pname, value in bound.arguments.items():
+                traced_args[pname], call_args[pname] = self._trace_inputs(
+                    graph, pname, value, placeholders, counter)
+            graph.inputs = list(placeholders)
+            ba = self._sig.bind_partial()
+            ba.arguments.update(call_args)
+            previous = getattr(state_ops._creation_hooks, "hook", None)
+            state_ops._creation_hooks.hook = on_create
+            stack = getattr(_tracing, "stack", None)
+            if stack is None:
+                stack = _tracing.stack = []
+            stack.append((id(self), self._key(bound)))
+            try:
+                out = self._call_python(self._converted_function(), ba.args, ba.kwargs)
+            finally:
+                stack.pop()
+                state_ops._creation_hooks.hook = previous
+            outputs = nest.map_structure(lambda v: _output_tensor(graph, v), out)
+        self._trace_count += 1
+        cf = ConcreteFunction(self.__name__, self._sig, graph, traced_args,
+                              [p for p, _ in placeholders], outputs,
+                              [t for t in nest.flatten(outputs) if isinstance(t, Tensor)])
+        cf.inputs_specs = [ph for _, ph in placeholders]
+        self._concretes.append(cf)
+        return cf, created
+
+    def _trace_inputs(self, graph, pname, value, placeholders, relaxed_shapes):
+        def leaf(v):
+            spec = to_spec(v, pname)
+            if spec is None:
+                if isinstance(v, SymbolicTensor):
+                    spec = TensorSpec(v.shape, v.dtype, pname)
+                else:
+                    return v, v
+            if relaxed_shapes is not None:
+                spec = TensorSpec(next(relaxed_shapes), spec.dtype, spec.name)
+            t = placeholder_op(graph, spec.dtype, spec.shape, name=pname)
+            ph = Placeholder(TensorSpec(spec.shape, spec.dtype, pname), len(placeholders))
+            placeholders.append((t, ph))
+            return ph, t
+        if nest.is_nested(value):
+            pairs = [leaf(v) for v in nest.flatten(value)]
+            return (nest.pack_sequence_as(value, [p[0] for p in pairs]),
+                    nest.pack_sequence_as(value, [p[1] for p in pairs]))
+        return leaf(value)
+
+
+def _output_tensor(graph, v):
+    if v is None:
+        return None
+    from .ops.tensor_array import TensorArray
+    if isinstance(v, TensorArray):
+        v = v.stack()
+    if isinstance(v, Variable):
+        v = v.read_value()
+    if isinstance(v, Tensor) or isinstance(v, _PRIMITIVES) or isinstance(v, (np.ndarray, np.generic)):
+        return identity(v if isinstance(v, Tensor) else convert_to_tensor(v), name="Identity")
+    raise TypeError(f"a traced function must return tensors, Python numbers or None (possibly "
+                    f"nested in lists, tuples and dicts); it returned {v!r}")
+
+
+def _tensor_leaves(bound):
+    out = []
+    for v in bound.arguments.values():
+        for leaf in nest.flatten(v):
+            if isinstance(leaf, (Tensor, TensorSpec, np.ndarray)):
+                out.append(leaf)
+    return out
+
+
+def _shapeless(key):
+    if isinstance(key, tuple) and len(key) == 3 and key[0] == "T":
+        return ("T", key[1])
+    if isinstance(key, tuple):
+        return tuple(_shapeless(k) for k in key)
+    return key
+
+
+def _mentions(key, oid) -> bool:
+    if isinstance(key, tuple):
+        if len(key) == 2 and key[0] in ("V", "O") and key[1] == oid:
+            return True
+        return any(_mentions(k, oid) for k in key)
+    return False
+
+
+def _key_text(key) -> str:
+    return ", ".join(_leaf_text(k) for k in key)
+
+
+def _leaf_text(k) -> str:
+    if isinstance(k, tuple) and len(k) == 3 and k[0] == "T":
+        return f"{k[1].name} tensor of shape {TensorShape(k[2])}"
+    if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type):
+        return f"{k[0].__name__} value {k[1]!r}"
+    if isinstance(k, tuple) and len(k) == 2 and k[0] in ("V", "O"):
+        return "Variable" if k[0] == "V" else "object"
+    return "nested structure"
+
+
+def _why(sig, old, new) -> str:
+    if old is None:
+        return "it was the first call"
+    names = list(sig.parameters)
+    for name, a, b in zip(names, old, new):
+        if a != b:
+            return f"argument '{name}' changed from {_leaf_text(a)} to {_leaf_text(b)}"
+    return "the arguments changed"
