@@ -2,6 +2,7 @@
 tensor makers (fill, zeros, ones, eye, range)."""
 from __future__ import annotations
 
+import builtins
 from typing import Optional
 
 import numpy as np
@@ -97,8 +98,8 @@ def _transpose_infer(inputs, perm):
     if x.shape.rank is None:
         return [(TensorShape(None), x.dtype)]
     if perm is None:
-        perm = tuple(range(x.shape.rank))[::-1]
-    if sorted(perm) != list(range(x.shape.rank)):
+        perm = tuple(builtins.range(x.shape.rank))[::-1]
+    if sorted(perm) != list(builtins.range(x.shape.rank)):
         raise InvalidArgumentError(f"transpose: {list(perm)} is not a permutation of the "
                                    f"{x.shape.rank} dimensions of a tensor of shape {x.shape}")
     return [(TensorShape([x.shape[p] for p in perm]), x.dtype)]
@@ -115,7 +116,7 @@ def transpose(a, perm=None, name: Optional[str] = None):
     x = convert_to_tensor(a)
     perm = None if perm is None else tuple(static_axis(perm, "perm"))
     if perm is None and x.shape.rank is not None:
-        perm = tuple(range(x.shape.rank))[::-1]
+        perm = tuple(builtins.range(x.shape.rank))[::-1]
     return apply_op(TRANSPOSE, [x], {"perm": perm}, name=name)
 
 
@@ -198,10 +199,10 @@ def _concat_infer(inputs, axis):
         raise InvalidArgumentError(f"ConcatV2: axis {axis} is out of range for rank {rank}")
     axis %= rank
     out = [None] * rank
-    for i in range(rank):
+    for i in builtins.range(rank):
         dims = [t.shape[i] for t in inputs if t.shape.rank is not None]
-        if i == axis:
-            out[i] = None if None in dims else sum(dims)
+        if i == axis:  # an input of unknown rank adds an unknown amount
+            out[i] = None if None in dims or len(dims) < len(inputs) else sum(dims)
         else:
             known = {x for x in dims if x is not None}
             if len(known) > 1:
@@ -281,7 +282,7 @@ def _unstack_kernel(x, axis, num):
     if np.shape(x)[axis] != num:
         raise InvalidArgumentError(f"Unpack: expected {num} values along axis {axis}, "
                                    f"got {np.shape(x)[axis]}")
-    return tuple(np.take(x, i, axis=axis) for i in range(num))
+    return tuple(np.take(x, i, axis=axis) for i in builtins.range(num))
 
 
 UNSTACK = OpDef("Unpack", _unstack_infer, _unstack_kernel, multi_output=True)
@@ -424,7 +425,10 @@ def fill(dims, value, name: Optional[str] = None):
     v = convert_to_tensor(value)
     static = _static_shape_arg(dims, "dims")
     if static is None:
-        return apply_op(FILL_DYNAMIC, [stack_values(dims, dtypes.int32), v], name=name)
+        out = apply_op(FILL_DYNAMIC, [stack_values(dims, dtypes.int32), v], name=name)
+        if isinstance(dims, (list, tuple)):  # keep the dims known now: zeros([n, 2])
+            out.set_shape([d if isinstance(d, (int, np.integer)) else None for d in dims])
+        return out
     if any(d < 0 for d in static):
         raise InvalidArgumentError(f"Fill dimensions must be >= 0, got {list(static)}")
     return apply_op(FILL, [v], {"shape": static}, name=name)
@@ -501,6 +505,7 @@ def _range_kernel(start, limit, delta, dtype):
 RANGE = OpDef("Range", _range_infer, _range_kernel)
 
 
+# `range` below is the op; the builtin is `builtins.range` in this module.
 def range(start, limit=None, delta=1, dtype=None, name: Optional[str] = None):  # noqa: A001
     """Like Python's range, as a 1-D tensor: rt.range(5), rt.range(1, n + 1)."""
     if limit is None:

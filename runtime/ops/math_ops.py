@@ -60,14 +60,24 @@ def _truediv(x, y):
     return np.true_divide(x, y)
 
 
+def _integer_checked(fn):
+    """numpy gives 0 (and a warning) for an integer divided by zero; TensorFlow raises."""
+    def kernel(x, y):
+        if np.asarray(y).dtype.kind in "iu" and not np.all(y):
+            raise InvalidArgumentError("Integer division by zero")
+        return fn(x, y)
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
 # name, public function name, kernel, accepted kind, output dtype (None: the inputs')
 BINARY_TABLE = [
     ("AddV2", "add", np.add, ANY, None),
     ("Sub", "subtract", np.subtract, NUMERIC, None),
     ("Mul", "multiply", np.multiply, NUMERIC, None),
     ("RealDiv", "divide", _truediv, NUMERIC, "div"),
-    ("FloorDiv", "floordiv", np.floor_divide, NUMERIC, None),
-    ("FloorMod", "mod", np.mod, NUMERIC, None),
+    ("FloorDiv", "floordiv", _integer_checked(np.floor_divide), NUMERIC, None),
+    ("FloorMod", "mod", _integer_checked(np.mod), NUMERIC, None),
     ("Pow", "pow", np.power, NUMERIC, None),
     ("Maximum", "maximum", np.maximum, NUMERIC, None),
     ("Minimum", "minimum", np.minimum, NUMERIC, None),
@@ -342,8 +352,8 @@ def _make_arg(opdef):
     def fn(input, axis=None, output_type=dtypes.int64, name: Optional[str] = None):  # noqa: A002
         x = convert_to_tensor(input)
         axis = 0 if axis is None else static_axis(axis)
-        if x.shape.rank:
-            axis = axis % x.shape.rank
+        if x.shape.rank:  # checked, not wrapped: axis 3 of a vector is an error
+            axis = shape_utils.normalize_axes(axis, x.shape.rank)[0]
         return apply_op(opdef, [x], {"axis": axis, "output_type": dtypes.as_dtype(output_type)},
                         name=name)
     return fn
