@@ -126,11 +126,25 @@ def binary_operands(x, y):
     """Both operands as tensors of one dtype: a Python value adopts the other's dtype."""
     if isinstance(y, Tensor) and not isinstance(x, Tensor):
         y = convert_to_tensor(y)
+        if not _fits(x, y.dtype) and isinstance(x, (bool, int, float)):
+            raise _python_value_error(x, y.dtype)
         return convert_to_tensor(x, dtype=y.dtype), y
     x = convert_to_tensor(x)
     if not isinstance(y, Tensor):
-        y = convert_to_tensor(y, dtype=x.dtype) if _fits(y, x.dtype) else convert_to_tensor(y)
+        if _fits(y, x.dtype):
+            y = convert_to_tensor(y, dtype=x.dtype)
+        elif isinstance(y, (bool, int, float)):
+            raise _python_value_error(y, x.dtype)
+        else:
+            y = convert_to_tensor(y)
     return x, y
+
+
+def _python_value_error(value, dtype) -> DTypeMismatchError:
+    return DTypeMismatchError(
+        f"cannot use the Python value {value!r} with a {dtype.name} tensor: a Python number "
+        f"takes the dtype of the tensor it meets, and {value!r} is not a {dtype.name}; use "
+        "rt.cast on the tensor or write the number in its dtype")
 
 
 def _fits(value, dtype) -> bool:
