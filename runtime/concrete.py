@@ -39,6 +39,7 @@ class ConcreteFunction:
         self.inputs = placeholders
         self.structured_outputs = outputs_struct
         self.outputs = output_tensors
+        self.inputs_specs = []  # the Placeholder records of `inputs`, in order
         self._plan = None
 
     # -- signature ----------------------------------------------------------------------
@@ -96,6 +97,19 @@ class ConcreteFunction:
         return plan
 
     def __call__(self, *args, **kwargs):
+        try:
+            return self._call_structured(args, kwargs)
+        except TypeError:
+            # As in TensorFlow: tensors alone, positionally, fill the tensor inputs in order
+            # (the traced Python arguments are already part of the graph).
+            if kwargs or len(args) != len(self.inputs) or not all(
+                    isinstance(a, (Tensor, np.ndarray, Variable)) for a in args):
+                raise
+        arrays = [self._array_for(ph, a, ph.spec.name)
+                  for ph, a in zip(self.inputs_specs, args)]
+        return self._run(arrays)
+
+    def _call_structured(self, args, kwargs):
         try:
             bound = self._py_sig.bind_partial(*args, **kwargs)
         except TypeError as e:
