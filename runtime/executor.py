@@ -81,6 +81,10 @@ class _Emitter:
         try:
             return self.names[id(t)]
         except KeyError:
+            if t.op.opdef.name == "Placeholder":
+                raise InvalidArgumentError(
+                    f"You must feed a value for placeholder tensor '{t.op.name}' with dtype "
+                    f"{t.dtype.name} and shape {t.shape}", t.op.name) from None
             raise InvalidArgumentError(
                 f"the graph needs '{t.name}', which has no value: a placeholder that was not "
                 "fed, or a tensor from another graph") from None

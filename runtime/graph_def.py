@@ -98,6 +98,11 @@ def graph_def(graph) -> GraphDef:
     return GraphDef([node_def(op, names) for op in graph._ops], library)
 
 
+def graph_text(graph) -> str:
+    """The graph's one text form: its GraphDef printed by the printer below."""
+    return str(graph_def(graph))
+
+
 def _collect_functions(graph, library, names):
     for op in graph._ops:
         for k, v in op.attrs.items():

@@ -119,11 +119,12 @@ def to_numpy(value, dtype: Optional[dtypes.DType] = None) -> np.ndarray:
         raise TypeError(f"cannot convert {value!r} to a {target.name} tensor")
     try:
         arr = np.asarray(value)
-    except ValueError as e:
-        raise ValueError(f"cannot convert {value!r} to a tensor: {e}") from None
-    if arr.dtype == object:
+    except ValueError:
         raise ValueError(f"cannot convert {value!r} to a tensor: the nested lists are ragged "
-                         "or hold non-numeric values")
+                         "(rows of different lengths); a tensor must be rectangular") from None
+    if arr.dtype == object:
+        raise ValueError(f"cannot convert {value!r} to a tensor: the nested lists are ragged, "
+                         "hold non-numeric values, or hold integers too large for int64")
     if arr.dtype != target.np_dtype:
         if target.is_integer and arr.dtype.kind == "f":
             if not np.all(np.isfinite(arr)) or not np.all(arr == np.trunc(arr)):
@@ -173,6 +174,9 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
     conv = getattr(value, "_as_tensor", None)
     if conv is not None:
         return conv(dtype)
+    if isinstance(value, (list, tuple)) and _holds_tensor(value):
+        from .array_ops import stack  # a list holding tensors is packed, as TensorFlow does
+        return stack([convert_to_tensor(v, dtype, dtype_hint) for v in value], name=name)
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
         return constant(value, dtype, name=name)
@@ -182,6 +186,11 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
         except (TypeError, ValueError):
             pass
     return constant(value, name=name)
+
+
+def _holds_tensor(value) -> bool:
+    return any(isinstance(v, Tensor) or getattr(v, "_as_tensor", None) is not None
+               or (isinstance(v, (list, tuple)) and _holds_tensor(v)) for v in value)
 
 
 def _const_infer(inputs, value, dtype):

@@ -108,7 +108,7 @@ def _size_kernel(storage):
     return np.int32(len(storage.items))
 
 
-def _unstack_infer(inputs, dynamic_size):
+def _unstack_infer(inputs, dtype_holder, dynamic_size):
     return _HANDLE
 
 
