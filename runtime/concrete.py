@@ -2,6 +2,8 @@
 traced for, and how such a signature is printed."""
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from . import dtypes, nest
@@ -148,8 +150,12 @@ class ConcreteFunction:
                 raise TypeError(f"{self.name}: argument {pname} must be the Variable the "
                                 f"function was traced with ({traced.name})")
             return
-        same = (type(traced) is type(value) and traced == value) if _is_primitive(traced) \
-            else traced is value
+        if isinstance(traced, WeakArg):
+            same = traced.ref() is value
+        elif _is_primitive(traced):
+            same = type(traced) is type(value) and traced == value
+        else:
+            same = traced is value
         if not same:
             raise TypeError(
                 f"ConcreteFunction {self.name}{_short_sig(self)} was constructed with "
@@ -181,6 +187,30 @@ class ConcreteFunction:
                 f"cannot compute {self.name} as input #{ph.index}(zero-based) was expected to "
                 f"have shape {spec.shape} but has shape {TensorShape(np.shape(arr))}")
         return arr
+
+
+class WeakArg:
+    """A traced Python object argument, held weakly so the trace does not keep it alive."""
+
+    __slots__ = ("ref",)
+
+    def __init__(self, obj):
+        self.ref = weakref.ref(obj)
+
+    def __repr__(self):
+        obj = self.ref()
+        return repr(obj) if obj is not None else "<deleted object>"
+
+
+def traced_python_value(v):
+    """How a trace keeps a Python argument: primitives, containers and Variables as they
+    are, other objects weakly where they allow it."""
+    if _is_primitive(v) or isinstance(v, Variable) or nest.is_nested(v):
+        return v
+    try:
+        return WeakArg(v)
+    except TypeError:
+        return v
 
 
 def _is_primitive(v) -> bool:

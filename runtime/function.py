@@ -18,8 +18,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import config, nest
-from .concrete import ConcreteFunction, Placeholder, to_spec
+from . import config, dtypes, nest
+from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
 from .graph import Graph, current_graph
 from .ops import state_ops
 from .ops.core import convert_to_tensor, identity, placeholder_op
@@ -66,7 +66,7 @@ def _leaf_key(v, track):
     if isinstance(v, TensorSpec):
         return ("T", v.dtype, v.shape.as_tuple())
     if isinstance(v, np.ndarray):
-        return ("T", v.dtype, v.shape)
+        return ("T", dtypes.as_dtype(v.dtype), v.shape)
     if nest.is_nested(v):
         if isinstance(v, dict):
             return (type(v).__name__,) + tuple((k, _leaf_key(v[k], track)) for k in
@@ -406,7 +406,7 @@ class Function:
                 if isinstance(v, SymbolicTensor):
                     spec = TensorSpec(v.shape, v.dtype, pname)
                 else:
-                    return v, v
+                    return traced_python_value(v), v
             if relaxed_shapes is not None:
                 spec = TensorSpec(next(relaxed_shapes), spec.dtype, spec.name)
             t = placeholder_op(graph, spec.dtype, spec.shape, name=pname)
