@@ -1,0 +1,12 @@
+"""AutoGraph, small: plain Python control flow over tensors, converted to staged operators.
+
+    import autograph as ag
+    g = ag.to_graph(f)       # same results as f on Python values; stages on tensors
+    print(ag.to_code(f))     # the converted source
+"""
+from autograph import operators
+from autograph.api import set_verbosity, to_code, to_graph
+from autograph.errors import StagingError
+from autograph.operators.calls import do_not_convert
+
+__all__ = ["to_graph", "to_code", "do_not_convert", "set_verbosity", "operators", "StagingError"]

@@ -1,0 +1,17 @@
+"""Static analyses. Each one annotates nodes (see `autograph.anno`); converters only read.
+
+`analyze(fn_node)` runs them all on one function, in dependency order:
+activity (names read and written) -> cfg -> liveness, reaching definitions.
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.analysis import activity, cfg, liveness, reaching_definitions
+
+
+def analyze(fn_node: gast.FunctionDef) -> cfg.Graph:
+    graph = cfg.build(fn_node)
+    liveness.annotate(graph)
+    reaching_definitions.annotate(graph)
+    return graph

@@ -1,0 +1,182 @@
+"""Control flow graph of one function, one node per simple statement or condition.
+
+Compound statements get a `before` and an `after` node (no code) so that analyses can
+ask "what holds on entry to this `if`/loop" and "what is live after it". The nodes are
+recorded on the statement as annotations `cfg_before`, `cfg_after` and `cfg_head` (the
+test of an `if`/`while`, the per-iteration target assignment of a `for`).
+Exceptions: every node inside a `try` body may jump to each handler and to `finally`.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import gast
+
+from autograph import anno
+from autograph.analysis import activity
+from autograph.errors import ConversionError
+
+
+class Node:
+    __slots__ = ("index", "ast", "act", "succ", "pred")
+
+    def __init__(self, index: int, ast_node: Optional[gast.AST], act: activity.Activity):
+        self.index, self.ast, self.act = index, ast_node, act
+        self.succ: list = []
+        self.pred: list = []
+
+    def __repr__(self) -> str:
+        return f"Node({self.index}, {type(self.ast).__name__})"
+
+
+class Graph:
+    def __init__(self, fn_node: gast.AST):
+        self.fn_node = fn_node
+        self.nodes: list = []
+        body = activity.of_body(fn_node)
+        self.params = set(activity.params(fn_node))
+        self.declared = body.declared_global | body.declared_nonlocal
+        self.locals = (body.writes | body.deletes | self.params) - self.declared
+        self.entry = self.new(None)
+        self.exit = self.new(None)
+
+    def new(self, ast_node: Optional[gast.AST], act: Optional[activity.Activity] = None) -> Node:
+        node = Node(len(self.nodes), ast_node, act or activity.Activity())
+        self.nodes.append(node)
+        return node
+
+
+def _link(preds: list, node: Node) -> None:
+    for p in preds:
+        if node not in p.succ:
+            p.succ.append(node)
+            node.pred.append(p)
+
+
+class _Builder:
+    def __init__(self, graph: Graph):
+        self.g = graph
+        self.loops: list = []       # (continue target, list of break sources)
+        self.raise_targets: list = []   # stack of handler/finally entry lists
+
+    def node(self, ast_node: gast.AST, part: Optional[gast.AST], preds: list) -> Node:
+        act = activity.of(part, record_nodes=True) if part is not None else None
+        n = self.g.new(ast_node, act)
+        _link(preds, n)
+        for targets in self.raise_targets:
+            for t in targets:
+                _link([n], t)
+        return n
+
+    def block(self, stmts: list, preds: list) -> list:
+        for stmt in stmts:
+            preds = self.stmt(stmt, preds)
+        return preds
+
+    def stmt(self, s: gast.AST, preds: list) -> list:
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is not None:
+            return method(s, preds)
+        if isinstance(s, (gast.Match, gast.AsyncWith, gast.AsyncFor)) or hasattr(s, "body"):
+            raise ConversionError(f"line {getattr(s, 'lineno', '?')}: "
+                                  f"`{type(s).__name__}` is not supported")
+        n = self.node(s, s, preds)
+        if isinstance(s, (gast.Return, gast.Raise)):
+            _link([n], self.g.exit)
+            return []
+        if isinstance(s, gast.Break):
+            if self.loops:
+                self.loops[-1][1].append(n)
+            return []
+        if isinstance(s, gast.Continue):
+            if self.loops:
+                _link([n], self.loops[-1][0])
+            return []
+        return [n]
+
+    def _around(self, s: gast.AST, preds: list) -> Node:
+        before = self.node(s, None, preds)
+        anno.set_(s, "cfg_before", before)
+        return before
+
+    def _after(self, s: gast.AST, exits: list) -> list:
+        after = self.g.new(s)
+        _link(exits, after)
+        anno.set_(s, "cfg_after", after)
+        return [after]
+
+    def stmt_FunctionDef(self, s, preds):
+        return [self.node(s, s, preds)]
+
+    stmt_ClassDef = stmt_FunctionDef
+
+    def stmt_If(self, s, preds):
+        before = self._around(s, preds)
+        test = self.node(s, s.test, [before])
+        anno.set_(s, "cfg_head", test)
+        exits = self.block(s.body, [test]) + self.block(s.orelse, [test])
+        return self._after(s, exits)
+
+    def _loop(self, s, head, body_preds):
+        breaks: list = []
+        self.loops.append((head, breaks))
+        exits = self.block(s.body, body_preds)
+        self.loops.pop()
+        _link(exits, head)
+        return breaks
+
+    def stmt_While(self, s, preds):
+        before = self._around(s, preds)
+        test = self.node(s, s.test, [before])
+        anno.set_(s, "cfg_head", test)
+        breaks = self._loop(s, test, [test])
+        return self._after(s, breaks + self.block(s.orelse, [test]))
+
+    def stmt_For(self, s, preds):
+        before = self._around(s, preds)
+        iterate = self.node(s, s.iter, [before])
+        head = self.node(s, anno.get(s, "extra_test", None), [iterate])
+        target = self.node(s, s.target, [head])
+        anno.set_(s, "cfg_head", head)
+        breaks = self._loop(s, head, [target])
+        return self._after(s, breaks + self.block(s.orelse, [head]))
+
+    def stmt_With(self, s, preds):
+        before = self._around(s, preds)
+        items = self.node(s, [i for it in s.items for i in (it.context_expr, it.optional_vars) if i],
+                          [before])
+        return self._after(s, self.block(s.body, [items]))
+
+    def stmt_Try(self, s, preds):
+        before = self._around(s, preds)
+        handler_entries = [self.g.new(h, activity.of([x for x in (h.type, h.name) if x]))
+                           for h in s.handlers]
+        final_entry = self.g.new(s) if s.finalbody else None
+        targets = handler_entries + ([final_entry] if final_entry else [])
+        for t in targets:
+            _link([before], t)
+        self.raise_targets.append(targets)
+        body_exits = self.block(s.body, [before])
+        self.raise_targets.pop()
+        if final_entry is not None:
+            self.raise_targets.append([final_entry])
+        exits = self.block(s.orelse, body_exits)
+        for h, entry in zip(s.handlers, handler_entries):
+            exits += self.block(h.body, [entry])
+        if final_entry is not None:
+            self.raise_targets.pop()
+            _link(exits, final_entry)
+            exits = self.block(s.finalbody, [final_entry])
+            _link(exits, self.g.exit)     # re-raise after finally
+        return self._after(s, exits)
+
+    stmt_TryStar = stmt_Try
+
+
+def build(fn_node: gast.AST) -> Graph:
+    graph = Graph(fn_node)
+    builder = _Builder(graph)
+    exits = builder.block(fn_node.body, [graph.entry])
+    _link(exits, graph.exit)
+    anno.set_(fn_node, "cfg", graph)
+    return graph

@@ -1,0 +1,37 @@
+"""Live names: those whose current value may still be read.
+
+Annotates each compound statement with `live_in` (live at its entry or, for loops, at
+the top of each iteration) and `live_out` (live right after it). A converted construct
+carries as state only the names it modifies that are live in or out: a name assigned
+in a loop body and read only later in the same iteration stays local to the body.
+"""
+from __future__ import annotations
+
+from autograph import anno
+from autograph.analysis.cfg import Graph
+
+
+def annotate(graph: Graph) -> None:
+    live_in = {n: frozenset() for n in graph.nodes}
+    work = list(reversed(graph.nodes))
+    pending = set(work)
+    while work:
+        node = work.pop()
+        pending.discard(node)
+        out = frozenset().union(*(live_in[s] for s in node.succ))
+        act = node.act
+        new = (out - act.writes) | act.reads
+        if new != live_in[node]:
+            live_in[node] = new
+            for p in node.pred:
+                if p not in pending:
+                    pending.add(p)
+                    work.append(p)
+    for node in graph.nodes:
+        stmt = node.ast
+        if stmt is None:
+            continue
+        if anno.get(stmt, "cfg_after", None) is node:
+            anno.set_(stmt, "live_out", live_in[node])
+        if anno.get(stmt, "cfg_head", None) is node:
+            anno.set_(stmt, "live_in", live_in[node])

@@ -1,0 +1,1 @@
+"""One rewrite per module; `autograph.pipeline` runs them in order."""

@@ -1,0 +1,24 @@
+"""`assert` into `ag__.assert_stmt`, which also works on tensors.
+
+    assert x > 0, 'x must be positive'   ->   ag__.assert_stmt(x > 0, lambda: 'x must be positive')
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph.converters.expressions import ExpressionTransformer, lazy_safe, operator_call, thunk
+
+
+class AssertTransformer(ExpressionTransformer):
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        if node.msg is not None and not lazy_safe(node.msg):
+            return node
+        args = [node.test] + ([thunk(node.msg)] if node.msg is not None else [])
+        stmt = gast.Expr(value=operator_call("assert_stmt", args, node))
+        stmt.lineno, stmt.col_offset = node.lineno, node.col_offset
+        return stmt
+
+
+def transform(fn_node: gast.AST, ctx) -> gast.AST:
+    return AssertTransformer().visit(fn_node)

@@ -1,0 +1,94 @@
+"""What the converters of one function share: its namespace, fresh names, and results
+that later converters read (names that may hold an `Undefined` marker)."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import logging
+
+import gast
+
+logger = logging.getLogger("autograph")
+
+SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+class Context:
+    def __init__(self, fn_node: gast.AST, filename: str, namespace: Optional[dict] = None,
+                 recursive: bool = True):
+        self.fn_node = fn_node
+        self.filename = filename
+        self.namespace = namespace or {}      # globals + closure values of the user function
+        self.recursive = recursive
+        self.used_names = {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)}
+        self.used_names |= {n.name for n in gast.walk(fn_node) if isinstance(n, SCOPES[:2] + (gast.ClassDef,))}
+        self.may_hold_undefined: set = set()   # names an Undefined marker may reach
+        self.needs_init: set = set()           # names bound to a marker at function entry
+        self.all_locals = {n.id for n in gast.walk(fn_node)
+                           if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        self.all_locals |= {n.name for n in gast.walk(fn_node) if isinstance(n, SCOPES[:2] + (gast.ClassDef,))
+                            and n is not fn_node}
+        self.has_class_cell = False
+        args = getattr(fn_node, "args", None)
+        positional = (args.posonlyargs + args.args) if args is not None else []
+        self.first_param = positional[0].id if positional else None
+        self.graph = self.graph_act = None
+        self.captured: set = set()
+        self.fresh: dict = {}
+        self.taken: set = set()
+
+    def for_scope(self, fn_node: gast.AST) -> "Context":
+        """A context for a nested function: its own analyses, the same fresh names."""
+        child = Context.__new__(Context)
+        child.__dict__.update(self.__dict__)
+        child.fn_node = fn_node
+        child.may_hold_undefined, child.needs_init = set(), set()
+        child.graph = child.graph_act = None
+        child.captured = set()
+        args = fn_node.args
+        positional = args.posonlyargs + args.args
+        child.first_param = positional[0].id if positional else None
+        return child
+
+    def log(self, node: gast.AST, message: str) -> None:
+        """Conversion decisions, shown with `ag.set_verbosity(1)`."""
+        logger.info("%s:%s: %s", self.filename, getattr(node, "lineno", "?"), message)
+
+    def new_name(self, base: str, unique: bool = False) -> str:
+        """`base`, or `base_1`, ...: a name the user's code does not use. With `unique`,
+        a name not returned before either (for flags that can be live together)."""
+        if base in self.fresh and not unique:
+            return self.fresh[base]
+        name, i = base, 0
+        while name in self.used_names or (unique and name in self.taken):
+            i += 1
+            name = f"{base}{i}"
+        self.fresh[base] = name
+        self.taken.add(name)
+        return name
+
+
+def walk_scope(node: Any):
+    """Like gast.walk, but does not enter nested functions, lambdas or classes."""
+    todo = [node] if not isinstance(node, list) else list(node)
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, SCOPES) and n is not node:
+            continue
+        todo.extend(gast.iter_child_nodes(n))
+
+
+def contains(node: Any, kinds: tuple, stop: tuple = ()) -> bool:
+    """Whether `node` (or list) has a node of `kinds` outside nested scopes and `stop` nodes."""
+    todo = [node] if not isinstance(node, list) else list(node)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, kinds):
+            return True
+        if isinstance(n, SCOPES) and n is not node:
+            continue
+        for child in gast.iter_child_nodes(n):
+            if not isinstance(child, stop):
+                todo.append(child)
+    return False

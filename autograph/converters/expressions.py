@@ -1,0 +1,36 @@
+"""Shared by the expression converters: wrapping operands in `lambda:` is only safe when
+evaluating them in a new scope means the same thing."""
+from __future__ import annotations
+
+import gast
+
+
+def lazy_safe(node: gast.AST) -> bool:
+    """Whether `node` can be evaluated later inside a `lambda` (no `:=`, `yield`, `await`)."""
+    return not any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
+                   for n in gast.walk(node))
+
+
+def thunk(node: gast.AST) -> gast.Lambda:
+    lam = gast.Lambda(args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
+                                          kw_defaults=[], kwarg=None, defaults=[]), body=node)
+    lam.lineno = getattr(node, "lineno", None) or 1
+    lam.col_offset = 0
+    return lam
+
+
+def operator_call(op: str, args: list, like: gast.AST) -> gast.Call:
+    lineno = getattr(like, "lineno", None) or 1
+    func = gast.Attribute(value=gast.Name(id="ag__", ctx=gast.Load(), annotation=None,
+                                          type_comment=None), attr=op, ctx=gast.Load())
+    call = gast.Call(func=func, args=args, keywords=[])
+    for n in (call, func, func.value):
+        n.lineno, n.col_offset = lineno, getattr(like, "col_offset", 0) or 0
+    return call
+
+
+class ExpressionTransformer(gast.NodeTransformer):
+    """Base: converts everywhere in the function except class bodies."""
+
+    def visit_ClassDef(self, node):
+        return node

@@ -1,0 +1,124 @@
+"""`while` and `for` loops into `ag__.while_stmt` / `ag__.for_stmt`.
+
+    while i < n:                     def loop_test(i, s):
+        s = s + i                        return i < n
+        i = i + 1            ->      def loop_body(i, s):
+                                         s = s + i
+                                         i = i + 1
+                                         return i, s
+                                     i, s = ag__.while_stmt(loop_test, loop_body, (i, s), ('i', 's'))
+
+    for x in xs:                     def loop_body(x, s):
+        s = s + x            ->          s = s + x
+                                         return s
+                                     s = ag__.for_stmt(xs, loop_body, (s,), ('s',))
+
+The loop variable of a `for` is the body's first argument; when it is also state (read
+after the loop) or not a plain name, the body receives the item as `itr` and assigns
+it. `range(...)` as the iterable becomes `ag__.range_(...)`, which is the builtin range
+for Python bounds and a staged range for tensor bounds. `break_statements` leaves a
+`for` its flag test in the `extra_test` annotation, passed as `extra_test=`.
+"""
+from __future__ import annotations
+
+import builtins
+
+import gast
+
+from autograph import anno, templates
+from autograph.analysis import activity
+from autograph.converters import state
+from autograph.converters.context import Context
+
+
+def _call(op: str, args: list, lineno: int, keywords: list = ()) -> gast.Call:
+    call = templates.replace_as_expression(f"ag__.{op}()", lineno)
+    call.args = args
+    call.keywords = list(keywords)
+    return call
+
+
+def _finish(call: gast.Call, names: list, lineno: int) -> list:
+    if names:
+        return templates.replace("target = call", lineno, target=state.assigned(names), call=call)
+    return templates.replace("call", lineno, call=call)
+
+
+class LoopTransformer(gast.NodeTransformer):
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+    def visit_While(self, node):
+        ctx = self.ctx
+        modified_all = activity.of(node.body).writes
+        modified = modified_all & ctx.graph.locals
+        reason = state.blocker(node, node.body, ctx, modified)
+        if reason is None and node.orelse:
+            reason = "an `else` clause"
+        if reason is None and any(isinstance(n, gast.NamedExpr) for n in gast.walk(node.test)):
+            reason = "`:=` in its condition"
+        self.generic_visit(node)
+        if reason:
+            ctx.log(node, f"`while` left to Python: {reason}")
+            return node
+        names = state.state_names(node, modified)
+        test_name, body_name = ctx.new_name("loop_test"), ctx.new_name("loop_body")
+        test_fn = state.function(test_name, names, [], node.test, node.lineno, ctx, set())
+        body_fn = state.function(body_name, names, node.body, state.returned(names), node.lineno,
+                                 ctx, modified_all)
+        args = [templates.name(test_name), templates.name(body_name)]
+        if names:
+            args += [state.initial_values(node, names, ctx), state.names_literal(names)]
+        return [test_fn, body_fn] + _finish(_call("while_stmt", args, node.lineno), names,
+                                            node.lineno)
+
+    def visit_For(self, node):
+        ctx = self.ctx
+        target_act = activity.of(node.target)
+        modified_all = activity.of(node.body).writes | target_act.writes
+        modified = modified_all & ctx.graph.locals
+        reason = state.blocker(node, node.body, ctx, modified)
+        if reason is None and node.orelse:
+            reason = "an `else` clause"
+        self.generic_visit(node)
+        if reason:
+            ctx.log(node, f"`for` left to Python: {reason}")
+            return node
+        names = state.state_names(node, modified)
+        body_name = ctx.new_name("loop_body")
+        target = node.target
+        if isinstance(target, gast.Name) and target.id not in names:
+            item, prologue = target.id, []
+        else:
+            item = ctx.new_name("itr")
+            prologue = templates.replace("target = item", node.lineno, target=target, item=item)
+        body_fn = state.function(body_name, [item] + names, prologue + node.body,
+                                 state.returned(names), node.lineno, ctx, modified_all)
+        out = [body_fn]
+        args = [self._iterable(node.iter), templates.name(body_name)]
+        if names:
+            args += [state.initial_values(node, names, ctx), state.names_literal(names)]
+        keywords = []
+        extra = anno.get(node, "extra_test", None)
+        if extra is not None:
+            test_name = ctx.new_name("loop_test")
+            out.append(state.function(test_name, names, [], extra, node.lineno, ctx, set()))
+            keywords.append(gast.keyword(arg="extra_test", value=templates.name(test_name)))
+        return out + _finish(_call("for_stmt", args, node.lineno, keywords), names, node.lineno)
+
+    def _iterable(self, node):
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+                and node.func.id == "range" and "range" not in self.ctx.graph.locals
+                and self.ctx.namespace.get("range", builtins.range) is builtins.range):
+            node.func = templates.replace_as_expression("ag__.range_", node.lineno)
+        return node
+
+
+def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
+    LoopTransformer(ctx).generic_visit(fn_node)
+    return fn_node

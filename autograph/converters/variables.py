@@ -1,0 +1,72 @@
+"""Reads of names that may be unassigned go through `ag__.ld`.
+
+    if t:                            y = ag__.if_stmt(t, if_true, None, (ag__.Undefined('y'),), ('y',))
+        y = 1                ->      return ag__.ld(y)
+    return y
+
+`ld` raises `UnboundLocalError` for an `Undefined` marker (as Python would) and adds a
+run-time check for a staged value whose `defined` flag the backend reported. Only
+names that some converted construct may have bound to a marker are wrapped.
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph import anno, templates
+from autograph.converters.context import Context, SCOPES
+
+
+class LoadTransformer(gast.NodeTransformer):
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.bound: list = [set()]     # names bound as parameters of enclosing generated functions
+
+    def visit_FunctionDef(self, node):
+        self.bound.append(self.bound[-1] | anno.get(node, "params", set()))
+        self.generic_visit(node)
+        self.bound.pop()
+        return node
+
+    def generic_visit(self, node):
+        for field, old in gast.iter_fields(node):
+            if isinstance(old, list):
+                new = []
+                for item in old:
+                    if isinstance(item, gast.AST):
+                        if isinstance(item, SCOPES) and not anno.get(item, "generated", False):
+                            new.append(item)
+                            continue
+                        item = self.visit(item)
+                    new.append(item)
+                old[:] = new
+            elif isinstance(old, gast.AST):
+                if isinstance(old, SCOPES) and not anno.get(old, "generated", False):
+                    continue
+                setattr(node, field, self.visit(old))
+        return node
+
+    def visit_Name(self, node):
+        if anno.get(node, "maybe_unbound", False) and node.id not in self.bound[-1]:
+            # A construct's state name that some paths leave unassigned and no enclosing
+            # construct passes in: bind it to a marker at function entry.
+            self.ctx.needs_init.add(node.id)
+        if (isinstance(node.ctx, gast.Load) and node.id in self.ctx.may_hold_undefined
+                and anno.get(node, "maybe_undefined", False)
+                and not anno.get(node, "generated", False)):
+            return templates.replace_as_expression("ag__.ld(name)", node.lineno, name=node)
+        return node
+
+
+def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
+    LoadTransformer(ctx).generic_visit(fn_node)
+    if ctx.needs_init:
+        inits = []
+        for n in sorted(ctx.needs_init):
+            inits += templates.replace("n = ag__.Undefined(s)", fn_node.body[0].lineno,
+                                       n=n, s=gast.Constant(value=n, kind=None))
+        body = fn_node.body
+        start = 1 if (body and isinstance(body[0], gast.Expr)
+                      and isinstance(body[0].value, gast.Constant)
+                      and isinstance(body[0].value.value, str)) else 0
+        fn_node.body = body[:start] + inits + body[start:]
+    return fn_node

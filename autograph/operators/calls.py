@@ -1,0 +1,85 @@
+"""`converted_call`: calls from converted code, converting user functions on the way.
+
+    y = f(x)   ->   y = ag__.converted_call(f, x)
+
+User functions (and methods, and callable objects' `__call__`) are converted and
+cached; builtins, the standard library, numpy, and this project's own packages are
+called as they are, as is anything marked with `do_not_convert`.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import types
+from typing import Any, Callable
+
+# Top-level packages whose functions are never converted.
+ALLOWLIST = frozenset({"autograph", "runtime", "numpy", "gast", "builtins", "_pytest",
+                       "pytest", "pluggy"}) | frozenset(sys.stdlib_module_names)
+
+_DO_NOT_CONVERT = "__autograph_do_not_convert__"
+
+
+def do_not_convert(fn: Callable) -> Callable:
+    """Decorator: `fn` is called as it is, never converted."""
+    try:
+        setattr(fn, _DO_NOT_CONVERT, True)
+        return fn
+    except (AttributeError, TypeError):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs)
+        setattr(wrapper, _DO_NOT_CONVERT, True)
+        return wrapper
+
+
+def is_allowlisted(obj: Any) -> bool:
+    """Whether `obj` is called as it is (builtins, stdlib, numpy, our packages, classes)."""
+    if inspect.ismodule(obj):
+        module = obj.__name__
+    else:
+        if isinstance(obj, type) or isinstance(obj, (types.BuiltinFunctionType,
+                                                     types.BuiltinMethodType)):
+            return True
+        if getattr(obj, _DO_NOT_CONVERT, False):
+            return True
+        module = getattr(obj, "__module__", None)
+        if module is None and isinstance(obj, types.MethodType):
+            module = getattr(obj.__func__, "__module__", None)
+    if not isinstance(module, str):
+        return False
+    return module.partition(".")[0] in ALLOWLIST
+
+
+def _target(fn: Any):
+    """(function to convert, object to bind it to) or None to call `fn` as is."""
+    if isinstance(fn, types.FunctionType):
+        return fn, None
+    if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+        return fn.__func__, fn.__self__
+    if isinstance(fn, (type, types.BuiltinFunctionType, functools.partial)):
+        return None
+    call = getattr(type(fn), "__call__", None)
+    if isinstance(call, types.FunctionType):
+        return call, fn
+    return None
+
+
+def converted_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)`, with `fn` converted first when it is user code."""
+    if getattr(fn, _DO_NOT_CONVERT, False) or is_allowlisted(fn):
+        return fn(*args, **kwargs)
+    target = _target(fn)
+    if target is None:
+        return fn(*args, **kwargs)
+    func, bound_to = target
+    if getattr(func, _DO_NOT_CONVERT, False) or is_allowlisted(func):
+        return fn(*args, **kwargs)
+    from autograph import api
+    converted = api.convert_function(func, recursive=True)
+    if bound_to is not None:
+        return converted(bound_to, *args, **kwargs)
+    return converted(*args, **kwargs)
+
+

@@ -1,0 +1,54 @@
+"""`and`, `or`, `not` as functions that keep Python's short-circuit order.
+
+    a and b and c   ->   ag__.and_(a, lambda: b, lambda: c)
+    not a           ->   ag__.not_(a)
+
+The operands after the first are functions, so they run only when Python would run
+them. A tensor operand stages the rest as a `cond` (`b` is traced, and computed only
+when `a` is true at run time).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from autograph.operators.control_flow import _staged_if, backend_of
+from autograph.operators.undefined import unwrap
+
+
+def and_(first: Any, *rest: Callable[[], Any]) -> Any:
+    value = first
+    for i, next_fn in enumerate(rest):
+        value = unwrap(value)
+        backend = backend_of(value)
+        if backend is not None:
+            remaining = rest[i + 1:]
+            return _staged_if(backend, value, lambda: and_(next_fn(), *remaining),
+                              lambda v=value: v, (), (), ("the `and` expression",))
+        if not value:
+            return value
+        value = next_fn()
+    return value
+
+
+def or_(first: Any, *rest: Callable[[], Any]) -> Any:
+    value = first
+    for i, next_fn in enumerate(rest):
+        value = unwrap(value)
+        backend = backend_of(value)
+        if backend is not None:
+            remaining = rest[i + 1:]
+            return _staged_if(backend, value, lambda v=value: v,
+                              lambda: or_(next_fn(), *remaining), (), (),
+                              ("the `or` expression",))
+        if value:
+            return value
+        value = next_fn()
+    return value
+
+
+def not_(value: Any) -> Any:
+    value = unwrap(value)
+    backend = backend_of(value)
+    if backend is None:
+        return not value
+    return backend.logical_not(value)

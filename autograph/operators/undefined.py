@@ -1,0 +1,62 @@
+"""Markers for names that some paths leave unassigned.
+
+`Undefined('x')` stands for "x has no value yet"; it is what a converted construct
+receives for a name that is assigned only inside it. `MaybeUndefined` is a staged
+value whose presence is only known at run time (the `defined` flag of the protocol).
+Reads of such names go through `ld`, which raises as Python would.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from autograph.errors import user_location
+
+
+class Undefined:
+    """The value of a local that has not been assigned on the path taken."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Undefined({self.name!r})"
+
+
+class MaybeUndefined:
+    """A staged value plus a staged bool saying whether the path taken assigned it."""
+
+    __slots__ = ("value", "defined", "name")
+
+    def __init__(self, value: Any, defined: Any, name: str):
+        self.value, self.defined, self.name = value, defined, name
+
+    def __repr__(self) -> str:
+        return f"MaybeUndefined({self.name!r}, {self.value!r})"
+
+
+def is_undefined(value: Any) -> bool:
+    return type(value) is Undefined
+
+
+def unwrap(value: Any) -> Any:
+    """The value operators pass on: a MaybeUndefined's value, anything else as is."""
+    return value.value if type(value) is MaybeUndefined else value
+
+
+def ld(value: Any) -> Any:
+    """Read a name that may be unassigned: raise like Python, or check at run time."""
+    kind = type(value)
+    if kind is Undefined:
+        raise UnboundLocalError(
+            f"cannot access local variable '{value.name}' where it is not associated "
+            f"with a value ({user_location(2)})")
+    if kind is MaybeUndefined:
+        backend = type(value.defined).__autograph_backend__
+        backend.assert_(
+            value.defined,
+            f"name '{value.name}' is used at {user_location(2)} but was not assigned "
+            f"on the path taken; assign it on every path before this line")
+        return value.value
+    return value

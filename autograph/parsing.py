@@ -1,0 +1,115 @@
+"""From a live function or lambda to its `gast` tree, with the user's line numbers.
+
+Source comes from `linecache`, so functions defined in files, in `exec`'d code whose
+source was registered there, and in interactive sessions (IPython registers its cells)
+all work. Each node's `lineno` is its line in the user's file, so that the converted
+code, compiled with the user's file name, reports the user's lines in tracebacks.
+"""
+from __future__ import annotations
+
+import inspect
+import linecache
+import types
+from typing import Optional
+
+import gast
+
+from autograph.errors import ConversionError
+
+_file_trees: dict = {}   # filename -> (lines list, parsed module) for lambdas
+
+
+def _shift_lines(tree: gast.AST, offset: int) -> None:
+    if offset:
+        for node in gast.walk(tree):
+            if hasattr(node, "lineno") and node.lineno is not None:
+                node.lineno += offset
+                if getattr(node, "end_lineno", None) is not None:
+                    node.end_lineno += offset
+
+
+def _parse_block(lines: list, start: int) -> gast.AST:
+    """Parse the statement starting at 1-based line `start`, indented or not."""
+    block = inspect.getblock(lines[start - 1:])
+    source = "".join(block)
+    offset = start - 1
+    if source[:1] in (" ", "\t"):
+        # Methods and nested functions: wrap instead of dedenting, which breaks on
+        # multi-line strings that start at column 0.
+        source = "if 1:\n" + source
+        offset -= 1
+    tree = gast.parse(source)
+    node = tree.body[0]
+    if isinstance(node, gast.If) and source.startswith("if 1:\n"):
+        node = node.body[0]
+    _shift_lines(node, offset)
+    return node
+
+
+def _file_tree(filename: str, lines: list) -> gast.AST:
+    cached = _file_trees.get(filename)
+    if cached is not None and cached[0] is lines:
+        return cached[1]
+    tree = gast.parse("".join(lines))
+    _file_trees[filename] = (lines, tree)
+    return tree
+
+
+def _find_lambda(fn: types.FunctionType, lines: list) -> gast.Lambda:
+    code = fn.__code__
+    try:
+        tree = _file_tree(code.co_filename, lines)
+    except SyntaxError:
+        tree = gast.parse("".join(inspect.getblock(lines[code.co_firstlineno - 1:])))
+        _shift_lines(tree, code.co_firstlineno - 1)
+    arg_names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = []
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Lambda) and node.lineno == code.co_firstlineno:
+            args = node.args
+            names = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+            if names == arg_names:
+                found.append(node)
+    if len(found) != 1:
+        raise ConversionError(f"cannot tell which lambda on {code.co_filename}:"
+                              f"{code.co_firstlineno} is {fn!r}")
+    return found[0]
+
+
+def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:
+    """(FunctionDef or Lambda node, filename) for `fn`."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    if not lines:
+        raise ConversionError(f"source of {fn.__qualname__} is not available "
+                              f"({code.co_filename}); define it in a file")
+    if code.co_name == "<lambda>":
+        return _find_lambda(fn, lines), code.co_filename
+    try:
+        node = _parse_block(lines, code.co_firstlineno)
+    except (SyntaxError, IndexError) as e:
+        raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from e
+    if isinstance(node, gast.AsyncFunctionDef):
+        raise ConversionError(f"{fn.__qualname__} is `async def`")
+    if not isinstance(node, gast.FunctionDef) or node.name != code.co_name:
+        raise ConversionError(f"the source at {code.co_filename}:{code.co_firstlineno} "
+                              f"is not the definition of {fn.__qualname__}")
+    return node, code.co_filename
+
+
+def parse_expression(source: str) -> gast.AST:
+    return gast.parse(source, mode="eval").body
+
+
+def parse_statements(source: str) -> list:
+    return gast.parse(source).body
+
+
+def source_of(node: gast.AST) -> str:
+    """Python source of a gast node (stdlib printer)."""
+    import ast
+    return ast.unparse(gast.gast_to_ast(node))
+
+
+def origin(node: gast.AST) -> Optional[int]:
+    return getattr(node, "lineno", None)

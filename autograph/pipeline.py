@@ -1,0 +1,74 @@
+"""The converters, in order, and why in that order.
+
+Per function scope (nested `def`s first, each with its own analysis):
+  1. return_statements   `return` in loops becomes `do_return`/`retval_` + `break`, so it
+                         must run before break_statements; the function-level
+                         continuation then makes every remaining `return` a tail.
+  2. break_statements    `break` becomes a flag; must precede the analyses, which then
+                         see the flag as loop state.
+  3. continue_statements needs no flag; after break_statements so that the code moved
+                         by both is moved once.
+  -- analyses: cfg, activity, liveness, reaching definitions (on the lowered tree) --
+  4. conditionals        `if` -> `ag__.if_stmt`; reads the analyses.
+  5. loops               `while`/`for` -> `ag__.while_stmt`/`ag__.for_stmt`; after
+                         conditionals only so that each pass stays small (both read
+                         annotations of the original nodes, which they keep).
+  6. variables           `ag__.ld` on reads that may see an `Undefined` marker; needs
+                         to know which names 4-5 gave markers.
+Then once over the whole tree (expressions; they need no analysis):
+  7. asserts, conditional_expressions, logical_expressions — after 4-5 so that the
+     `not break_` tests the flags introduced are converted too;
+  8. call_trees          last, so that it sees every call, and skips the `ag__.*` ones.
+"""
+from __future__ import annotations
+
+import logging
+
+import gast
+
+from autograph import analysis, anno
+from autograph.analysis import activity
+from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
+                                  conditionals, continue_statements, logical_expressions, loops,
+                                  return_statements, variables)
+from autograph.converters.context import Context, SCOPES, walk_scope
+from autograph.errors import ConversionError
+
+logger = logging.getLogger("autograph")
+
+SCOPE_PASSES = (return_statements, break_statements, continue_statements)
+CONTROL_FLOW_PASSES = (conditionals, loops, variables)
+TREE_PASSES = (asserts, conditional_expressions, logical_expressions)
+
+
+def _is_generator(fn_node: gast.AST) -> bool:
+    act = activity.of(list(fn_node.body))
+    return act.has_yield or act.has_await
+
+
+def _convert_scope(fn_node: gast.FunctionDef, ctx: Context) -> None:
+    for node in list(walk_scope(fn_node.body)):
+        if isinstance(node, gast.FunctionDef) and not _is_generator(node):
+            _convert_scope(node, ctx.for_scope(node))
+    for convert in SCOPE_PASSES:
+        convert.transform(fn_node, ctx)
+    graph = analysis.analyze(fn_node)
+    ctx.graph = graph
+    ctx.graph_act = activity.of_body(fn_node)
+    ctx.captured = ctx.graph_act.captured
+    for convert in CONTROL_FLOW_PASSES:
+        convert.transform(fn_node, ctx)
+
+
+def convert(node: gast.AST, ctx: Context) -> gast.AST:
+    """Convert a FunctionDef or Lambda node in place (returns it)."""
+    if isinstance(node, gast.FunctionDef):
+        if _is_generator(node):
+            raise ConversionError(f"{node.name} is a generator")
+        node.decorator_list = []
+        _convert_scope(node, ctx)
+    for convert_pass in TREE_PASSES:
+        node = convert_pass.transform(node, ctx)
+    if ctx.recursive:
+        node = call_trees.transform(node, ctx)
+    return node

@@ -1,0 +1,131 @@
+"""Generated code written as source text, with placeholders filled by tree nodes.
+
+    templates.replace('target = ag__.if_stmt(test, if_true, if_false)',
+                      target=..., test=test_node, if_true='if_true_2')
+
+A placeholder is a name in the template. Its replacement may be:
+  - a str: the name is renamed (also function names and argument names);
+  - a gast expression: the node replaces the name (copied if used twice);
+  - a list of str for a function argument: the argument becomes those arguments;
+  - a list of statements for a placeholder used as a statement: they are spliced in.
+Every produced node gets the line number `lineno` (the user's line it stands for),
+unless it is a user node that already has one.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+import gast
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(template: str) -> gast.Module:
+    import textwrap
+    return gast.parse(textwrap.dedent(template))
+
+
+class _Filler(gast.NodeTransformer):
+    def __init__(self, replacements: dict):
+        self.replacements = replacements
+        self.used: set = set()
+
+    def _node_for(self, key: str, ctx: Any) -> Any:
+        value = self.replacements[key]
+        if isinstance(value, str):
+            return _generated(gast.Name(id=value, ctx=ctx, annotation=None, type_comment=None))
+        if key in self.used:
+            value = copy.deepcopy(value)
+        self.used.add(key)
+        if hasattr(value, "ctx"):
+            value = copy.copy(value)
+            value.ctx = ctx
+            if isinstance(value, (gast.Tuple, gast.List)):
+                value.elts = [_with_ctx(e, ctx) for e in value.elts]
+        return value
+
+    def visit_Name(self, node: gast.Name) -> Any:
+        if node.id in self.replacements:
+            return self._node_for(node.id, node.ctx)
+        return _generated(node)
+
+    def visit_Expr(self, node: gast.Expr) -> Any:
+        if isinstance(node.value, gast.Name) and node.value.id in self.replacements:
+            value = self.replacements[node.value.id]
+            if isinstance(value, list):
+                return value
+        self.generic_visit(node)
+        return node
+
+    def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
+        value = self.replacements.get(node.name)
+        if isinstance(value, str):
+            node.name = value
+        new_args = []
+        for arg in node.args.args:
+            value = self.replacements.get(arg.id)
+            if isinstance(value, list):
+                new_args.extend(gast.Name(id=n, ctx=gast.Param(), annotation=None,
+                                          type_comment=None) for n in value)
+            elif isinstance(value, str):
+                new_args.append(gast.Name(id=value, ctx=gast.Param(), annotation=None,
+                                          type_comment=None))
+            else:
+                new_args.append(arg)
+        node.args.args = new_args
+        node.body = [s for stmt in node.body for s in _as_list(self.visit(stmt))]
+        return node
+
+
+def _generated(node: gast.Name) -> gast.Name:
+    node.ag_generated = True       # see anno: reads autograph wrote are never `ld`-wrapped
+    return node
+
+
+def _as_list(x: Any) -> list:
+    return x if isinstance(x, list) else [x]
+
+
+def _with_ctx(node: Any, ctx: Any) -> Any:
+    if isinstance(node, gast.Name):
+        return gast.Name(id=node.id, ctx=ctx, annotation=None, type_comment=None)
+    return node
+
+
+def _set_lines(nodes: list, lineno: int) -> None:
+    for top in nodes:
+        for node in gast.walk(top):
+            if "lineno" in node._attributes:
+                if getattr(node, "lineno", None) is None:
+                    node.lineno = lineno
+                    node.col_offset = 0
+                    node.end_lineno = lineno
+                    node.end_col_offset = 0
+
+
+def replace(template: str, lineno: int = 1, **replacements: Any) -> list:
+    """The template's statements with placeholders filled (see module docstring)."""
+    module = copy.deepcopy(_parse(template))
+    for node in gast.walk(module):      # template positions mean nothing to the user
+        if "lineno" in node._attributes:
+            node.lineno = None
+    filler = _Filler(replacements)
+    body = [s for stmt in module.body for s in _as_list(filler.visit(stmt))]
+    _set_lines(body, lineno)
+    return body
+
+
+def replace_as_expression(template: str, lineno: int = 1, **replacements: Any) -> Any:
+    stmt = replace(template, lineno, **replacements)[0]
+    return stmt.value
+
+
+def name(id_: str, store: bool = False) -> gast.Name:
+    return _generated(gast.Name(id=id_, ctx=gast.Store() if store else gast.Load(), annotation=None,
+                     type_comment=None))
+
+
+def names_tuple(ids: list, store: bool = False) -> gast.Tuple:
+    return gast.Tuple(elts=[name(i, store) for i in ids],
+                      ctx=gast.Store() if store else gast.Load())

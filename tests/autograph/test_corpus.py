@@ -1,0 +1,43 @@
+"""Every corpus function, three ways: plain Python, converted on Python values, staged."""
+import contextlib
+import copy
+import io
+
+import pytest
+
+import autograph as ag
+import corpus
+from fake_backend import BACKEND, Sym, sym, value
+
+
+def _run(fn, args):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            result = ("ok", fn(*copy.deepcopy(args)))
+        except Exception as e:        # the exception type and message must match too
+            result = ("raised", type(e), str(e).split(" (")[0])
+    return result, out.getvalue()
+
+
+CASES = [pytest.param(fn, args, staged, id=f"{fn.__name__}-{i}")
+         for fn, arg_sets, staged in corpus.PY for i, args in enumerate(arg_sets)]
+
+
+@pytest.mark.parametrize("fn, args, staged", CASES)
+def test_converted_matches_python(fn, args, staged):
+    assert _run(ag.to_graph(fn), args) == _run(fn, args)
+
+
+@pytest.mark.parametrize("fn, args, staged", [c for c in CASES if c.values[2]])
+def test_staged_matches_python(fn, args, staged):
+    expected = fn(*copy.deepcopy(args))
+    before = sum(BACKEND.counts.values())
+    result = ag.to_graph(fn)(*sym(args))
+    assert value(result) == value(sym(expected))
+    assert sum(BACKEND.counts.values()) > before, "nothing was staged"
+
+
+@pytest.mark.parametrize("fn", sorted({fn for fn, _, _ in corpus.PY}, key=lambda f: f.__name__))
+def test_to_code_compiles(fn):
+    compile(ag.to_code(fn), "<to_code>", "exec")
