@@ -15,9 +15,9 @@
 
 The loop variable of a `for` is the body's first argument; when it is also state (read
 after the loop) or not a plain name, the body receives the item as `itr` and assigns
-it. `range(...)` as the iterable becomes `ag__.range_(...)`, which is the builtin range
-for Python bounds and a staged range for tensor bounds. `break_statements` leaves a
-`for` its flag test in the `extra_test` annotation, passed as `extra_test=`.
+it. `range(...)` / `enumerate(...)` as the iterable become `ag__.range_(...)` /
+`ag__.enumerate_(...)`: the builtins for Python values, staged for tensors.
+`break_statements` leaves a `for` its flag test in the `extra_test` annotation, passed as `extra_test=`.
 """
 from __future__ import annotations
 
@@ -112,10 +112,12 @@ class LoopTransformer(gast.NodeTransformer):
         return out + _finish(_call("for_stmt", args, node.lineno, keywords), names, node.lineno)
 
     def _iterable(self, node):
-        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
-                and node.func.id == "range" and "range" not in self.ctx.graph.locals
-                and self.ctx.namespace.get("range", builtins.range) is builtins.range):
-            node.func = templates.replace_as_expression("ag__.range_", node.lineno)
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            name = node.func.id
+            if (name in ("range", "enumerate") and name not in self.ctx.graph.locals
+                    and self.ctx.namespace.get(name, getattr(builtins, name))
+                    is getattr(builtins, name)):
+                node.func = templates.replace_as_expression(f"ag__.{name}_", node.lineno)
         return node
 
 

@@ -6,19 +6,19 @@
 | `if_exp(test, if_true, if_false)` | `a if test else b` |
 | `while_stmt(test, body, state=(), names=(), opts=None)` | `while` loops |
 | `for_stmt(iterable, body, state=(), names=(), extra_test=None, opts=None)` | `for` loops |
-| `range_(*args)` | `range(...)` as a `for` iterable |
+| `range_(*args)`, `enumerate_(x, start=0)` | `range(...)`, `enumerate(...)` as a `for` iterable |
 | `and_(a, *fns)`, `or_(a, *fns)`, `not_(a)` | `and`, `or`, `not` |
 | `assert_stmt(test, message=None)` | `assert` |
 | `converted_call(f, *args, **kwargs)` | calls |
 | `Undefined(name)`, `ld(value)` | names not assigned on every path |
 """
 from autograph.operators.calls import converted_call, do_not_convert
-from autograph.operators.control_flow import (backend_of, for_stmt, if_exp, if_stmt, range_,
-                                              while_stmt)
+from autograph.operators.control_flow import (backend_of, enumerate_, for_stmt, if_exp, if_stmt,
+                                              range_, while_stmt)
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, ld
 
-__all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "and_", "or_", "not_",
+__all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_",
            "assert_stmt", "converted_call", "do_not_convert", "Undefined", "MaybeUndefined",
            "is_undefined", "ld", "backend_of"]

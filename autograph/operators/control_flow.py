@@ -67,7 +67,10 @@ class _Tracer:
     def staging_error(self, error: TypeError, names: Sequence[str], advice: str) -> Exception:
         if id(error) in self.user_errors:
             return error
-        return StagingError(f"{user_location(3)}: {error}. {advice}")
+        text = str(error)
+        if not any(word in text for word in ("branch", "iteration", "loop")):
+            advice = ""        # e.g. a condition that is not a bool: the message says it all
+        return StagingError(f"{user_location(3)}: {text}. {advice}".rstrip())
 
 
 def _check_returns(outputs: list, names: Sequence[str]) -> None:
@@ -168,7 +171,7 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
     iterable = unwrap(iterable)
     n = len(names)
     state = tuple(state)
-    backend = backend_of(iterable)
+    backend = backend_of(iterable.tensor if type(iterable) is _StagedEnumerate else iterable)
     if backend is not None:
         return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts)
     if extra_test is None:
@@ -204,7 +207,12 @@ def _staged_python_for(backend, items, body, state, names, extra_test):
 
 def _staged_for(backend, iterable, body, state, names, extra_test, opts):
     n = len(names)
-    length, get_item = backend.iterate(iterable)
+    if type(iterable) is _StagedEnumerate:
+        length, get_element = backend.iterate(iterable.tensor)
+        start = iterable.start
+        get_item = lambda i: (i + start, get_element(i))
+    else:
+        length, get_item = backend.iterate(iterable)
 
     def test(i, *vs):
         more = i < length
@@ -213,7 +221,8 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts):
         return _staged_and(backend, more, lambda: extra_test(*vs))
 
     def loop_body(i, *vs):
-        return (i + 1,) + _unpack(body(get_item(i), *vs), n)
+        new = (i + 1,) + _unpack(body(get_item(i), *vs), n)
+        return new if n else new[0]  # _staged_while unpacks one value as itself
 
     outs = _staged_while(backend, test, loop_body, (0,) + state,
                          ("the iteration index",) + names, opts)
@@ -234,3 +243,20 @@ def range_(*args: Any) -> Any:
             start, limit, delta = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
             return backend.range(start, limit, delta)
     return range(*args)
+
+
+class _StagedEnumerate:
+    """`enumerate(t)` of a staged tensor, for `for_stmt` to iterate as a staged loop."""
+
+    __slots__ = ("tensor", "start")
+
+    def __init__(self, tensor: Any, start: Any):
+        self.tensor, self.start = tensor, start
+
+
+def enumerate_(iterable: Any, start: Any = 0) -> Any:
+    """`enumerate(...)` in a `for`: staged when it enumerates a staged tensor."""
+    iterable = unwrap(iterable)
+    if backend_of(iterable) is None:
+        return enumerate(iterable, start)
+    return _StagedEnumerate(iterable, start)

@@ -768,7 +768,7 @@ PY = [
     (exception_order, [([1, 3],), ([1, 2, 3],)], False),
     (unbound_local_python, [(True,), (False,)], False),
     (while_true_break, [(1,), (5,)], True),
-    (docstring_fn, [(1,), (0,)], True),
+    (docstring_fn, [(1,), (0,)], False),
     (string_ops, [('Hello World',)], False),
     (fizzbuzz, [(16,)], False),
     (early_return_in_nested_branch, [(1, 1), (1, -1), (-1, 2)], True),

@@ -1,0 +1,67 @@
+"""The staged corpus through the real runtime: rt.function traces the converted function
+once per dtype/shape, and the graph gives what plain Python gives, for several values."""
+import copy
+
+import numpy as np
+import pytest
+
+import corpus
+
+rt = pytest.importorskip("runtime")
+if getattr(rt, "function", None) is None:
+    pytest.skip("runtime has no rt.function yet", allow_module_level=True)
+
+
+def _py(x):
+    if isinstance(x, (tuple, list)):
+        return type(x)(_py(v) for v in x)
+    if hasattr(x, "numpy"):
+        v = np.asarray(x.numpy())
+        return v.item() if v.ndim == 0 else v.tolist()
+    return x
+
+
+STAGED = [(fn, arg_sets) for fn, arg_sets, staged in corpus.PY if staged]
+
+
+@pytest.mark.parametrize("fn, arg_sets", STAGED, ids=[fn.__name__ for fn, _ in STAGED])
+def test_one_trace_many_values(fn, arg_sets):
+    staged = rt.function(fn)
+    for args in arg_sets:
+        expected = fn(*copy.deepcopy(args))
+        got = staged(*[rt.constant(a) for a in args])
+        assert _py(got) == _py(expected), args
+    assert staged.experimental_get_tracing_count() == 1
+
+
+def test_undefined_name_raises_at_run_time_with_line():
+    staged = rt.function(corpus.defined_in_one_branch)
+    assert _py(staged(rt.constant(3))) == 4
+    with pytest.raises(rt.errors.InvalidArgumentError, match=r"'y' is used at .*corpus.py:\d+"):
+        staged(rt.constant(-1))
+
+
+def test_first_assigned_in_staged_loop():
+    staged = rt.function(corpus.first_assigned_in_loop)
+    assert _py(staged(rt.constant(3))) == 4
+    with pytest.raises(rt.errors.InvalidArgumentError, match="'last'"):
+        staged(rt.constant(0))
+
+
+def test_for_over_tensor_with_break_and_else():
+    staged = rt.function(corpus.for_else)
+    assert _py(staged(rt.constant([1, -2, 3]))) == -2
+    assert _py(staged(rt.constant([1, 2]))) == 0
+
+
+def test_return_inside_staged_for_over_tensor():
+    staged = rt.function(corpus.for_return)
+    assert _py(staged(rt.constant([4, 5, 6]), rt.constant(5))) == 1
+    assert _py(staged(rt.constant([4, 5, 6]), rt.constant(9))) == -1
+    assert staged.experimental_get_tracing_count() == 1
+
+
+def test_fall_off_is_a_staging_error():
+    import autograph as ag
+    with pytest.raises(ag.StagingError, match=r"corpus.py:\d+.*None"):
+        rt.function(corpus.fall_off)(rt.constant(1))
