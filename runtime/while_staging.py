@@ -87,7 +87,7 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
 
     for _attempt in range(4):
         traced = _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes,
-                        n_flags, leaf_labels, is_undefined)
+                        n_flags, leaf_labels, is_undefined, [labels[i] for i in active])
         cond_g, body_g, cond_out, body_leaves, body_templates = traced
         bad = [(k, t) for k, t in enumerate(body_leaves) if not shapes[k].is_compatible_with(t.shape)]
         if not bad:
@@ -134,7 +134,7 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
 
 
 def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes, n_flags,
-           leaf_labels, is_undefined):
+           leaf_labels, is_undefined, top_labels):
     n_user = len(init_tensors) - n_flags
 
     def make_args(g):
@@ -163,7 +163,7 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
         out = body_fn(*args)
         out = cf._as_var_list(out, len(structures))
         leaves = []
-        for s, o, label in zip(structures, out, leaf_labels):
+        for s, o, label in zip(structures, out, top_labels):
             if not nest.same_structure(s, o):
                 raise TypeError(
                     f"'{label}' changes structure in the loop: {nest.structure_repr(s)} before, "
