@@ -81,7 +81,7 @@ class ConcreteFunction:
             for name, v in tensor_args:
                 lines.append(f"    {name}: {_describe(v)}")
         lines.append("  Returns:")
-        lines.append(f"    {_describe_output(self.structured_outputs)}")
+        lines.append(f"    {_describe(self.structured_outputs)}")
         return "\n".join(lines)
 
     def __str__(self):
@@ -226,23 +226,15 @@ def _python_text(v) -> str:
 
 
 def _describe(v) -> str:
+    """An argument or a result as the signature shows it: `float32 Tensor, shape=(2,)`."""
     if isinstance(v, Placeholder):
-        return f"{v.spec.dtype.name} Tensor, shape={v.spec.shape}"
+        v = v.spec
+    if isinstance(v, (Tensor, TensorSpec)):
+        return f"{v.dtype.name} Tensor, shape={v.shape}"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k!r}: {_describe(x)}" for k, x in v.items()) + "}"
     if isinstance(v, (list, tuple)):
         inner = ", ".join(_describe(x) for x in v)
-        return f"[{inner}]" if isinstance(v, list) else f"({inner}{',' if len(v) == 1 else ''})"
-    return repr(v)
-
-
-def _describe_output(v) -> str:
-    if isinstance(v, Tensor):
-        return f"{v.dtype.name} Tensor, shape={v.shape}"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k!r}: {_describe_output(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, (list, tuple)):
-        inner = ", ".join(_describe_output(x) for x in v)
         return f"[{inner}]" if isinstance(v, list) else f"({inner}{',' if len(v) == 1 else ''})"
     return repr(v)
 
