@@ -25,7 +25,11 @@ def _format_scalar(v) -> str:
             return "nan"
         if np.isinf(v):
             return "inf" if v > 0 else "-inf"
-        return "%.9g" % v
+        # TensorFlow's FloatToBuffer: 6 (15) significant digits when they read back as the
+        # same value, else 9 (17): `0.405638`, `0.713946581`.
+        short, full = (15, 17) if isinstance(v, (float, np.float64)) else (6, 9)
+        text = "%.*g" % (short, v)
+        return text if type(v)(text) == v else "%.*g" % (full, v)
     if isinstance(v, (np.bool_, bool)):
         return "1" if v else "0"
     return str(v)

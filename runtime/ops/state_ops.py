@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 
 from .. import dtypes
-from ..errors import InvalidArgumentError
+from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..graph import current_graph, eager_scope
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
@@ -38,7 +38,7 @@ READ = OpDef("ReadVariableOp", _read_infer, _read_kernel, pure=False)
 def _assign_infer(inputs, variable, mode):
     v = inputs[0]
     if v.dtype is not variable.dtype:
-        raise InvalidArgumentError(
+        raise DTypeMismatchError(
             f"cannot assign a {v.dtype.name} value to the {variable.dtype.name} variable "
             f"'{variable.name}'")
     if not variable.shape.is_compatible_with(v.shape):
