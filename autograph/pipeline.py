@@ -31,14 +31,17 @@ from autograph.analysis import activity
 from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
                                   conditionals, continue_statements, logical_expressions, loops,
                                   return_statements, variables)
-from autograph.converters.context import Context, SCOPES, walk_scope
+from autograph.converters import expressions
+from autograph.converters.context import Context, walk_scope
 from autograph.errors import ConversionError
 
 logger = logging.getLogger("autograph")
 
-SCOPE_PASSES = (return_statements, break_statements, continue_statements)
+# (converter, node types that give it work): a function without them skips the pass.
+SCOPE_PASSES = ((return_statements, gast.Return), (break_statements, gast.Break),
+                (continue_statements, gast.Continue))
 CONTROL_FLOW_PASSES = (conditionals, loops, variables)
-TREE_PASSES = (asserts, conditional_expressions, logical_expressions)
+EXPRESSION_PASSES = (asserts, conditional_expressions, logical_expressions)
 
 
 def _is_generator(fn_node: gast.AST) -> bool:
@@ -46,29 +49,34 @@ def _is_generator(fn_node: gast.AST) -> bool:
     return act.has_yield or act.has_await
 
 
-def _convert_scope(fn_node: gast.FunctionDef, ctx: Context) -> None:
+def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     for node in list(walk_scope(fn_node.body)):
         if isinstance(node, gast.FunctionDef) and not _is_generator(node):
-            _convert_scope(node, ctx.for_scope(node))
-    for convert in SCOPE_PASSES:
-        convert.transform(fn_node, ctx)
+            _convert_scope(node, ctx.for_scope(node), kinds)
+    for convert, needs in SCOPE_PASSES:
+        if needs in kinds:
+            convert.transform(fn_node, ctx)
     graph = analysis.analyze(fn_node)
     ctx.graph = graph
     ctx.graph_act = activity.of_body(fn_node)
     ctx.captured = ctx.graph_act.captured
     for convert in CONTROL_FLOW_PASSES:
-        convert.transform(fn_node, ctx)
+        if convert is not variables or ctx.may_hold_undefined:
+            convert.transform(fn_node, ctx)
 
 
 def convert(node: gast.AST, ctx: Context) -> gast.AST:
     """Convert a FunctionDef or Lambda node in place (returns it)."""
+    kinds = {type(n) for n in gast.walk(node)}
+    if gast.Return in kinds:
+        kinds.add(gast.Break)            # return_statements turns returns in loops into breaks
     if isinstance(node, gast.FunctionDef):
-        if _is_generator(node):
-            raise ConversionError(f"{node.name} is a generator")
+        if gast.Yield in kinds or gast.YieldFrom in kinds or gast.Await in kinds:
+            if _is_generator(node):
+                raise ConversionError(f"{node.name} is a generator")
         node.decorator_list = []
-        _convert_scope(node, ctx)
-    for convert_pass in TREE_PASSES:
-        node = convert_pass.transform(node, ctx)
+        _convert_scope(node, ctx, kinds)
+    rewrites = {t: p.rewrite for p in EXPRESSION_PASSES for t in p.NODE_TYPES}
     if ctx.recursive:
-        node = call_trees.transform(node, ctx)
-    return node
+        rewrites.update({t: call_trees.rewrite for t in call_trees.NODE_TYPES})
+    return expressions.rewrite_tree(node, rewrites, ctx)

@@ -58,11 +58,14 @@ class _Builder:
         self.g = graph
         self.loops: list = []       # (continue target, list of break sources)
         self.raise_targets: list = []   # stack of handler/finally entry lists
+        self.bodies: list = []          # write sets of the compound statements being built
 
     def node(self, ast_node: gast.AST, part: Optional[gast.AST], preds: list) -> Node:
         act = activity.of(part, record_nodes=True) if part is not None else None
         n = self.g.new(ast_node, act)
         _link(preds, n)
+        for writes in self.bodies:
+            writes |= n.act.writes
         for targets in self.raise_targets:
             for t in targets:
                 _link([n], t)
@@ -110,11 +113,21 @@ class _Builder:
 
     stmt_ClassDef = stmt_FunctionDef
 
+    def _body(self, s, build):
+        """Run `build`, recording on `s` the names its nodes write (`modified`)."""
+        writes: set = set()
+        self.bodies.append(writes)
+        try:
+            return build()
+        finally:
+            self.bodies.pop()
+            anno.set_(s, "modified", writes)
+
     def stmt_If(self, s, preds):
         before = self._around(s, preds)
         test = self.node(s, s.test, [before])
         anno.set_(s, "cfg_head", test)
-        exits = self.block(s.body, [test]) + self.block(s.orelse, [test])
+        exits = self._body(s, lambda: self.block(s.body, [test]) + self.block(s.orelse, [test]))
         return self._after(s, exits)
 
     def _loop(self, s, head, body_preds):
@@ -129,16 +142,15 @@ class _Builder:
         before = self._around(s, preds)
         test = self.node(s, s.test, [before])
         anno.set_(s, "cfg_head", test)
-        breaks = self._loop(s, test, [test])
+        breaks = self._body(s, lambda: self._loop(s, test, [test]))
         return self._after(s, breaks + self.block(s.orelse, [test]))
 
     def stmt_For(self, s, preds):
         before = self._around(s, preds)
         iterate = self.node(s, s.iter, [before])
         head = self.node(s, anno.get(s, "extra_test", None), [iterate])
-        target = self.node(s, s.target, [head])
         anno.set_(s, "cfg_head", head)
-        breaks = self._loop(s, head, [target])
+        breaks = self._body(s, lambda: self._loop(s, head, [self.node(s, s.target, [head])]))
         return self._after(s, breaks + self.block(s.orelse, [head]))
 
     def stmt_With(self, s, preds):

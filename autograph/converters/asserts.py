@@ -6,19 +6,15 @@ from __future__ import annotations
 
 import gast
 
-from autograph.converters.expressions import ExpressionTransformer, lazy_safe, operator_call, thunk
+from autograph.converters.expressions import lazy_safe, operator_call, thunk
+
+NODE_TYPES = (gast.Assert,)
 
 
-class AssertTransformer(ExpressionTransformer):
-    def visit_Assert(self, node):
-        self.generic_visit(node)
-        if node.msg is not None and not lazy_safe(node.msg):
-            return node
-        args = [node.test] + ([thunk(node.msg)] if node.msg is not None else [])
-        stmt = gast.Expr(value=operator_call("assert_stmt", args, node))
-        stmt.lineno, stmt.col_offset = node.lineno, node.col_offset
-        return stmt
-
-
-def transform(fn_node: gast.AST, ctx) -> gast.AST:
-    return AssertTransformer().visit(fn_node)
+def rewrite(node: gast.Assert, ctx) -> gast.AST:
+    if node.msg is not None and not lazy_safe(node.msg):
+        return node
+    args = [node.test] + ([thunk(node.msg)] if node.msg is not None else [])
+    stmt = gast.Expr(value=operator_call("assert_stmt", args, node))
+    stmt.lineno, stmt.col_offset = node.lineno, node.col_offset
+    return stmt

@@ -16,47 +16,40 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters.context import Context
-from autograph.converters.expressions import ExpressionTransformer, operator_call
+from autograph.converters.expressions import operator_call
 from autograph.operators.calls import is_allowlisted
 
+NODE_TYPES = (gast.Call,)
 _UNKNOWN = object()
 
 
-class CallTransformer(ExpressionTransformer):
-    def __init__(self, ctx: Context):
-        self.ctx = ctx
-
-    def _resolve(self, node):
-        if isinstance(node, gast.Name):
-            if node.id in self.ctx.all_locals:
-                return _UNKNOWN
-            if node.id in self.ctx.namespace:
-                return self.ctx.namespace[node.id]
-            return getattr(builtins, node.id, _UNKNOWN)
-        if isinstance(node, gast.Attribute):
-            base = self._resolve(node.value)
-            if base is not _UNKNOWN and type(base).__name__ == "module":
-                return getattr(base, node.attr, _UNKNOWN)
-        return _UNKNOWN
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        func = node.func
-        if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-                and func.value.id == "ag__"):
-            return node
-        if isinstance(func, gast.Name) and func.id == "super" and not node.args:
-            first = self.ctx.first_param
-            if self.ctx.has_class_cell and first:
-                node.args = [templates.name("__class__"), templates.name(first)]
-            return node
-        target = self._resolve(func)
-        if target is not _UNKNOWN and is_allowlisted(target):
-            return node
-        call = operator_call("converted_call", [func] + node.args, node)
-        call.keywords = node.keywords
-        return call
+def _resolve(node: gast.AST, ctx: Context):
+    """The object a callee expression names at conversion time, or _UNKNOWN."""
+    if isinstance(node, gast.Name):
+        if node.id in ctx.all_locals:
+            return _UNKNOWN
+        if node.id in ctx.namespace:
+            return ctx.namespace[node.id]
+        return getattr(builtins, node.id, _UNKNOWN)
+    if isinstance(node, gast.Attribute):
+        base = _resolve(node.value, ctx)
+        if base is not _UNKNOWN and type(base).__name__ == "module":
+            return getattr(base, node.attr, _UNKNOWN)
+    return _UNKNOWN
 
 
-def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
-    return CallTransformer(ctx).visit(fn_node)
+def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
+    func = node.func
+    if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+            and func.value.id == "ag__"):
+        return node
+    if isinstance(func, gast.Name) and func.id == "super" and not node.args:
+        if ctx.has_class_cell and ctx.first_param:
+            node.args = [templates.name("__class__"), templates.name(ctx.first_param)]
+        return node
+    target = _resolve(func, ctx)
+    if target is not _UNKNOWN and is_allowlisted(target):
+        return node
+    call = operator_call("converted_call", [func] + node.args, node)
+    call.keywords = node.keywords
+    return call

@@ -25,7 +25,6 @@ from __future__ import annotations
 import gast
 
 from autograph import anno, templates
-from autograph.analysis import activity
 from autograph.converters import state
 from autograph.converters.context import Context
 
@@ -42,7 +41,7 @@ class IfTransformer(gast.NodeTransformer):
     def visit_If(self, node):
         ctx = self.ctx
         all_stmts = node.body + node.orelse
-        modified_all = activity.of(all_stmts).writes
+        modified_all = state.modified(node)
         modified = modified_all & ctx.graph.locals
         reason = state.blocker(node, all_stmts, ctx, modified)
         self.generic_visit(node)

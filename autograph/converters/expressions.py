@@ -29,8 +29,17 @@ def operator_call(op: str, args: list, like: gast.AST) -> gast.Call:
     return call
 
 
-class ExpressionTransformer(gast.NodeTransformer):
-    """Base: converts everywhere in the function except class bodies."""
-
-    def visit_ClassDef(self, node):
-        return node
+def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
+    """One post-order walk applying `rewrites[type(node)](node, ctx)`; class bodies are
+    left alone (a `lambda` there cannot see the class's names). One walk for all the
+    expression converters keeps conversion fast; each rewrite sees converted children."""
+    for field in node._fields:
+        old = getattr(node, field)
+        if isinstance(old, list):
+            for i, item in enumerate(old):
+                if isinstance(item, gast.AST) and not isinstance(item, gast.ClassDef):
+                    old[i] = rewrite_tree(item, rewrites, ctx)
+        elif isinstance(old, gast.AST) and not isinstance(old, gast.ClassDef):
+            setattr(node, field, rewrite_tree(old, rewrites, ctx))
+    rewrite = rewrites.get(type(node))
+    return rewrite(node, ctx) if rewrite is not None else node

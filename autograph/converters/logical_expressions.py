@@ -8,23 +8,17 @@ from __future__ import annotations
 
 import gast
 
-from autograph.converters.expressions import ExpressionTransformer, lazy_safe, operator_call, thunk
+from autograph.converters.expressions import lazy_safe, operator_call, thunk
+
+NODE_TYPES = (gast.BoolOp, gast.UnaryOp)
 
 
-class LogicalTransformer(ExpressionTransformer):
-    def visit_BoolOp(self, node):
-        self.generic_visit(node)
-        if not all(lazy_safe(v) for v in node.values[1:]):
-            return node
-        op = "and_" if isinstance(node.op, gast.And) else "or_"
-        return operator_call(op, [node.values[0]] + [thunk(v) for v in node.values[1:]], node)
-
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
+def rewrite(node: gast.AST, ctx) -> gast.AST:
+    if isinstance(node, gast.UnaryOp):
         if isinstance(node.op, gast.Not):
             return operator_call("not_", [node.operand], node)
         return node
-
-
-def transform(fn_node: gast.AST, ctx) -> gast.AST:
-    return LogicalTransformer().visit(fn_node)
+    if not all(lazy_safe(v) for v in node.values[1:]):
+        return node
+    op = "and_" if isinstance(node.op, gast.And) else "or_"
+    return operator_call(op, [node.values[0]] + [thunk(v) for v in node.values[1:]], node)

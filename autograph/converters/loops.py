@@ -26,7 +26,6 @@ import builtins
 import gast
 
 from autograph import anno, templates
-from autograph.analysis import activity
 from autograph.converters import state
 from autograph.converters.context import Context
 
@@ -55,7 +54,7 @@ class LoopTransformer(gast.NodeTransformer):
 
     def visit_While(self, node):
         ctx = self.ctx
-        modified_all = activity.of(node.body).writes
+        modified_all = state.modified(node)
         modified = modified_all & ctx.graph.locals
         reason = state.blocker(node, node.body, ctx, modified)
         if reason is None and node.orelse:
@@ -79,8 +78,7 @@ class LoopTransformer(gast.NodeTransformer):
 
     def visit_For(self, node):
         ctx = self.ctx
-        target_act = activity.of(node.target)
-        modified_all = activity.of(node.body).writes | target_act.writes
+        modified_all = state.modified(node)
         modified = modified_all & ctx.graph.locals
         reason = state.blocker(node, node.body, ctx, modified)
         if reason is None and node.orelse:

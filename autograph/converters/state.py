@@ -13,10 +13,31 @@ from typing import Optional
 import gast
 
 from autograph import anno, templates
-from autograph.analysis import activity
-from autograph.converters.context import Context, contains, walk_scope
+from autograph.converters.context import SCOPES, Context
 
 _OPAQUE_CALLS = {"locals", "vars", "eval", "exec", "dir"}
+
+
+def _scan(nodes: list, in_loop: bool, found: set) -> None:
+    """One walk collecting what can keep a construct in Python (see `blocker`)."""
+    for n in nodes:
+        kind = type(n)
+        if kind in (gast.Break, gast.Continue):
+            if not in_loop:
+                found.add("jump")
+        elif kind is gast.Return:
+            found.add("return")
+        elif kind in (gast.Yield, gast.YieldFrom, gast.Await):
+            found.add("yield")
+        elif kind is gast.Delete:
+            if any(isinstance(t, gast.Name) for t in n.targets):
+                found.add("del")
+        elif kind is gast.Call:
+            if isinstance(n.func, gast.Name) and n.func.id in _OPAQUE_CALLS and not n.args:
+                found.add(n.func.id)
+        elif kind in SCOPES:
+            continue
+        _scan(list(gast.iter_child_nodes(n)), in_loop or kind in (gast.For, gast.While), found)
 
 
 def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set) -> Optional[str]:
@@ -24,26 +45,28 @@ def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set) -> Optiona
     reason = anno.get(node, "python_loop", None)
     if reason:
         return reason
-    if contains(stmts, (gast.Break, gast.Continue), stop=(gast.For, gast.While)):
+    found: set = set()
+    _scan(stmts, False, found)
+    if "jump" in found:
         return "a `break`/`continue` that leaves it"
-    if contains(stmts, (gast.Return,)) and not anno.get(node, "return_form", False):
+    if "return" in found and not anno.get(node, "return_form", False):
         return "a `return` that is not at the end of the function"
-    if contains(stmts, (gast.Yield, gast.YieldFrom, gast.Await)):
+    if "yield" in found:
         return "`yield`/`await`"
-    for n in walk_scope(stmts):
-        if isinstance(n, gast.Delete) and any(isinstance(t, gast.Name) for t in n.targets):
-            return "`del` of a local name"
-        if (isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
-                and n.func.id in _OPAQUE_CALLS and not n.args):
-            return f"`{n.func.id}()`"
+    if "del" in found:
+        return "`del` of a local name"
+    opaque = found & _OPAQUE_CALLS
+    if opaque:
+        return f"`{sorted(opaque)[0]}()`"
     captured = modified & ctx.captured
     if captured:
         return f"a nested function that captures {sorted(captured)}"
     return None
 
 
-def modified_locals(stmts: list, ctx: Context) -> set:
-    return activity.of(stmts).writes & ctx.graph.locals
+def modified(node: gast.AST) -> set:
+    """Names the construct's body assigns (its `cfg` annotation; the test excluded)."""
+    return anno.get(node, "modified")
 
 
 def state_names(node: gast.AST, modified: set) -> list:
