@@ -16,9 +16,9 @@ class TensorShape:
             self._dims = dims._dims
         elif dims is None:
             self._dims = None
-        elif isinstance(dims, int):
-            self._dims = (int(dims),)
         else:
+            if isinstance(dims, int):  # TensorShape(3) is (3,); checked like a list
+                dims = (dims,)
             out = []
             for d in dims:
                 if d is None or d == -1:

@@ -13,7 +13,7 @@ from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
 from . import shape_utils
 from .core import OpDef, apply_op, constant, convert_to_tensor
-from .math_ops import static_axis
+from .math_ops import single_axis, static_axis
 
 
 def _static_shape_arg(shape, what="shape"):
@@ -290,9 +290,9 @@ UNSTACK = OpDef("Unpack", _unstack_infer, _unstack_kernel, multi_output=True)
 
 def unstack(value, num=None, axis: int = 0, name: Optional[str] = None):
     x = convert_to_tensor(value)
-    if x.shape.rank is None:
-        raise ValueError("rt.unstack needs a tensor of known rank")
-    axis = static_axis(axis) % x.shape.rank
+    if not x.shape.rank:
+        raise ValueError(f"rt.unstack needs a tensor of known rank >= 1, got shape {x.shape}")
+    axis = shape_utils.normalize_axes(single_axis(axis, "Unpack"), x.shape.rank)[0]
     n = num if num is not None else x.shape[axis]
     if n is None:
         raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")

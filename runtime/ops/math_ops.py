@@ -270,6 +270,9 @@ def _mean(x, axis, keepdims):
         count = x.size if axis is None else int(np.prod([np.shape(x)[a] for a in axis]))
         s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
         return np.trunc(s / max(count, 1)).astype(x.dtype)
+    if x.size == 0:  # TensorFlow: nan, without numpy's "Mean of empty slice" warning
+        shape = np.shape(np.sum(x, axis=axis, keepdims=keepdims))
+        return np.full(shape, np.nan, dtype=x.dtype)
     return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
 
 
@@ -320,6 +323,16 @@ def static_axis(axis, what="axis"):
     return int(axis)
 
 
+def single_axis(axis, what: str) -> int:
+    """An axis argument that must be one integer (a 1-element list is accepted)."""
+    axis = static_axis(axis)
+    if isinstance(axis, tuple):
+        if len(axis) != 1:
+            raise InvalidArgumentError(f"{what}: axis must be one integer, got {list(axis)}")
+        axis = axis[0]
+    return axis
+
+
 def _make_reduce(opdef):
     def fn(input_tensor, axis=None, keepdims: bool = False, name: Optional[str] = None):
         x = convert_to_tensor(input_tensor)
@@ -365,7 +378,7 @@ ARGMIN = OpDef("ArgMin", _arg_infer("ArgMin"), _arg_kernel(np.argmin))
 def _make_arg(opdef):
     def fn(input, axis=None, output_type=dtypes.int64, name: Optional[str] = None):  # noqa: A002
         x = convert_to_tensor(input)
-        axis = 0 if axis is None else static_axis(axis)
+        axis = 0 if axis is None else single_axis(axis, opdef.name)
         if x.shape.rank:  # checked, not wrapped: axis 3 of a vector is an error
             axis = shape_utils.normalize_axes(axis, x.shape.rank)[0]
         return apply_op(opdef, [x], {"axis": axis, "output_type": dtypes.as_dtype(output_type)},
