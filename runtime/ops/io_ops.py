@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .. import dtypes, nest
+from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..graph import eager_scope
 from ..shapes import TensorShape
@@ -62,8 +62,9 @@ def _print_infer(inputs, template, sep, end, stream, summarize):
 
 
 def _print_kernel(*values, template, sep, end, stream, summarize):
-    parts = [format_value(values[p[1]], summarize) if isinstance(p, tuple) else p
-             for p in template]
+    # one entry per argument: its text pieces, where ("t", i) is the value of tensor i
+    parts = ["".join(format_value(values[p[1]], summarize) if isinstance(p, tuple) else p
+                     for p in pieces) for pieces in template]
     out = stream if stream is not None else sys.stdout
     if isinstance(out, str):
         out = {"sys.stdout": sys.stdout, "sys.stderr": sys.stderr}[out]
@@ -81,13 +82,9 @@ def print_(*inputs, sep: str = " ", end: str = "\n", output_stream=None, summari
     `sys.stdout` of the moment it prints; "sys.stderr" or a file object also work."""
     template, tensors = [], []
     for v in inputs:
-        if getattr(v, "_as_tensor", None) is not None:
-            v = v._as_tensor()
-        if isinstance(v, Tensor):
-            template.append(("t", len(tensors)))
-            tensors.append(v)
-        else:
-            template.append(_python_text(v))
+        pieces = []
+        _text_pieces(v, pieces, tensors, top=True)
+        template.append(tuple(pieces))
     if output_stream is sys.stdout:
         output_stream = None
     elif output_stream is sys.stderr:
@@ -96,11 +93,29 @@ def print_(*inputs, sep: str = " ", end: str = "\n", output_stream=None, summari
                               "stream": output_stream, "summarize": summarize}, name=name)
 
 
-def _python_text(v) -> str:
-    if isinstance(v, (list, tuple, dict)):
-        return str(nest.map_structure(
-            lambda x: format_value(x._value) if isinstance(x, EagerTensor) else x, v))
-    return str(v)
+def _text_pieces(v, pieces: list, tensors: list, top: bool = False) -> None:
+    """How one argument prints: Python text, with ("t", i) where tensor i's value goes, so
+    that tensors inside lists, tuples and dicts print their values (`[1, 2]`) every run."""
+    if getattr(v, "_as_tensor", None) is not None:
+        v = v._as_tensor()
+    if isinstance(v, Tensor):
+        pieces.append(("t", len(tensors)))
+        tensors.append(v)
+    elif isinstance(v, (list, tuple, dict)):
+        items = list(v.items()) if isinstance(v, dict) else list(enumerate(v))
+        open_, close = "{}" if isinstance(v, dict) else "[]" if isinstance(v, list) else "()"
+        pieces.append(open_)
+        for n, (k, x) in enumerate(items):
+            if n:
+                pieces.append(", ")
+            if isinstance(v, dict):
+                pieces.append(f"{k!r}: ")
+            _text_pieces(x, pieces, tensors)
+        if isinstance(v, tuple) and len(items) == 1:
+            pieces.append(",")
+        pieces.append(close)
+    else:
+        pieces.append(str(v) if top else repr(v))
 
 
 # -- assertions -------------------------------------------------------------------------

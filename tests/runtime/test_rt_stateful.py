@@ -121,6 +121,9 @@ def test_variable_needs_an_initial_value():
     ("Executing", "Executing"),
     (3, "3"),
     ([1, 2], "[1, 2]"),
+    ([rt.constant(1), 2, "a"], "[1, 2, 'a']"),
+    ({"a": rt.constant([1.5, 2.0])}, "{'a': [1.5 2]}"),
+    ((rt.constant("s"),), "(s,)"),
 ], ids=repr)
 def test_print_formats_like_tensorflow(value, text, capsys):
     rt.print(value)
@@ -151,6 +154,17 @@ def test_print_in_a_graph_prints_at_every_run_in_program_order(capsys):
     for v in (1, 2, 3):
         assert g.run(out, {x: v}).numpy() == 2 * v + 1
     assert capsys.readouterr().out == "".join(f"first {v}\nsecond {2 * v}\n" for v in (1, 2, 3))
+
+
+def test_print_of_structures_holding_symbolic_tensors(capsys):
+    g = rt.Graph()
+    with g.as_default():
+        x = rt.placeholder(rt.int32, [])
+        rt.print("vals", [x, 2], {"k": (x * 2,)})
+        out = x + 1
+    g.run(out, {x: 5})
+    g.run(out, {x: 6})
+    assert capsys.readouterr().out == "vals [5, 2] {'k': (10,)}\nvals [6, 2] {'k': (12,)}\n"
 
 
 def test_print_goes_to_the_stdout_of_the_moment():
