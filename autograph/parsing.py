@@ -28,22 +28,44 @@ def _shift_lines(tree: gast.AST, offset: int) -> None:
                     node.end_lineno += offset
 
 
-def _parse_block(lines: list, start: int) -> gast.AST:
-    """Parse the statement starting at 1-based line `start`, indented or not."""
-    block = inspect.getblock(lines[start - 1:])
+def _block_by_indent(lines: list, start: int) -> list:
+    """The lines of the definition at `start`: up to the next line indented no deeper
+    than its `def` (a fast guess; `inspect.getblock` is the careful fallback)."""
+    first = lines[start - 1]
+    indent = len(first) - len(first.lstrip())
+    end = start
+    seen_def = False
+    for i in range(start - 1, len(lines)):
+        line = lines[i]
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        depth = len(line) - len(stripped)
+        if i > start - 1 and depth <= indent and seen_def:
+            break
+        if stripped.startswith(("def ", "async def ", "lambda")) or not stripped.startswith("@"):
+            seen_def = True
+        end = i + 1
+    return lines[start - 1:end]
+
+
+def _parse_lines(block: list, start: int) -> gast.AST:
     source = "".join(block)
-    offset = start - 1
     if source[:1] in (" ", "\t"):
         # Methods and nested functions: wrap instead of dedenting, which breaks on
-        # multi-line strings that start at column 0.
-        source = "if 1:\n" + source
-        offset -= 1
-    tree = gast.parse(source)
-    node = tree.body[0]
-    if isinstance(node, gast.If) and source.startswith("if 1:\n"):
-        node = node.body[0]
-    _shift_lines(node, offset)
-    return node
+        # multi-line strings that start at column 0. Blank lines in front keep the
+        # user's line numbers without a pass over the tree.
+        tree = gast.parse("\n" * (start - 2) + "if 1:\n" + source)
+        return tree.body[0].body[0]
+    return gast.parse("\n" * (start - 1) + source).body[0]
+
+
+def _parse_block(lines: list, start: int) -> gast.AST:
+    """Parse the statement starting at 1-based line `start`, indented or not."""
+    try:
+        return _parse_lines(_block_by_indent(lines, start), start)
+    except SyntaxError:
+        return _parse_lines(inspect.getblock(lines[start - 1:]), start)
 
 
 def _file_tree(filename: str, lines: list) -> gast.AST:

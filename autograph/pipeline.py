@@ -67,7 +67,7 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
 
 def convert(node: gast.AST, ctx: Context) -> gast.AST:
     """Convert a FunctionDef or Lambda node in place (returns it)."""
-    kinds = {type(n) for n in gast.walk(node)}
+    kinds = set(ctx.node_kinds)
     if gast.Return in kinds:
         kinds.add(gast.Break)            # return_statements turns returns in loops into breaks
     if isinstance(node, gast.FunctionDef):

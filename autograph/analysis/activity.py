@@ -44,9 +44,29 @@ def _path(node: gast.AST) -> str:
 
 
 class _Collector(gast.NodeVisitor):
+    _methods: dict = {}       # node class -> unbound visit method (faster than NodeVisitor's)
+
     def __init__(self, act: Activity, record_nodes: bool):
         self.act = act
         self.record_nodes = record_nodes
+
+    def visit(self, node):
+        kind = type(node)
+        method = self._methods.get(kind)
+        if method is None:
+            method = getattr(type(self), "visit_" + kind.__name__, type(self).generic_visit)
+            self._methods[kind] = method
+        return method(self, node)
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            value = getattr(node, field)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        self.visit(item)
+            elif isinstance(value, gast.AST):
+                self.visit(value)
 
     def visit_Name(self, node: gast.Name) -> None:
         ctx = type(node.ctx)

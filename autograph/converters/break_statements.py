@@ -21,7 +21,7 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters import continuation
-from autograph.converters.context import Context, contains
+from autograph.converters.context import Context, StatementTransformer, contains
 
 LOOPS = (gast.For, gast.While)
 
@@ -30,7 +30,7 @@ def _is_break(s) -> bool:
     return isinstance(s, gast.Break)
 
 
-class BreakTransformer(gast.NodeTransformer):
+class BreakTransformer(StatementTransformer):
     def __init__(self, ctx: Context):
         self.ctx = ctx
 

@@ -26,10 +26,10 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters import state
-from autograph.converters.context import Context
+from autograph.converters.context import Context, StatementTransformer
 
 
-class IfTransformer(gast.NodeTransformer):
+class IfTransformer(StatementTransformer):
     def __init__(self, ctx: Context):
         self.ctx = ctx
 

@@ -20,14 +20,21 @@ class Context:
         self.filename = filename
         self.namespace = namespace or {}      # globals + closure values of the user function
         self.recursive = recursive
-        self.used_names = {n.id for n in gast.walk(fn_node) if isinstance(n, gast.Name)}
-        self.used_names |= {n.name for n in gast.walk(fn_node) if isinstance(n, SCOPES[:2] + (gast.ClassDef,))}
+        names, stored, defined, kinds = set(), set(), set(), set()
+        for n in gast.walk(fn_node):           # one walk: it is a good part of conversion time
+            kind = type(n)
+            kinds.add(kind)
+            if kind is gast.Name:
+                names.add(n.id)
+                if type(n.ctx) is not gast.Load:
+                    stored.add(n.id)
+            elif kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef) and n is not fn_node:
+                defined.add(n.name)
+        self.node_kinds = kinds
+        self.used_names = names | defined | {getattr(fn_node, "name", "")}
         self.may_hold_undefined: set = set()   # names an Undefined marker may reach
         self.needs_init: set = set()           # names bound to a marker at function entry
-        self.all_locals = {n.id for n in gast.walk(fn_node)
-                           if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-        self.all_locals |= {n.name for n in gast.walk(fn_node) if isinstance(n, SCOPES[:2] + (gast.ClassDef,))
-                            and n is not fn_node}
+        self.all_locals = stored | defined      # names some scope of the function binds
         self.has_class_cell = False
         args = getattr(fn_node, "args", None)
         positional = (args.posonlyargs + args.args) if args is not None else []
@@ -92,3 +99,26 @@ def contains(node: Any, kinds: tuple, stop: tuple = ()) -> bool:
             if not isinstance(child, stop):
                 todo.append(child)
     return False
+
+
+class StatementTransformer(gast.NodeTransformer):
+    """A NodeTransformer that visits statements only: their nested statement lists, never
+    their expressions, and not nested functions or classes (they are their own scopes)."""
+
+    def generic_visit(self, node):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            old = getattr(node, field, None)
+            if not old or not isinstance(old, list):
+                continue
+            new = []
+            for item in old:
+                if isinstance(item, SCOPES):
+                    new.append(item)
+                    continue
+                result = self.visit(item)
+                if isinstance(result, list):
+                    new.extend(result)
+                elif result is not None:
+                    new.append(result)
+            setattr(node, field, new)
+        return node

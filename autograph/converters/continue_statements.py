@@ -15,7 +15,7 @@ import gast
 
 from autograph import anno
 from autograph.converters import continuation
-from autograph.converters.context import Context, contains
+from autograph.converters.context import Context, StatementTransformer, contains
 
 LOOPS = (gast.For, gast.While)
 
@@ -24,7 +24,7 @@ def _is_continue(s) -> bool:
     return isinstance(s, gast.Continue)
 
 
-class ContinueTransformer(gast.NodeTransformer):
+class ContinueTransformer(StatementTransformer):
     def __init__(self, ctx: Context):
         self.ctx = ctx
 

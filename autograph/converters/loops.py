@@ -27,7 +27,7 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters import state
-from autograph.converters.context import Context
+from autograph.converters.context import Context, StatementTransformer
 
 
 def _call(op: str, args: list, lineno: int, keywords: list = ()) -> gast.Call:
@@ -43,7 +43,7 @@ def _finish(call: gast.Call, names: list, lineno: int) -> list:
     return templates.replace("call", lineno, call=call)
 
 
-class LoopTransformer(gast.NodeTransformer):
+class LoopTransformer(StatementTransformer):
     def __init__(self, ctx: Context):
         self.ctx = ctx
 

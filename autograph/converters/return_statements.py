@@ -32,12 +32,12 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters import continuation
-from autograph.converters.context import Context, contains
+from autograph.converters.context import Context, StatementTransformer, contains
 
 LOOPS = (gast.For, gast.While)
 
 
-class _LoopReturns(gast.NodeTransformer):
+class _LoopReturns(StatementTransformer):
     def __init__(self, ctx: Context):
         self.ctx = ctx
         self.depth = 0
