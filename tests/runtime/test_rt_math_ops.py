@@ -272,3 +272,30 @@ def test_cast_to_same_dtype_is_identity_and_strings_are_rejected():
     assert rt.cast(t, rt.int32) is t
     with pytest.raises(rt.errors.InvalidArgumentError, match="string"):
         rt.cast(rt.constant(["1"]), rt.int32)
+
+
+DTYPE_CASES = [
+    ("add", lambda a, b: a + b, lambda a, b: a + b),
+    ("mul", lambda a, b: a * b, lambda a, b: a * b),
+    ("maximum", rt.maximum, np.maximum),
+    ("floordiv", lambda a, b: a // b, lambda a, b: a // b),
+    ("mod", lambda a, b: a % b, lambda a, b: a % b),
+    ("reduce", lambda a, b: rt.reduce_sum(a) + rt.reduce_max(b),
+     lambda a, b: np.sum(a, dtype=a.dtype) + np.max(b)),
+    ("square", lambda a, b: rt.square(a) - b, lambda a, b: np.square(a) - b),
+    ("where", lambda a, b: rt.where(a > b, a, b), lambda a, b: np.where(a > b, a, b)),
+]
+
+
+@pytest.mark.parametrize("dtype", [rt.int32, rt.int64, rt.uint8, rt.float16, rt.float32,
+                                   rt.float64], ids=lambda d: d.name)
+@pytest.mark.parametrize("name,fn,ref", DTYPE_CASES, ids=[c[0] for c in DTYPE_CASES])
+def test_ops_keep_every_numeric_dtype(dtype, name, fn, ref):
+    a = np.array([3, 1, 4, 1, 5], dtype=dtype.np_dtype)
+    b = np.array([2, 7, 1, 8, 2], dtype=dtype.np_dtype)
+    with np.errstate(all="ignore"):  # uint8 wraps around, as in TensorFlow
+        expected = np.asarray(ref(a, b))
+    eager = check_eager_and_staged(fn, a, b, unknown=True)
+    assert eager.dtype is dtype
+    np.testing.assert_allclose(eager.numpy().astype(np.float64), expected.astype(np.float64),
+                               rtol=1e-3)
