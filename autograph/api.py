@@ -87,16 +87,27 @@ def _compile(fn: types.FunctionType, recursive: bool) -> types.CodeType:
     return entity.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
 
 
-def _fix_positions(tree: ast.AST) -> ast.AST:
-    """Line numbers are the user's; a generated node's span may be empty but never reversed."""
-    ast.fix_missing_locations(tree)
-    for node in ast.walk(tree):
-        if "lineno" in node._attributes:
-            start = (node.lineno, node.col_offset)
-            end = (getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None))
-            if end[0] is None or end[1] is None or end < start:
-                node.end_lineno, node.end_col_offset = start
-    return tree
+def _fix_positions(node: ast.AST, lineno: int = 1) -> ast.AST:
+    """Line numbers are the user's; a generated node without one takes its parent's, and
+    a span may be empty but never reversed (compile rejects that). One walk, recursive."""
+    if "lineno" in node._attributes:
+        if getattr(node, "lineno", None) is None:
+            node.lineno, node.col_offset = lineno, 0
+        lineno = node.lineno
+        end = getattr(node, "end_lineno", None)
+        if end is None or (end, node.end_col_offset or 0) < (lineno, node.col_offset or 0):
+            node.end_lineno, node.end_col_offset = lineno, node.col_offset or 0
+        if node.col_offset is None:
+            node.col_offset = 0
+    for field in node._fields:
+        value = getattr(node, field)
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    _fix_positions(item, lineno)
+        elif isinstance(value, ast.AST):
+            _fix_positions(value, lineno)
+    return node
 
 
 def _bind(code: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
@@ -122,12 +133,13 @@ def convert_function(fn: types.FunctionType, recursive: bool = True) -> Callable
     try:
         per_fn = _function_cache.get(fn)
         if per_fn is not None and recursive in per_fn:
-            return per_fn[recursive]
+            if per_fn[recursive] is not fn or not strict():
+                return per_fn[recursive]
     except TypeError:
         per_fn = None
     key = (fn.__code__, recursive)
     code = _code_cache.get(key)
-    if code is None:
+    if code is None or (code is False and strict()):
         try:
             code = _compile(fn, recursive)
         except Exception as e:        # never run a wrongly converted function
