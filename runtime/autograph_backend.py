@@ -23,6 +23,7 @@ class RuntimeBackend:
         opts = opts or {}
         return stage_while(cond_fn, body_fn, tuple(init), names=tuple(names),
                            maximum_iterations=opts.get("maximum_iterations"),
+                           shape_invariants=opts.get("shape_invariants"),
                            relax_shapes=True, is_undefined=is_undefined)
 
     def iterate(self, iterable):

@@ -76,14 +76,24 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
     init_tensors += [constant(False) for _ in flag_slots]
     leaf_labels += [f"{labels[i]} (defined)" for i in flag_slots]
 
-    if shape_invariants is not None:
-        shapes = [as_shape(s) for s in shape_invariants] + [TensorShape(())] * n_flags
-        for t, s, label in zip(init_tensors, shapes, leaf_labels):
-            if not s.is_compatible_with(t.shape):
-                raise ValueError(f"'{label}' has shape {t.shape} before the loop, which does not "
-                                 f"fit its shape invariant {s}")
-    else:
-        shapes = [t.shape for t in init_tensors]
+    # `fixed[k]`: leaf k's shape invariant (None: the loop may relax its shape).
+    fixed = [None] * len(init_tensors)
+    if isinstance(shape_invariants, dict):  # autograph's opts: {variable name: shape}
+        fixed = []
+        for i in active:
+            inv = shape_invariants.get(labels[i])
+            n = len(nest.flatten(init[i]))
+            fixed += [None] * n if inv is None else [as_shape(s) for s in nest.flatten(inv)]
+        fixed += [None] * n_flags
+        if len(fixed) != len(init_tensors):
+            raise ValueError("shape_invariants must have the structure of the loop variables")
+    elif shape_invariants is not None:
+        fixed = [as_shape(s) for s in shape_invariants] + [TensorShape(())] * n_flags
+    for t, s, label in zip(init_tensors, fixed, leaf_labels):
+        if s is not None and not s.is_compatible_with(t.shape):
+            raise ValueError(f"'{label}' has shape {t.shape} before the loop, which does not "
+                             f"fit its shape invariant {s}")
+    shapes = [t.shape if s is None else s for t, s in zip(init_tensors, fixed)]
 
     for _attempt in range(4):
         traced = _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes,
@@ -92,15 +102,19 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
         bad = [(k, t) for k, t in enumerate(body_leaves) if not shapes[k].is_compatible_with(t.shape)]
         if not bad:
             break
-        if not relax_shapes or shape_invariants is not None:
-            k, t = bad[0]
-            hint = ("its shape invariant" if shape_invariants is not None
+        stuck = [(k, t) for k, t in bad if fixed[k] is not None or not relax_shapes]
+        if stuck:
+            k, t = stuck[0]
+            hint = ("its shape invariant" if fixed[k] is not None
                     else "the `shape_invariants` argument of rt.while_loop")
+            before = (f"the shape invariant {shapes[k]}" if fixed[k] is not None
+                      else f"shape {shapes[k]} before the loop")
             raise ValueError(
-                f"'{leaf_labels[k]}' has shape {shapes[k]} before the loop but shape {t.shape} "
+                f"'{leaf_labels[k]}' has {before} but shape {t.shape} "
                 f"after one iteration. To let the shape vary across iterations, relax it with "
                 f"{hint} (None for a dimension that changes).")
-        shapes = [s.most_specific_common(t.shape) for s, t in zip(shapes, body_leaves)]
+        shapes = [s if f is not None else s.most_specific_common(t.shape)
+                  for s, f, t in zip(shapes, fixed, body_leaves)]
 
     ext, (cond_params, body_params) = cf._subgraph_inputs([cond_g, body_g], len(init_tensors))
     n = len(init_tensors)

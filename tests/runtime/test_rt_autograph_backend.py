@@ -1,0 +1,121 @@
+"""The runtime's side of the staging protocol (/work/notes/protocol.md): what autograph's
+operators call when a condition or an iterable is a symbolic tensor."""
+import pytest
+
+import runtime as rt
+
+UNDEF = object()
+
+
+def is_undefined(v):
+    return v is UNDEF
+
+
+@pytest.fixture
+def graph():
+    g = rt.Graph()
+    with g.as_default():
+        yield g
+
+
+def backend_of(t):
+    return type(t).__autograph_backend__
+
+
+def test_only_symbolic_tensors_name_the_backend(graph):
+    x = rt.placeholder(rt.int32, [])
+    assert backend_of(x) is not None
+    assert getattr(rt.EagerTensor, "__autograph_backend__", None) is None
+    with rt.init_scope():
+        assert getattr(type(rt.constant(1)), "__autograph_backend__", None) is None
+
+
+def test_cond_with_names_and_a_name_defined_on_one_path(graph):
+    x = rt.placeholder(rt.int32, [], name="x")
+    be = backend_of(x)
+    outs, defined = be.cond(x > 0, lambda: (x + 1, 5, UNDEF), lambda: (x - 1, 6, x * 10),
+                            ("a", "b", "c"), is_undefined)
+    a, b, c = outs
+    assert defined[0] is None and defined[1] is None and defined[2] is not None
+    assert b.dtype is rt.int32
+    got = graph.run([a, b, c, defined[2]], {x: 3})
+    assert [t.numpy() for t in got] == [4, 5, 0, False]
+    got = graph.run([a, b, c, defined[2]], {x: -3})
+    assert [t.numpy() for t in got] == [-4, 6, -30, True]
+
+
+def test_cond_undefined_on_both_paths_passes_the_marker(graph):
+    x = rt.placeholder(rt.int32, [])
+    outs, defined = backend_of(x).cond(x > 0, lambda: (UNDEF, x), lambda: (UNDEF, x),
+                                       ("u", "x"), is_undefined)
+    assert outs[0] is UNDEF and defined == (None, None)
+
+
+def test_cond_names_the_variable_in_errors(graph):
+    x = rt.placeholder(rt.int32, [])
+    be = backend_of(x)
+    with pytest.raises(TypeError, match="'total' is int32 .* float32"):
+        be.cond(x > 0, lambda: (x,), lambda: (1.5,), ("total",), is_undefined)
+    with pytest.raises(TypeError, match="'pair' has a different structure"):
+        be.cond(x > 0, lambda: ((x, x),), lambda: (x,), ("pair",), is_undefined)
+
+
+def test_while_loop_relaxes_shapes_and_learns_undefined_vars(graph):
+    n = rt.placeholder(rt.int32, [])
+    be = backend_of(n)
+
+    def body(i, v, last):
+        return i + 1, rt.concat([v, v], 0), i * 2
+    outs, defined = be.while_loop(lambda i, v, last: i < n, body, (0, rt.ones([1]), UNDEF),
+                                  ("i", "v", "last"), is_undefined, {})
+    i, v, last = outs
+    assert v.shape == rt.TensorShape([None])  # relaxed, not an error
+    assert defined[0] is None and defined[2] is not None
+    got = graph.run([i, v, last, defined[2]], {n: 3})
+    assert got[0].numpy() == 3 and got[1].numpy().tolist() == [1.0] * 8
+    assert got[2].numpy() == 4 and got[3].numpy()
+    got = graph.run([last, defined[2]], {n: 0})
+    assert not got[1].numpy()
+
+
+def test_while_loop_opts(graph):
+    n = rt.placeholder(rt.int32, [])
+    be = backend_of(n)
+    outs, _ = be.while_loop(lambda i: i < 100, lambda i: (i + 1,), (0,), ("i",), is_undefined,
+                            {"maximum_iterations": n})
+    assert graph.run(outs[0], {n: 7}).numpy() == 7
+    with pytest.raises(ValueError, match="'v' has the shape invariant \\(1,\\)"):
+        be.while_loop(lambda v: rt.size(v) < n, lambda v: (rt.concat([v, v], 0),),
+                      (rt.ones([1]),), ("v",), is_undefined,
+                      {"shape_invariants": {"v": rt.TensorShape([1])}})
+    outs, _ = be.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v[1:]),
+                            (0, rt.ones([4])), ("i", "v"), is_undefined,
+                            {"shape_invariants": {"v": rt.TensorShape(None)}})
+    assert outs[1].shape.rank is None
+    assert graph.run(outs[1], {n: 3}).numpy().tolist() == [1.0]
+
+
+def test_while_loop_names_the_variable_whose_dtype_changes(graph):
+    n = rt.placeholder(rt.int32, [])
+    with pytest.raises(TypeError, match="'acc' is int32 before the loop but float32"):
+        backend_of(n).while_loop(lambda acc: acc < n, lambda acc: (rt.cast(acc, rt.float32),),
+                                 (0,), ("acc",), is_undefined, {})
+
+
+def test_iterate_range_logical_not_and_assert(graph):
+    x = rt.placeholder(rt.float32, [None, 2])
+    be = backend_of(x)
+    count, get_item = be.iterate(x)
+    assert count.dtype is rt.int32
+    row = get_item(rt.constant(1))
+    assert row.shape == rt.TensorShape([2])
+    r = be.range(0, count, 1)
+    nz = be.logical_not(rt.cast(count, rt.int32))
+    be.assert_(count > 1, "demo.py:3: need two rows")
+    out = graph.run([count, row, r, nz], {x: [[1, 2], [3, 4]]})
+    assert out[0].numpy() == 2 and out[1].numpy().tolist() == [3.0, 4.0]
+    assert out[2].numpy().tolist() == [0, 1] and not out[3].numpy()
+    with pytest.raises(rt.errors.InvalidArgumentError, match="demo.py:3: need two rows"):
+        graph.run(count, {x: [[1, 2]]})
+    with pytest.raises(TypeError, match="scalar"):
+        be.iterate(x[0, 0])
