@@ -82,10 +82,17 @@ def test_traceback_points_at_user_line():
     assert user[-1].line.strip() == "raise ValueError('positive')"
 
 
+def a_generator(n):
+    for i in range(n):
+        if i:
+            yield i
+
+
 def test_generator_runs_unconverted_with_warning(caplog):
     with caplog.at_level(logging.WARNING, logger="autograph"):
-        assert ag.to_graph(corpus.generator_fn) is corpus.generator_fn
+        assert ag.to_graph(a_generator) is a_generator
     assert "generator" in caplog.text
+    assert list(ag.to_graph(a_generator)(3)) == [1, 2]
 
 
 def test_strict_mode_raises(monkeypatch):
