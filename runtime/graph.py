@@ -236,6 +236,8 @@ class Graph:
         for ph, v in feed_dict.items():
             if not isinstance(ph, SymbolicTensor) or ph.graph is not self:
                 raise InvalidGraphError(f"cannot feed {ph!r}: it is not a tensor of this graph")
+            if ph.op.type != "Placeholder":  # it would be recomputed, the fed value ignored
+                raise InvalidGraphError(f"cannot feed '{ph.name}': only placeholders can be fed")
             feeds.append(ph)
             values.append(to_array_for(v, ph))
         missing = [p for p in self.inputs if all(p is not f for f in feeds)]

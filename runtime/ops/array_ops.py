@@ -467,6 +467,8 @@ def zeros_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
 def ones_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
     x = convert_to_tensor(input)
     dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    if not (dtype.is_numeric or dtype.is_bool):
+        raise InvalidArgumentError(f"ones_like needs a numeric or bool dtype, got {dtype.name}")
     return apply_op(FULL_LIKE, [x], {"fill_value": 1, "dtype": dtype}, name=name or "ones_like")
 
 

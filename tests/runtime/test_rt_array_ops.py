@@ -149,6 +149,8 @@ def test_makers_with_run_time_shapes():
 
 
 def test_maker_errors():
+    with pytest.raises(rt.errors.InvalidArgumentError, match="string"):
+        rt.ones_like(rt.constant(["a"]))
     with pytest.raises(rt.errors.InvalidArgumentError, match="delta"):
         rt.range(0, 5, 0)
     with pytest.raises(rt.errors.InvalidArgumentError, match=">= 0"):

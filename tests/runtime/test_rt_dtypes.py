@@ -93,6 +93,12 @@ def test_numpy_values_keep_their_dtype_in_ops():
     ([[1, 2], [3, 4]], "rt.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"),
     ("fizz", "rt.Tensor(b'fizz', shape=(), dtype=string)"),
     (True, "rt.Tensor(True, shape=(), dtype=bool)"),
+    # from the guides
+    (5.5, "rt.Tensor(5.5, shape=(), dtype=float32)"),
+    (0.0, "rt.Tensor(0.0, shape=(), dtype=float32)"),
+    ([1.0, 0.0], "rt.Tensor([1. 0.], shape=(2,), dtype=float32)"),
+    ([0.0], "rt.Tensor([0.], shape=(1,), dtype=float32)"),
+    ([1, 0, 4, 4, 7], "rt.Tensor([1 0 4 4 7], shape=(5,), dtype=int32)"),
 ])
 def test_eager_str(value, text):
     assert str(rt.constant(value)) == text

@@ -203,6 +203,8 @@ def test_bad_fetch_and_feed_keys():
         g.run(rt.constant(1))
     with pytest.raises(rt.errors.InvalidGraphError, match="cannot feed 'x'"):
         g.run(s, {"x": [1]})
+    with pytest.raises(rt.errors.InvalidGraphError, match="only placeholders"):
+        g.run(b, {x: [1], a: [100]})  # TensorFlow 1 fed any tensor; we refuse, not ignore
     g2, x2, outs2 = build_small()
     with pytest.raises(rt.errors.InvalidGraphError):
         g.run(outs2[0], {x: [1]})

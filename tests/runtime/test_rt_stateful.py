@@ -375,3 +375,15 @@ def test_set_seed_makes_runs_reproducible(unseeded):
     np.testing.assert_array_equal(eager_first, eager_second)
     assert not np.array_equal(first[0][0].numpy(), first[1][0].numpy())  # still new draws
     assert not np.array_equal(first[0][0].numpy(), first[0][1].numpy()[:3])
+
+
+def test_variable_write_inside_a_cond_branch_is_kept_and_conditional():
+    v = rt.Variable(0)
+    g = rt.Graph()
+    with g.as_default():
+        x = rt.placeholder(rt.int32, [])
+        rt.cond(x > 0, lambda: v.assign_add(x), lambda: v.read_value())
+        out = x * 1
+    for value in (2, -5, 3):
+        g.run(out, {x: value})
+    assert v.numpy() == 5
