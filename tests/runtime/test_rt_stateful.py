@@ -387,3 +387,15 @@ def test_variable_write_inside_a_cond_branch_is_kept_and_conditional():
     for value in (2, -5, 3):
         g.run(out, {x: value})
     assert v.numpy() == 5
+
+
+@pytest.mark.xfail(strict=True, reason="TensorArray writes mutate one shared storage, so an "
+                   "older handle sees later writes (see /work/notes/runtime-issues.md)")
+def test_tensor_array_old_handle_keeps_its_values():
+    g = rt.Graph()
+    with g.as_default():
+        ta = rt.TensorArray(rt.float32, size=2).write(0, 1.0).write(1, 2.0)
+        newer = ta.write(0, 9.0)
+        old, new = ta.stack(), newer.stack()
+    o, n = g.run([old, new])
+    assert o.numpy().tolist() == [1.0, 2.0] and n.numpy().tolist() == [9.0, 2.0]
