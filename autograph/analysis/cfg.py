@@ -165,6 +165,8 @@ class _Builder:
                            for h in s.handlers]
         final_entry = self.g.new(s) if s.finalbody else None
         targets = handler_entries + ([final_entry] if final_entry else [])
+        anno.set_(s, "cfg_handlers", targets)
+        anno.set_(s, "cfg_finally", [final_entry] if final_entry else [])
         for t in targets:
             _link([before], t)
         self.raise_targets.append(targets)

@@ -1,11 +1,14 @@
 """Live names: those whose current value may still be read.
 
 Annotates each compound statement with `live_in` (live at its entry or, for loops, at
-the top of each iteration) and `live_out` (live right after it). A converted construct
+the top of each iteration) and `live_out` (live right after it), and each `try` with
+`live_at_handlers` / `live_at_finally` (read on the paths an exception takes). A converted construct
 carries as state only the names it modifies that are live in or out: a name assigned
 in a loop body and read only later in the same iteration stays local to the body.
 """
 from __future__ import annotations
+
+import gast
 
 from autograph import anno
 from autograph.analysis.cfg import Graph
@@ -31,7 +34,14 @@ def annotate(graph: Graph) -> None:
         stmt = node.ast
         if stmt is None:
             continue
+        for key in ("handlers", "finally"):     # `try`: what an exception's path reads
+            entries = anno.get(stmt, "cfg_" + key, None)
+            if entries is not None and not anno.has(stmt, "live_at_" + key):
+                anno.set_(stmt, "live_at_" + key,
+                          frozenset().union(*(live_in[e] for e in entries)))
         if anno.get(stmt, "cfg_after", None) is node:
             anno.set_(stmt, "live_out", live_in[node])
+            if isinstance(stmt, gast.With):
+                anno.set_(stmt, "cfg_after_live", live_in[node])
         if anno.get(stmt, "cfg_head", None) is node:
             anno.set_(stmt, "live_in", live_in[node])

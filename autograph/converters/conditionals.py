@@ -43,7 +43,7 @@ class IfTransformer(StatementTransformer):
         all_stmts = node.body + node.orelse
         modified_all = state.modified(node)
         modified = modified_all & ctx.graph.locals
-        reason = state.blocker(node, all_stmts, ctx, modified)
+        reason = state.blocker(node, all_stmts, ctx, modified, self.observed())
         self.generic_visit(node)
         if reason:
             ctx.log(node, f"`if` left to Python: {reason}")

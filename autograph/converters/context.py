@@ -8,6 +8,8 @@ import logging
 
 import gast
 
+from autograph import anno
+
 logger = logging.getLogger("autograph")
 
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -103,7 +105,50 @@ def contains(node: Any, kinds: tuple, stop: tuple = ()) -> bool:
 
 class StatementTransformer(gast.NodeTransformer):
     """A NodeTransformer that visits statements only: their nested statement lists, never
-    their expressions, and not nested functions or classes (they are their own scopes)."""
+    their expressions, and not nested functions or classes (they are their own scopes).
+
+    It also tracks `observed`: names that code running after an exception may read —
+    the handlers and `finally` of enclosing `try`s, and what follows a `with` whose
+    context manager might suppress exceptions. A converted construct keeps its state in
+    local functions until it completes, so an exception in the middle would hide
+    partial updates of these names from that code; constructs that modify them stay
+    Python (see state.blocker).
+    """
+
+    ctx: Context
+
+    def observed(self) -> frozenset:
+        return frozenset().union(*getattr(self, "_observed", [frozenset()]))
+
+    def _visit_observed(self, node, names, fields):
+        stack = self.__dict__.setdefault("_observed", [])
+        stack.append(names)
+        try:
+            for field in fields:
+                items = getattr(node, field)
+                holder = gast.If(test=None, body=items, orelse=[])
+                self.generic_visit(holder)
+                setattr(node, field, holder.body)
+        finally:
+            stack.pop()
+
+    def visit_Try(self, node):
+        handlers = anno.get(node, "live_at_handlers", frozenset())
+        final = anno.get(node, "live_at_finally", frozenset())
+        self._visit_observed(node, handlers | final, ["body"])
+        self._visit_observed(node, final, ["orelse", "finalbody"])
+        for handler in node.handlers:
+            self._visit_observed(handler, final, ["body"])
+        return node
+
+    visit_TryStar = visit_Try
+
+    def visit_With(self, node):
+        suppressing = not all(_non_suppressing(item.context_expr, self.ctx)
+                              for item in node.items)
+        names = anno.get(node, "cfg_after_live", frozenset()) if suppressing else frozenset()
+        self._visit_observed(node, names, ["body"])
+        return node
 
     def generic_visit(self, node):
         for field in ("body", "orelse", "finalbody", "handlers"):
@@ -122,3 +167,15 @@ class StatementTransformer(gast.NodeTransformer):
                     new.append(result)
             setattr(node, field, new)
         return node
+
+
+def _non_suppressing(expr: gast.AST, ctx: "Context") -> bool:
+    """Whether a context manager is known not to swallow exceptions: one made by a
+    builtin, numpy, the runtime or the standard library (except contextlib.suppress)."""
+    import contextlib
+    from autograph.converters.call_trees import _UNKNOWN, _resolve
+    from autograph.operators.calls import is_allowlisted
+    target = _resolve(expr.func if isinstance(expr, gast.Call) else expr, ctx)
+    if target is _UNKNOWN or target is contextlib.suppress:
+        return False
+    return is_allowlisted(target)

@@ -56,7 +56,7 @@ class LoopTransformer(StatementTransformer):
         ctx = self.ctx
         modified_all = state.modified(node)
         modified = modified_all & ctx.graph.locals
-        reason = state.blocker(node, node.body, ctx, modified)
+        reason = state.blocker(node, node.body, ctx, modified, self.observed())
         if reason is None and node.orelse:
             reason = "an `else` clause"
         if reason is None and any(isinstance(n, gast.NamedExpr) for n in gast.walk(node.test)):
@@ -80,7 +80,7 @@ class LoopTransformer(StatementTransformer):
         ctx = self.ctx
         modified_all = state.modified(node)
         modified = modified_all & ctx.graph.locals
-        reason = state.blocker(node, node.body, ctx, modified)
+        reason = state.blocker(node, node.body, ctx, modified, self.observed())
         if reason is None and node.orelse:
             reason = "an `else` clause"
         self.generic_visit(node)
@@ -90,7 +90,8 @@ class LoopTransformer(StatementTransformer):
         names = state.state_names(node, modified)
         body_name = ctx.new_name("loop_body")
         target = node.target
-        if isinstance(target, gast.Name) and target.id not in names:
+        if (isinstance(target, gast.Name) and target.id not in names
+                and target.id not in ctx.graph.declared):
             item, prologue = target.id, []
         else:
             item = ctx.new_name("itr")

@@ -40,11 +40,16 @@ def _scan(nodes: list, in_loop: bool, found: set) -> None:
         _scan(list(gast.iter_child_nodes(n)), in_loop or kind in (gast.For, gast.While), found)
 
 
-def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set) -> Optional[str]:
+def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
+            observed: frozenset = frozenset()) -> Optional[str]:
     """Why `node` must stay a Python construct, or None when it can be converted."""
     reason = anno.get(node, "python_loop", None)
     if reason:
         return reason
+    seen = modified & observed
+    if seen:
+        return (f"it assigns {sorted(seen)}, which an enclosing `try`/`with` may read "
+                f"after an exception")
     found: set = set()
     _scan(stmts, False, found)
     if "jump" in found:

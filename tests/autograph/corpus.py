@@ -698,6 +698,86 @@ def while_cond_becomes_staged(n):
     return i, count
 
 
+def partial_state_on_exception(xs):
+    total = 0
+    try:
+        for x in xs:
+            total += 10 // x
+    except ZeroDivisionError:
+        pass
+    return total
+
+
+def suppress_keeps_partial_state(xs):
+    import contextlib
+    total = 0
+    with contextlib.suppress(ZeroDivisionError):
+        for x in xs:
+            total += 10 // x
+    return total
+
+
+def handler_reads_branch_state(x):
+    log = []
+    n = 0
+    try:
+        if x > 0:
+            n = 5
+            raise ValueError
+    except ValueError:
+        log.append(n)
+    return log, n
+
+
+def loop_inside_try_body_unobserved(xs):
+    try:
+        total = 0
+        for x in xs:
+            total += x
+        return total
+    except TypeError:
+        return -1
+
+
+LAST = None
+
+
+def global_loop_target(n):
+    global LAST
+    for LAST in range(n):
+        if LAST > 100:
+            break
+    return LAST
+
+
+def staged_nested_loops(n):
+    total = 0
+    i = 0
+    while i < n:
+        j = 0
+        while j < n:
+            if j > i:
+                break
+            if (i + j) % 2 == 0:
+                j += 1
+                continue
+            total += i * j
+            j += 1
+        i += 1
+    return total
+
+
+def staged_for_break_continue(n):
+    total = 0
+    for i in range(n):
+        if i % 3 == 0:
+            continue
+        if total > 20:
+            break
+        total += i
+    return total
+
+
 PY = [
     (relu, [(3,), (-2,), (0,)], True),
     (abs_assign, [(3,), (-4,)], True),
@@ -775,4 +855,11 @@ PY = [
     (multiple_return_values, [(2,), (-2,)], True),
     (loop_with_return_and_else, [([1, 20],), ([1],)], False),
     (while_cond_becomes_staged, [(2,), (10,)], True),
+    (global_loop_target, [(3,)], False),
+    (staged_nested_loops, [(0,), (4,), (7,)], True),
+    (staged_for_break_continue, [(0,), (5,), (20,)], True),
+    (partial_state_on_exception, [([1, 2, 0, 5],), ([1, 2],)], False),
+    (suppress_keeps_partial_state, [([1, 2, 0, 5],), ([5],)], False),
+    (handler_reads_branch_state, [(1,), (-1,)], False),
+    (loop_inside_try_body_unobserved, [([1, 2],), ([1, 'a'],)], False),
 ]
