@@ -2,7 +2,6 @@
 at run time) and eager (plain Python)."""
 import collections
 
-import numpy as np
 import pytest
 
 import runtime as rt

@@ -144,7 +144,8 @@ def test_unused_failing_op_is_not_run():
         bad = rt.gather(x, [1])
         good = x + 1
     assert g.run(good, {x: [5]}).numpy().tolist() == [6]
-    with pytest.raises(rt.errors.InvalidArgumentError, match=r"indices\[0\] = 1 is not in \[0, 1\)"):
+    with pytest.raises(rt.errors.InvalidArgumentError,
+                       match=r"indices\[0\] = 1 is not in \[0, 1\)"):
         g.run(bad, {x: [5]})
 
 
