@@ -49,6 +49,7 @@ class _Emitter:
     def __init__(self):
         self.lines: list[str] = []
         self.line_nodes: dict[int, object] = {}
+        self.line_args: dict[int, list] = {}  # line -> the variables a kernel call reads
         self.globals: dict = {"np": np}
         self.names: dict[int, str] = {}
         self._ids = itertools.count()
@@ -108,7 +109,9 @@ class _Emitter:
                 self.emit_call(op, indent)
 
     def emit_call(self, op, indent):
-        args = ", ".join(self.name_of(t) for t in op.inputs)
+        arg_names = [self.name_of(t) for t in op.inputs]
+        self.line_args[len(self.lines) + 2] = arg_names  # the line emitted below
+        args = ", ".join(arg_names)
         call = f"{self.kernel(op)}({args})"
         outs = [self.fresh() for _ in op.outputs]
         for t, n in zip(op.outputs, outs):
@@ -173,11 +176,12 @@ class _Emitter:
 class Plan:
     """A compiled graph: call it with input arrays, get the output arrays."""
 
-    def __init__(self, fn, source, filename, line_nodes, needed_placeholders):
+    def __init__(self, fn, source, filename, line_nodes, needed_placeholders, line_args=None):
         self.fn = fn
         self.source = source
         self.filename = filename
         self.line_nodes = line_nodes
+        self.line_args = line_args or {}
         self.needed_placeholders = needed_placeholders
 
     def __call__(self, *arrays):
@@ -187,14 +191,26 @@ class Plan:
         except Exception as e:  # noqa: BLE001 - every kernel error becomes an op error
             raise self._op_error(e) from None
 
+    def _inferred_message(self, node, frame, line):
+        """A kernel (numpy) failed: the node's inference rule, given the run-time shapes,
+        usually says what was expected and given in the op's own words."""
+        names = self.line_args.get(line)
+        if names is None or frame is None:
+            return None
+        values = [frame.f_locals[n] if n in frame.f_locals else frame.f_globals.get(n)
+                  for n in names]
+        return _inferred_message_for(node, values)
+
     def _op_error(self, e):
-        node = None
+        node, frame, line = None, None, None
         tb = e.__traceback__
         while tb is not None:
             if tb.tb_frame.f_code.co_filename == self.filename:
-                node = self.line_nodes.get(tb.tb_lineno, node)
+                if tb.tb_lineno in self.line_nodes:
+                    node, frame, line = self.line_nodes[tb.tb_lineno], tb.tb_frame, tb.tb_lineno
             tb = tb.tb_next
-        message = e.message if isinstance(e, OpError) else f"{type(e).__name__}: {e}"
+        message = e.message if isinstance(e, OpError) else (
+            self._inferred_message(node, frame, line) or f"{type(e).__name__}: {e}")
         if node is not None:
             where = ""
             if node.location:
@@ -204,6 +220,26 @@ class Plan:
         cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
         err = cls(message, node.name if node is not None else None)
         return err
+
+
+class _Concrete:
+    """An input of a failed node as its inference rule sees it: the run-time shape."""
+
+    def __init__(self, value, dtype):
+        from .shapes import TensorShape
+        self.shape = TensorShape(np.shape(value))
+        self.dtype = dtype
+
+
+def _inferred_message_for(node, values):
+    try:
+        node.opdef.infer([_Concrete(v, t.dtype) for v, t in zip(values, node.inputs)],
+                         **node.attrs)
+    except InvalidArgumentError as e:
+        return e.message
+    except Exception:  # noqa: BLE001 - only a better message is at stake
+        return None
+    return None
 
 
 def compile_graph(graph, inputs, outputs) -> Plan:
@@ -225,4 +261,5 @@ def compile_graph(graph, inputs, outputs) -> Plan:
     keep = needed_ops(graph, outputs)
     needed_placeholders = {id(op.outputs[0]) for op in graph._ops
                            if id(op) in keep and op.opdef.name == "Placeholder"}
-    return Plan(namespace["run"], source, filename, em.line_nodes, needed_placeholders)
+    return Plan(namespace["run"], source, filename, em.line_nodes, needed_placeholders,
+                em.line_args)
