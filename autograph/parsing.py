@@ -101,12 +101,17 @@ def _find_lambda(fn: types.FunctionType, lines: list) -> gast.Lambda:
 def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:
     """(FunctionDef or Lambda node, filename) for `fn`."""
     code = fn.__code__
-    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    filename = code.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    if not lines and filename.startswith("<frozen "):
+        # Frozen standard-library modules still ship their source file.
+        filename = fn.__globals__.get("__file__") or filename
+        lines = linecache.getlines(filename)
     if not lines:
         raise ConversionError(f"source of {fn.__qualname__} is not available "
                               f"({code.co_filename}); define it in a file")
     if code.co_name == "<lambda>":
-        return _find_lambda(fn, lines), code.co_filename
+        return _find_lambda(fn, lines), filename
     try:
         node = _parse_block(lines, code.co_firstlineno)
     except (SyntaxError, IndexError) as e:
@@ -116,7 +121,7 @@ def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:
     if not isinstance(node, gast.FunctionDef) or node.name != code.co_name:
         raise ConversionError(f"the source at {code.co_filename}:{code.co_firstlineno} "
                               f"is not the definition of {fn.__qualname__}")
-    return node, code.co_filename
+    return node, filename
 
 
 def parse_expression(source: str) -> gast.AST:
