@@ -12,7 +12,7 @@ from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
 from . import shape_utils
-from .core import OpDef, apply_op, constant, convert_to_tensor
+from .core import OpDef, apply_op, constant, constant_value, convert_to_tensor
 from .math_ops import single_axis, static_axis
 
 
@@ -23,17 +23,17 @@ def _static_shape_arg(shape, what="shape"):
             raise InvalidArgumentError(f"{what} must be fully defined, got {shape}")
         return tuple(shape.as_list())
     if isinstance(shape, Tensor):
-        if not isinstance(shape, EagerTensor):
+        shape = constant_value(shape)
+        if shape is None:
             return None
-        shape = shape.numpy()
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
     out = []
     for d in np.asarray(shape).reshape(-1) if isinstance(shape, np.ndarray) else shape:
-        if isinstance(d, EagerTensor):
-            d = d.numpy()
         if isinstance(d, Tensor):
-            return None
+            d = constant_value(d)
+            if d is None:
+                return None
         out.append(int(d))
     return tuple(out)
 

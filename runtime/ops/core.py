@@ -188,6 +188,17 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
     return constant(value, name=name)
 
 
+def constant_value(t):
+    """The value of tensor `t` when it is known while building (an eager tensor, or the
+    output of a Const node), else None. Lets shapes, axes and slice bounds given as
+    constant tensors stay static."""
+    if isinstance(t, EagerTensor):
+        return t._value
+    if isinstance(t, SymbolicTensor) and t.op.opdef is CONST:
+        return t.op.attrs["value"]
+    return None
+
+
 def _holds_tensor(value) -> bool:
     return any(isinstance(v, Tensor) or getattr(v, "_as_tensor", None) is not None
                or (isinstance(v, (list, tuple)) and _holds_tensor(v)) for v in value)

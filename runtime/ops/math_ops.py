@@ -14,7 +14,7 @@ from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..shapes import TensorShape
 from ..tensor import Tensor
 from . import shape_utils
-from .core import OpDef, apply_op, convert_to_tensor
+from .core import OpDef, apply_op, constant_value, convert_to_tensor
 
 # Which dtypes an op accepts.
 NUMERIC = "numeric"
@@ -314,10 +314,11 @@ def static_axis(axis, what="axis"):
     if axis is None:
         return None
     if isinstance(axis, Tensor):
-        if not hasattr(axis, "_value"):
+        value = constant_value(axis)
+        if value is None:
             raise InvalidArgumentError(f"{what} must be known when the graph is built; got the "
                                        f"symbolic tensor {axis!r}")
-        axis = axis.numpy()
+        axis = value
     if isinstance(axis, (list, tuple, np.ndarray)):
         return tuple(int(a) for a in np.asarray(axis).reshape(-1))
     return int(axis)

@@ -9,16 +9,18 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..shapes import TensorShape
-from ..tensor import EagerTensor, Tensor
-from .core import OpDef, apply_op, convert_to_tensor
+from ..tensor import Tensor
+from .core import OpDef, apply_op, constant_value, convert_to_tensor
 
 
 def _part(v, tensors):
     """A slice bound or an int index: Python int, None, or ('t', input position)."""
     if v is None:
         return None
-    if isinstance(v, EagerTensor) and v.dtype.is_integer and v.shape.rank == 0:
-        return int(v.numpy())
+    if isinstance(v, Tensor) and v.dtype.is_integer and v.shape.rank == 0:
+        known = constant_value(v)  # eager or a Const node: the slice stays static
+        if known is not None:
+            return int(known)
     if isinstance(v, Tensor):
         if not v.dtype.is_integer or v.shape.rank not in (0, None):
             raise TypeError(f"tensor indices must be integer scalars, got {v!r}")

@@ -175,15 +175,31 @@ INDEXES = [
 def test_indexing(name, index):
     computed = "tensor" in name or name == "computed"
     expected = None if computed else index(A.copy())
-    # bounds that are tensors may leave static dims unknown; the values must still match
+    # constant tensor bounds stay static; computed bounds (rt.shape(t)[0] - 1) may leave
+    # static dims unknown, but the values must still match
     eager = check_eager_and_staged(index, A, expected=expected, unknown=True,
-                                   exact_shape=not computed)
+                                   exact_shape=name != "computed")
     if name == "tensor_int":
         assert_same(eager.numpy(), A[1])
     if name == "tensor_slice":
         assert_same(eager.numpy(), A[:, 1:3])
     if name == "computed":
         assert_same(eager.numpy(), A[1, :2])
+
+
+def test_constant_tensors_as_shapes_axes_and_bounds_stay_static():
+    g = rt.Graph()
+    with g.as_default():
+        x = rt.placeholder(rt.int32, [2, 3, 4])
+        y = rt.placeholder(rt.int32, [6, 4])
+        assert rt.reshape(x, rt.shape(y)).shape == rt.TensorShape([6, 4])
+        assert rt.reduce_sum(x, rt.constant(1)).shape == rt.TensorShape([2, 4])
+        assert x[:, rt.constant(1):rt.constant(3)].shape == rt.TensorShape([2, 2, 4])
+        assert rt.zeros(rt.constant([2, 5])).shape == rt.TensorShape([2, 5])
+        n = rt.placeholder(rt.int32, [])
+        assert x[:, :n].shape == rt.TensorShape([2, None, 4])
+        with pytest.raises(rt.errors.InvalidArgumentError, match="known when the graph is built"):
+            rt.reduce_sum(x, n)
 
 
 def test_indexing_with_a_placeholder_index():
