@@ -145,8 +145,9 @@ class _Collector(gast.NodeVisitor):
 
     def _visit_comprehension(self, node: gast.AST) -> None:
         # The first iterable is evaluated in the enclosing scope; walrus targets bind there.
+        # A generator expression runs later, so like a lambda it captures the names it reads.
         self.visit(node.generators[0].iter)
-        self._nested_scope(node, [], [node], capture=False)
+        self._nested_scope(node, [], [node], capture=isinstance(node, gast.GeneratorExp))
         for sub in gast.walk(node):
             if isinstance(sub, gast.NamedExpr) and isinstance(sub.target, gast.Name):
                 self.act.writes.add(sub.target.id)

@@ -7,6 +7,7 @@ import pytest
 
 import autograph as ag
 import corpus
+import corpus_python
 from fake_backend import BACKEND, Sym, sym, value
 
 
@@ -22,6 +23,8 @@ def _run(fn, args):
 
 CASES = [pytest.param(fn, args, staged, id=f"{fn.__name__}-{i}")
          for fn, arg_sets, staged in corpus.PY for i, args in enumerate(arg_sets)]
+CASES += [pytest.param(fn, args, False, id=f"python-{fn.__name__}-{i}")
+          for fn, arg_sets in corpus_python.PY for i, args in enumerate(arg_sets)]
 
 
 @pytest.mark.parametrize("fn, args, staged", CASES)
