@@ -84,7 +84,7 @@ def _is_tensorish(v) -> bool:
         return False
 
 
-def _subgraph_inputs(graphs: Sequence[Graph], explicit: int):
+def _subgraph_inputs(graphs: Sequence[Graph]):
     """The outer tensors all `graphs` captured, in a stable order, and for each graph the
     placeholders fed by them (None where a graph does not use one)."""
     ext, index = [], {}
@@ -130,7 +130,6 @@ def stage_cond(pred, true_fn, false_fn, names=None, is_undefined=None, name=None
             out = fn()
         branches.append((g, out))
     (gt, out_t), (gf, out_f) = branches
-    top_names = names
     if names is None:
         out_t_list, out_f_list, top = [out_t], [out_f], ["output"]
     else:
@@ -212,7 +211,7 @@ def stage_cond(pred, true_fn, false_fn, names=None, is_undefined=None, name=None
     f_leaves = [_in_graph_tensor(gf, t) for t in f_leaves]
     out_specs = [(a.shape.most_specific_common(b.shape), a.dtype)
                  for a, b in zip(t_leaves, f_leaves)]
-    ext, (pt, pf) = _subgraph_inputs([gt, gf], 0)
+    ext, (pt, pf) = _subgraph_inputs([gt, gf])
     then_body, else_body = Body(gt, pt, t_leaves), Body(gf, pf, f_leaves)
     opdef = IF_STATEFUL if _has_side_effects(gt, gf) else IF
     if out_specs or opdef.side_effect:

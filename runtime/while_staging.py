@@ -116,7 +116,7 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
         shapes = [s if f is not None else s.most_specific_common(t.shape)
                   for s, f, t in zip(shapes, fixed, body_leaves)]
 
-    ext, (cond_params, body_params) = cf._subgraph_inputs([cond_g, body_g], len(init_tensors))
+    ext, (cond_params, body_params) = cf._subgraph_inputs([cond_g, body_g])
     n = len(init_tensors)
     cond_body = cf.Body(cond_g, list(cond_g.inputs) + cond_params, [cond_out])
     loop_body = cf.Body(body_g, list(body_g.inputs) + body_params, body_leaves)
@@ -201,23 +201,20 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
 def _learn_undefined(cond_fn, body_fn, init, undefined, is_undefined):
     """Traces the body once in a scratch graph to learn what the loop gives the variables
     that are undefined before it. Returns {index: value or None}."""
-    graph = current_graph()
-    scratch = Graph("scratch", outer=graph)
-    learned = {}
+    scratch = Graph("scratch", outer=current_graph())
+
+    def stand_in(x):
+        """A placeholder like loop value `x` (TensorArrays and Python objects as they are)."""
+        if _is_ta(x) or not cf._is_tensorish(x):
+            return x
+        t = cf._leaf_to_tensor(x)
+        return placeholder_op(scratch, t.dtype, t.shape)
+
     with scratch.as_default():
-        args = []
-        for i, v in enumerate(init):
-            if i in undefined:
-                args.append(v)
-            else:
-                args.append(nest.map_structure(
-                    lambda x: placeholder_op(scratch, cf._leaf_to_tensor(x).dtype,
-                                             cf._leaf_to_tensor(x).shape)
-                    if not _is_ta(x) else x, v) if cf._is_tensorish(v) or nest.is_nested(v) else v)
+        args = [v if i in undefined else nest.map_structure(stand_in, v)
+                for i, v in enumerate(init)]
         out = cf._as_var_list(body_fn(*args), len(init))
-    for i in undefined:
-        learned[i] = None if is_undefined(out[i]) else out[i]
-    return learned
+    return {i: None if is_undefined(out[i]) else out[i] for i in undefined}
 
 
 def _is_ta(x):
