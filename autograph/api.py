@@ -78,7 +78,7 @@ def _compile(fn: types.FunctionType, recursive: bool) -> types.CodeType:
                                 result=node if isinstance(node, gast.Lambda)
                                 else templates.name(node.name))
     module = gast.Module(body=factory, type_ignores=[])
-    tree = _fix_positions(gast.gast_to_ast(module))
+    tree = _fix_positions(parsing.to_ast(module))
     code = compile(tree, filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     wanted = "<lambda>" if isinstance(node, gast.Lambda) else "ag__entity"

@@ -50,15 +50,16 @@ def _is_generator(fn_node: gast.AST) -> bool:
 
 
 def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
-    for node in list(walk_scope(fn_node.body)):
-        if isinstance(node, gast.FunctionDef) and not _is_generator(node):
-            _convert_scope(node, ctx.for_scope(node), kinds)
+    if ctx.has_nested_functions:
+        for node in list(walk_scope(fn_node.body)):
+            if isinstance(node, gast.FunctionDef) and not _is_generator(node):
+                _convert_scope(node, ctx.for_scope(node), kinds)
     for convert, needs in SCOPE_PASSES:
         if needs in kinds:
             convert.transform(fn_node, ctx)
     graph = analysis.analyze(fn_node)
     ctx.graph = graph
-    ctx.graph_act = activity.of_body(fn_node)
+    ctx.graph_act = graph.body_activity
     ctx.captured = ctx.graph_act.captured
     for convert in CONTROL_FLOW_PASSES:
         if convert is not variables or ctx.may_hold_undefined:

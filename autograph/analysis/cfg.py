@@ -34,6 +34,7 @@ class Graph:
         self.fn_node = fn_node
         self.nodes: list = []
         body = activity.of_body(fn_node)
+        self.body_activity = body
         self.params = set(activity.params(fn_node))
         self.declared = body.declared_global | body.declared_nonlocal
         self.locals = (body.writes | body.deletes | self.params) - self.declared
@@ -80,6 +81,8 @@ class _Builder:
         method = getattr(self, "stmt_" + type(s).__name__, None)
         if method is not None:
             return method(s, preds)
+        if isinstance(s, gast.AsyncFunctionDef):
+            return [self.node(s, s, preds)]
         if isinstance(s, (gast.Match, gast.AsyncWith, gast.AsyncFor)) or hasattr(s, "body"):
             raise ConversionError(f"line {getattr(s, 'lineno', '?')}: "
                                   f"`{type(s).__name__}` is not supported")

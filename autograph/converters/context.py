@@ -33,6 +33,7 @@ class Context:
             elif kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef) and n is not fn_node:
                 defined.add(n.name)
         self.node_kinds = kinds
+        self.has_nested_functions = bool(defined)
         self.used_names = names | defined | {getattr(fn_node, "name", "")}
         self.may_hold_undefined: set = set()   # names an Undefined marker may reach
         self.needs_init: set = set()           # names bound to a marker at function entry

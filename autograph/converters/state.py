@@ -19,25 +19,39 @@ _OPAQUE_CALLS = {"locals", "vars", "eval", "exec", "dir"}
 
 
 def _scan(nodes: list, in_loop: bool, found: set) -> None:
-    """One walk collecting what can keep a construct in Python (see `blocker`)."""
+    """One walk collecting what can keep a construct in Python (see `blocker`).
+    Results for compound statements are memoised: nested `if`s would rescan."""
     for n in nodes:
-        kind = type(n)
-        if kind in (gast.Break, gast.Continue):
-            if not in_loop:
-                found.add("jump")
-        elif kind is gast.Return:
-            found.add("return")
-        elif kind in (gast.Yield, gast.YieldFrom, gast.Await):
-            found.add("yield")
-        elif kind is gast.Delete:
-            if any(isinstance(t, gast.Name) for t in n.targets):
-                found.add("del")
-        elif kind is gast.Call:
-            if isinstance(n.func, gast.Name) and n.func.id in _OPAQUE_CALLS and not n.args:
-                found.add(n.func.id)
-        elif kind in SCOPES:
-            continue
-        _scan(list(gast.iter_child_nodes(n)), in_loop or kind in (gast.For, gast.While), found)
+        if isinstance(n, gast.stmt) and hasattr(n, "body") and not isinstance(n, SCOPES):
+            key = "ag_scan_loop" if in_loop else "ag_scan"
+            cached = getattr(n, key, None)
+            if cached is None:
+                cached = set()
+                _scan_one(n, in_loop, cached)
+                setattr(n, key, frozenset(cached))
+            found |= cached
+        else:
+            _scan_one(n, in_loop, found)
+
+
+def _scan_one(n, in_loop: bool, found: set) -> None:
+    kind = type(n)
+    if kind in (gast.Break, gast.Continue):
+        if not in_loop:
+            found.add("jump")
+    elif kind is gast.Return:
+        found.add("return")
+    elif kind in (gast.Yield, gast.YieldFrom, gast.Await):
+        found.add("yield")
+    elif kind is gast.Delete:
+        if any(isinstance(t, gast.Name) for t in n.targets):
+            found.add("del")
+    elif kind is gast.Call:
+        if isinstance(n.func, gast.Name) and n.func.id in _OPAQUE_CALLS and not n.args:
+            found.add(n.func.id)
+    elif kind in SCOPES:
+        return
+    _scan(list(gast.iter_child_nodes(n)), in_loop or kind in (gast.For, gast.While), found)
 
 
 def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
