@@ -100,6 +100,20 @@ class _Collector(gast.NodeVisitor):
         else:
             self.visit(node.target)
 
+    def visit_MatchAs(self, node: gast.AST) -> None:
+        if node.name:
+            self.act.writes.add(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: gast.AST) -> None:
+        if node.name:
+            self.act.writes.add(node.name)
+
+    def visit_MatchMapping(self, node: gast.AST) -> None:
+        if node.rest:
+            self.act.writes.add(node.rest)
+        self.generic_visit(node)
+
     def visit_Global(self, node: gast.Global) -> None:
         self.act.declared_global.update(node.names)
 

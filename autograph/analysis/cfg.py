@@ -83,7 +83,7 @@ class _Builder:
             return method(s, preds)
         if isinstance(s, gast.AsyncFunctionDef):
             return [self.node(s, s, preds)]
-        if isinstance(s, (gast.Match, gast.AsyncWith, gast.AsyncFor)) or hasattr(s, "body"):
+        if isinstance(s, (gast.AsyncWith, gast.AsyncFor)) or hasattr(s, "body"):
             raise ConversionError(f"line {getattr(s, 'lineno', '?')}: "
                                   f"`{type(s).__name__}` is not supported")
         n = self.node(s, s, preds)
@@ -188,6 +188,16 @@ class _Builder:
         return self._after(s, exits)
 
     stmt_TryStar = stmt_Try
+
+    def stmt_Match(self, s, preds):
+        # The `match` itself stays Python; the code in its cases is analysed and converted.
+        before = self._around(s, preds)
+        subject = self.node(s, s.subject, [before])
+        exits, test = [], subject
+        for case in s.cases:
+            test = self.node(case, [case.pattern] + ([case.guard] if case.guard else []), [test])
+            exits += self.block(case.body, [test])
+        return self._after(s, exits + [test])
 
 
 def build(fn_node: gast.AST) -> Graph:

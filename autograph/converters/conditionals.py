@@ -1,12 +1,15 @@
 """`if`/`elif`/`else` statements into `ag__.if_stmt`.
 
-    if x > 0:                        def if_true(y):
+    if x > 0:                        def if_true():
         y = x                            y = x
     else:                    ->          return y
-        y = -x                       def if_false(y):
+        y = -x                       def if_false():
     use(y)                               y = -x
                                          return y
-                                     y = ag__.if_stmt(x > 0, if_true, if_false, (ag__.Undefined('y'),), ('y',))
+                                     y = ag__.if_stmt(x > 0, if_true, if_false, (), ('y',))
+
+The branch functions take as arguments the state that some branch reads before
+assigning it, or leaves as it was (`state`); they return all of it (`names`).
 
 An `if` that ends the function and returns (marked `return_form` by
 `return_statements`) becomes `return ag__.if_stmt(test, if_true, if_false)` whose
@@ -50,24 +53,30 @@ class IfTransformer(StatementTransformer):
             return node
         return_form = anno.get(node, "return_form", False)
         names = state.state_names(node, modified)
-        result = None if return_form else state.returned(names)
+        # A name no branch reads before assigning it, and that every branch assigns, is
+        # an output only: the branches need not receive it (not live at the test).
+        live_in = anno.get(node, "live_in", frozenset())
+        inputs = [n for n in names if n in live_in]
+        outputs = [] if return_form else names
+        result = None if return_form else state.returned(outputs)
         true_name, false_name = ctx.new_name("if_true"), ctx.new_name("if_false")
-        out = [state.function(true_name, names, node.body, result, node.lineno, ctx, modified_all)]
+        out = [state.function(true_name, inputs, node.body, result, node.lineno, ctx,
+                              modified_all)]
         if node.orelse:
-            out.append(state.function(false_name, names, node.orelse, result, node.lineno, ctx,
+            out.append(state.function(false_name, inputs, node.orelse, result, node.lineno, ctx,
                                       modified_all))
         args = [node.test, templates.name(true_name),
                 templates.name(false_name) if node.orelse else gast.Constant(value=None, kind=None)]
-        if names:
-            args.append(state.initial_values(node, names, ctx))
-            if not return_form:
-                args.append(state.names_literal(names))
+        if inputs or outputs:
+            args.append(state.initial_values(node, inputs, ctx))
+        if outputs:
+            args.append(state.names_literal(outputs))
         call = templates.replace_as_expression("ag__.if_stmt()", node.lineno)
         call.args = args
         if return_form:
             out += templates.replace("return call", node.lineno, call=call)
-        elif names:
-            out += templates.replace("target = call", node.lineno, target=state.assigned(names),
+        elif outputs:
+            out += templates.replace("target = call", node.lineno, target=state.assigned(outputs),
                                      call=call)
         else:
             out += templates.replace("call", node.lineno, call=call)

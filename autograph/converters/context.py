@@ -152,6 +152,8 @@ class StatementTransformer(gast.NodeTransformer):
         return node
 
     def generic_visit(self, node):
+        for case in getattr(node, "cases", ()):          # `match`: convert inside its cases
+            self.generic_visit(case)
         for field in ("body", "orelse", "finalbody", "handlers"):
             old = getattr(node, field, None)
             if not old or not isinstance(old, list):

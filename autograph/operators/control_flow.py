@@ -107,7 +107,8 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names):
 
 def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
             state: Sequence[Any] = (), names: Sequence[str] = ()) -> Any:
-    """`if test:` with the branches as functions of `state`; returns the new state."""
+    """`if test:` with the branches as functions of `state`; returns the new values of
+    `names`. Without `if_false`, `state` holds the current values of `names`."""
     test = unwrap(test)
     backend = backend_of(test)
     if backend is None:

@@ -252,3 +252,36 @@ PY = [
     (t25, [(1,), (-1,)]), (t26, [(12,)]), (t27, [(10,), (3,)]), (t28, [([1, 2, 1, 3],)]),
     (t29, [(4,)]), (t30, [(1, 1), (0, 2), (3, 0)]),
 ]
+
+
+def t31(cmd):
+    match cmd:
+        case [x, y] if x > 0:
+            if y > 0:
+                r = x + y
+            else:
+                r = x - y
+        case {'k': v, **rest}:
+            r = (v, sorted(rest))
+        case str() as s:
+            r = s.upper()
+        case _:
+            r = None
+    total = 0
+    for i in range(3):
+        total += i
+    return r, total
+
+
+def t32(xs):
+    i = 0
+    for x in xs:
+        match x:
+            case 0:
+                break
+            case _:
+                i += x
+    return i
+
+
+PY += [(t31, [([1, 2],), ([3, -1],), ({'k': 1, 'a': 2},), ('hi',), (5,)]), (t32, [([1, 2, 0, 5],)])]

@@ -46,10 +46,11 @@ def branch_state(x):
     return y
 
 
-def test_if_state_starts_undefined_and_is_read_plainly_when_always_defined():
+def test_if_assigned_on_every_path_is_an_output_only():
     code = _code(branch_state)
-    assert "y = ag__.if_stmt(x > 0, if_true, if_false, (ag__.Undefined('y'),), ('y',))" in code
-    assert "return y" in code and "ag__.ld" not in code
+    assert "def if_true():" in code
+    assert "y = ag__.if_stmt(x > 0, if_true, if_false, (), ('y',))" in code
+    assert "return y" in code and "ag__.ld" not in code and "Undefined" not in code
 
 
 def one_branch(x):
