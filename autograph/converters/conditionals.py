@@ -36,11 +36,6 @@ class IfTransformer(StatementTransformer):
     def __init__(self, ctx: Context):
         self.ctx = ctx
 
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
-
     def visit_If(self, node):
         ctx = self.ctx
         all_stmts = node.body + node.orelse

@@ -118,6 +118,12 @@ class StatementTransformer(gast.NodeTransformer):
 
     ctx: Context
 
+    def visit_FunctionDef(self, node):
+        """Generated functions hold converted user code; user functions are other scopes."""
+        return self.generic_visit(node) if getattr(node, "ag_generated", False) else node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
     def observed(self) -> frozenset:
         return frozenset().union(*getattr(self, "_observed", [frozenset()]))
 
@@ -160,7 +166,7 @@ class StatementTransformer(gast.NodeTransformer):
                 continue
             new = []
             for item in old:
-                if isinstance(item, SCOPES):
+                if isinstance(item, SCOPES) and not getattr(item, "ag_generated", False):
                     new.append(item)
                     continue
                 result = self.visit(item)

@@ -28,11 +28,6 @@ class ContinueTransformer(StatementTransformer):
     def __init__(self, ctx: Context):
         self.ctx = ctx
 
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
-
     def _visit_loop(self, node):
         self.generic_visit(node)
         if not contains(node.body, (gast.Continue,), stop=LOOPS):

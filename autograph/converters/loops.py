@@ -47,11 +47,6 @@ class LoopTransformer(StatementTransformer):
     def __init__(self, ctx: Context):
         self.ctx = ctx
 
-    def visit_FunctionDef(self, node):
-        return node
-
-    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
-
     def visit_While(self, node):
         ctx = self.ctx
         modified_all = state.modified(node)

@@ -49,11 +49,6 @@ class _LoopReturns(StatementTransformer):
             self.retval = self.ctx.new_name("retval_")
         return self.do_return, self.retval
 
-    def visit_FunctionDef(self, node):
-        return node                     # nested scopes have their own returns
-
-    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
-
     def _visit_loop(self, node):
         has_return = contains(node.body, (gast.Return,))
         self.depth += 1

@@ -65,3 +65,20 @@ def test_fall_off_is_a_staging_error():
     import autograph as ag
     with pytest.raises(ag.StagingError, match=r"corpus.py:\d+.*None"):
         rt.function(corpus.fall_off)(rt.constant(1))
+
+
+def loop_with_return_inside_branch(x, n):
+    if x > 0:
+        for i in rt.range(n):
+            if i * x > 10:
+                return i
+        y = x * 100
+    else:
+        y = -x
+    return y
+
+
+@pytest.mark.parametrize("x, n, expected", [(3, 10, 4), (1, 5, 100), (-2, 5, 2)])
+def test_staged_loop_with_return_inside_staged_branch(x, n, expected):
+    staged = rt.function(loop_with_return_inside_branch)
+    assert _py(staged(rt.constant(x), rt.constant(n))) == expected
