@@ -778,6 +778,51 @@ def staged_for_break_continue(n):
     return total
 
 
+def loop_in_branch(x, n):
+    total = 0
+    if x > 0:
+        i = 0
+        while i < n:
+            total += x
+            i += 1
+    else:
+        for j in range(n):
+            total -= j
+    return total
+
+
+def branch_loop_branch(x, n):
+    r = 0
+    if x > 1:
+        for i in range(n):
+            if i % 2 == 0:
+                r += i * x
+            else:
+                r -= 1
+    return r
+
+
+def while_in_for(n):
+    total = 0
+    for i in range(n):
+        j = i
+        while j > 0:
+            total += j
+            j -= 2
+    return total
+
+
+def early_return_in_nested_loops_in_branch(x, n):
+    if x > 0:
+        for i in range(n):
+            j = 0
+            while j < n:
+                if i * j == x:
+                    return i * 100 + j
+                j += 1
+    return -1
+
+
 PY = [
     (relu, [(3,), (-2,), (0,)], True),
     (abs_assign, [(3,), (-4,)], True),
@@ -856,6 +901,10 @@ PY = [
     (loop_with_return_and_else, [([1, 20],), ([1],)], False),
     (while_cond_becomes_staged, [(2,), (10,)], True),
     (global_loop_target, [(3,)], False),
+    (loop_in_branch, [(2, 3), (-1, 4), (1, 0)], True),
+    (branch_loop_branch, [(3, 5), (0, 5)], True),
+    (while_in_for, [(0,), (5,)], True),
+    (early_return_in_nested_loops_in_branch, [(6, 5), (7, 3), (-1, 3)], True),
     (staged_nested_loops, [(0,), (4,), (7,)], True),
     (staged_for_break_continue, [(0,), (5,), (20,)], True),
     (partial_state_on_exception, [([1, 2, 0, 5],), ([1, 2],)], False),
