@@ -101,8 +101,11 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names):
         raise tracer.staging_error(
             e, out_names, "Give it the same dtype and structure on both branches") from e
     _check_returns(tracer.outputs, out_names)
-    results = _with_flags(outs, defined, out_names)
-    return _pack(results, n) if n else results[0]
+    if not n:
+        # A value (return value, expression): a branch gives an Undefined marker only for
+        # `retval_` under `if do_return:`, whose flag says that branch is not taken.
+        return outs[0]
+    return _pack(_with_flags(outs, defined, out_names), n)
 
 
 def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,

@@ -174,7 +174,14 @@ class FakeBackend:
 
     def iterate(self, iterable):
         self.counts["iterate"] += 1
-        return Sym(np.int32(len(iterable.value))), lambda i: Sym(iterable.value[int(i.value)])
+        values = iterable.value
+
+        def get_item(i):        # a tracer never reads an element while tracing: no IndexError
+            i = int(i.value)
+            if i < len(values):
+                return Sym(values[i])
+            return Sym(np.zeros(values.shape[1:], values.dtype))
+        return Sym(np.int32(len(values))), get_item
 
     def range(self, start, limit, delta):
         values = [v.value if isinstance(v, Sym) else v for v in (start, limit, delta)]
