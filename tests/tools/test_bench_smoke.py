@@ -1,0 +1,19 @@
+"""The benchmark suite runs: `tools/bench/run.py --quick` exits 0 and prints its table.
+No timing is asserted (performance is read from the benchmark's own output)."""
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_bench_quick_runs_and_prints_the_table():
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "run.py"), "--quick"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    header = proc.stdout.splitlines()[0]
+    for column in ("workload", "numpy by hand", "eager (ratio)", "rt.function (ratio)", "target"):
+        assert column in header
+    for workload in ("power(x, 100)", "tanh_loop", "fizzbuzz", "next_collatz", "dynamic_rnn",
+                     "dense 2-layer 512", "peak memory", "convert", "trace"):
+        assert workload in proc.stdout

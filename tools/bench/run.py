@@ -1,0 +1,328 @@
+"""The benchmark suite: the guides' workloads, numpy by hand vs our eager mode vs rt.function.
+
+    python tools/bench/run.py            # the full run (about a minute)
+    python tools/bench/run.py --quick    # a smoke run: few, short timings
+
+Every workload is written three ways and run side by side in one process:
+- numpy by hand: the honest best plain-numpy program for the same job. Vectorisable work
+  is vectorised; a loop the function stages (tanh_loop, fizzbuzz, dynamic_rnn) is the same
+  Python loop over numpy values of the same dtypes, written tightly.
+- eager: the plain Python function called with eager tensors (no rt.function).
+- rt.function: the same function traced once, then called.
+All three are checked to give the same results before anything is timed. Timings are
+medians of repeated runs taken in interleaved rounds (numpy, eager, function, numpy, ...)
+so a shared, noisy machine moves the ratios little. Ratios are to numpy by hand.
+
+Then the peak memory (tracemalloc) of the large dense workload, ours against numpy, and
+the time to convert and to trace a fresh fizzbuzz (a new function with its own source, so
+no conversion cache hits).
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import linecache
+import statistics
+import sys
+import timeit
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import numpy as np  # noqa: E402
+
+import autograph as ag  # noqa: E402
+import runtime as rt  # noqa: E402
+
+
+# -- the workloads, written for the runtime (eager and rt.function run the same code) ------
+
+def power(x, y):
+    result = rt.eye(10, dtype=rt.int32)
+    for _ in range(y):
+        result = rt.matmul(x, result)
+    return result
+
+
+def tanh_loop(x):
+    while rt.reduce_sum(x) > 1:
+        x = rt.tanh(x)
+    return x
+
+
+FIZZBUZZ = """
+def fizzbuzz(n):
+    'Counts fizz, buzz, fizzbuzz and plain numbers in 1..n (variant {k}).'
+    fizz = 0
+    buzz = 0
+    fizzbuzz = 0
+    numbers = 0
+    for i in rt.range(1, n + 1):
+        if i % 15 == 0:
+            fizzbuzz += 1
+        elif i % 3 == 0:
+            fizz += 1
+        elif i % 5 == 0:
+            buzz += 1
+        else:
+            numbers += 1
+    return fizz, buzz, fizzbuzz, numbers
+"""
+
+
+def fresh_fizzbuzz(k: int):
+    """A new fizzbuzz function object with its own source file (so no cache can hit)."""
+    filename = f"<bench-fizzbuzz-{k}>"
+    source = FIZZBUZZ.replace("{k}", str(k))
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"rt": rt}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace["fizzbuzz"]
+
+
+fizzbuzz = fresh_fizzbuzz(0)
+
+
+def next_collatz(x):
+    return rt.where(x % 2 == 0, x // 2, 3 * x + 1)
+
+
+def one_op(x):
+    return x + 1.0
+
+
+def rnn_step(inp, state):  # the guide's step
+    return inp + state
+
+
+def dynamic_rnn(input_data, initial_state):
+    input_data = rt.transpose(input_data, [1, 0, 2])
+    max_seq_len = input_data.shape[0]
+    states = rt.TensorArray(rt.float32, size=max_seq_len)
+    state = initial_state
+    for i in rt.range(max_seq_len):
+        state = rnn_step(input_data[i], state)
+        states = states.write(i, state)
+    return rt.transpose(states.stack(), [1, 0, 2])
+
+
+def dense2(x, w1, b1, w2, b2):
+    h = rt.maximum(rt.matmul(x, w1) + b1, 0.0)
+    return rt.matmul(h, w2) + b2
+
+
+# -- the same jobs in numpy by hand ---------------------------------------------------------
+
+def power_np(x, y):
+    result = np.eye(10, dtype=np.int32)
+    for _ in range(y):
+        result = x @ result
+    return result
+
+
+def tanh_loop_np(x):
+    while x.sum() > 1:
+        x = np.tanh(x)
+    return x
+
+
+def fizzbuzz_np(n):
+    fizz = buzz = fizzbuzz = numbers = 0
+    for i in np.arange(1, n + 1, dtype=np.int32):
+        if i % 15 == 0:
+            fizzbuzz += 1
+        elif i % 3 == 0:
+            fizz += 1
+        elif i % 5 == 0:
+            buzz += 1
+        else:
+            numbers += 1
+    return fizz, buzz, fizzbuzz, numbers
+
+
+def next_collatz_np(x):
+    return np.where(x % 2 == 0, x // 2, 3 * x + 1)
+
+
+def one_op_np(x):
+    return x + np.float32(1.0)
+
+
+def dynamic_rnn_np(input_data, initial_state):
+    input_data = input_data.transpose(1, 0, 2)
+    states = np.empty(input_data.shape, input_data.dtype)
+    state = initial_state
+    for i in range(input_data.shape[0]):
+        state = input_data[i] + state
+        states[i] = state
+    return states.transpose(1, 0, 2)
+
+
+def dense2_np(x, w1, b1, w2, b2):
+    h = x @ w1
+    h += b1
+    np.maximum(h, 0, out=h)
+    out = h @ w2
+    out += b2
+    return out
+
+
+# -- measuring ------------------------------------------------------------------------------
+
+class Workload:
+    def __init__(self, name, np_fn, np_args, rt_fn, rt_args, target, tf=None):
+        self.name, self.target, self.tf = name, target, tf
+        self.np_call = lambda: np_fn(*np_args)
+        self.eager_call = lambda: rt_fn(*rt_args)
+        traced = rt.function(rt_fn)
+        self.function = traced
+        self.fn_call = lambda: traced(*rt_args)
+
+
+def _arrays(result):
+    """A result (tensor, array, number or tuple of them) as a list of numpy arrays."""
+    if isinstance(result, (tuple, list)):
+        return [a for r in result for a in _arrays(r)]
+    return [np.asarray(result.numpy() if hasattr(result, "numpy") else result)]
+
+
+def check_same(w: Workload):
+    expected = _arrays(w.np_call())
+    for label, call in (("eager", w.eager_call), ("rt.function", w.fn_call)):
+        got = _arrays(call())
+        ok = len(got) == len(expected) and all(
+            g.shape == e.shape and np.allclose(g, e, rtol=1e-5, atol=1e-5)
+            for g, e in zip(got, expected))
+        if not ok:
+            raise AssertionError(f"{w.name}: {label} gives {got}, numpy by hand {expected}")
+
+
+def _number_for(call, budget) -> int:
+    """How many calls make one timing of about `budget` seconds."""
+    t = timeit.timeit(call, number=1)
+    if t < budget / 10:
+        t = timeit.timeit(call, number=10) / 10
+    return max(1, int(budget / max(t, 1e-9)))
+
+
+def time_side_by_side(calls, rounds, budget) -> list:
+    """Per-call medians (seconds) of `calls`, timed in interleaved rounds."""
+    numbers = [_number_for(c, budget) for c in calls]
+    samples = [[] for _ in calls]
+    for _ in range(rounds):
+        for c, n, s in zip(calls, numbers, samples):
+            s.append(timeit.timeit(c, number=n) / n)
+    return [statistics.median(s) for s in samples]
+
+
+def peak_memory(call) -> int:
+    """Peak bytes traced while `call` runs (inputs already exist)."""
+    call()  # warm: traces, compiles, caches
+    gc.collect()
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base, _ = tracemalloc.get_traced_memory()
+    call()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak - base
+
+
+def _fmt_time(t: float) -> str:
+    if t < 1e-3:
+        return f"{t * 1e6:8.1f} us"
+    if t < 1:
+        return f"{t * 1e3:8.2f} ms"
+    return f"{t:8.2f} s "
+
+
+def workloads() -> list:
+    rng = np.random.default_rng(0)
+    x_pow = rng.integers(-1, 2, size=(10, 10)).astype(np.int32)
+    x_tanh = np.array([0.666458249, 0.713946581, 0.723879576, 0.330758929, 0.184087753],
+                      np.float32)
+    x_collatz = rng.integers(1, 10000, size=1000).astype(np.int32)
+    x_one = np.float32(1.5)
+    rnn_in = rng.standard_normal((2, 100, 4)).astype(np.float32)
+    rnn_state = np.zeros((2, 4), np.float32)
+    dense = [rng.standard_normal(s).astype(np.float32) * 0.05
+             for s in [(512, 512), (512, 512), (512,), (512, 512), (512,)]]
+    c = rt.constant
+    return [
+        Workload("power(x, 100)", power_np, (x_pow, 100), power, (c(x_pow), 100),
+                 1.1, 2.2),
+        Workload("tanh_loop", tanh_loop_np, (x_tanh,), tanh_loop, (c(x_tanh),), 2.0, 14.6),
+        Workload("fizzbuzz n=1000", fizzbuzz_np, (1000,), fizzbuzz, (c(1000),), 3.0, 171),
+        Workload("next_collatz 1000", next_collatz_np, (x_collatz,), next_collatz,
+                 (c(x_collatz),), 1.5, 24),
+        Workload("one op (x + 1.0)", one_op_np, (x_one,), one_op, (c(x_one),), None),
+        Workload("dynamic_rnn 100 steps", dynamic_rnn_np, (rnn_in, rnn_state), dynamic_rnn,
+                 (c(rnn_in), c(rnn_state)), None),
+        Workload("dense 2-layer 512", dense2_np, dense, dense2, [c(a) for a in dense], 1.05),
+    ]
+
+
+def conversion_and_trace(n: int):
+    """Median seconds to convert, and to trace (conversion excluded), a fresh fizzbuzz."""
+    convert, trace = [], []
+    for k in range(1, n + 1):
+        fresh = fresh_fizzbuzz(1000 + k)
+        t0 = timeit.default_timer()
+        ag.to_graph(fresh)
+        convert.append(timeit.default_timer() - t0)
+        fn = rt.function(fresh)  # converted above (cached): this times the trace alone
+        t1 = timeit.default_timer()
+        fn.get_concrete_function(rt.TensorSpec([], rt.int32))
+        trace.append(timeit.default_timer() - t1)
+    return statistics.median(convert), statistics.median(trace)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a fast smoke run")
+    args = parser.parse_args(argv)
+    rounds, budget = (3, 0.002) if args.quick else (9, 0.05)
+
+    header = (f"{'workload':<24}| {'numpy by hand':>13} | {'eager (ratio)':>22} | "
+              f"{'rt.function (ratio)':>22} | target (TF 2.21)")
+    print(header)
+    print("-" * len(header))
+    all_ws = workloads()
+    misses = []
+    for w in all_ws:
+        check_same(w)
+        t_np, t_eager, t_fn = time_side_by_side([w.np_call, w.eager_call, w.fn_call],
+                                                rounds, budget)
+        r_eager, r_fn = t_eager / t_np, t_fn / t_np
+        target = "—" if w.target is None else f"<= {w.target:g}x"
+        if w.tf is not None:
+            target += f" (TF {w.tf:g}x)"
+        if w.target is not None and r_fn > w.target:
+            misses.append(w.name)
+            target += "  MISSED"
+        print(f"{w.name:<24}| {_fmt_time(t_np):>13} | {r_eager:8.2f}x ({_fmt_time(t_eager)}) | "
+              f"{r_fn:8.2f}x ({_fmt_time(t_fn)}) | {target}", flush=True)
+
+    dense = all_ws[-1]
+    mem_np = peak_memory(dense.np_call)
+    mem_fn = peak_memory(dense.fn_call)
+    mem_eager = peak_memory(dense.eager_call)
+    print()
+    print("peak memory, dense 2-layer 512 (tracemalloc, inputs excluded):")
+    print(f"  numpy by hand {mem_np / 2**20:7.2f} MiB")
+    print(f"  eager         {mem_eager / 2**20:7.2f} MiB   {mem_eager / mem_np:5.2f}x")
+    print(f"  rt.function   {mem_fn / 2**20:7.2f} MiB   {mem_fn / mem_np:5.2f}x   target <= 1.2x"
+          + ("  MISSED" if mem_fn / mem_np > 1.2 else ""))
+
+    convert, trace = conversion_and_trace(3 if args.quick else 15)
+    print()
+    print("fresh fizzbuzz (median):")
+    print(f"  convert (ag.to_graph)                        {convert * 1e3:8.3f} ms")
+    print(f"  trace (get_concrete_function, no conversion) {trace * 1e3:8.3f} ms")
+    if misses:
+        print(f"\ntargets missed: {', '.join(misses)}")
+
+
+if __name__ == "__main__":
+    main()
