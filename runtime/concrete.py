@@ -127,9 +127,12 @@ class ConcreteFunction:
 
     def _run(self, arrays):
         results = self._compiled()(*arrays)
+        out = self.structured_outputs
+        if isinstance(out, Tensor):  # the common case, without walking a structure
+            return wrap(results[0], out.dtype)
         it = iter(results)
         return nest.map_structure(lambda t: wrap(next(it), t.dtype) if isinstance(t, Tensor) else t,
-                                  self.structured_outputs)
+                                  out)
 
     def _match(self, pname, traced, value, arrays):
         if isinstance(traced, Placeholder):

@@ -29,10 +29,13 @@ class OpDef:
         may be folded, deduplicated or dropped when unused.
     side_effect: the op must run even when nothing uses its outputs (print, assert,
         variable writes), in program order.
+    emit(op, args) -> a Python expression computing the op from the variables named in
+        `args`, or None to call the kernel. The executor inlines it: `a % b` on numpy
+        scalars costs 45 ns where the ufunc call `np.mod(a, b)` costs over 1 us.
     """
 
     __slots__ = ("name", "default_name", "infer", "kernel", "pure", "side_effect",
-                 "multi_output", "grad")
+                 "multi_output", "grad", "emit")
 
     def __init__(self, name: str, infer: Callable, kernel: Optional[Callable], *,
                  pure: bool = True, side_effect: bool = False, multi_output: bool = False,
@@ -45,6 +48,7 @@ class OpDef:
         self.side_effect = side_effect
         self.multi_output = multi_output
         self.grad = None  # gradient rule, set beside the op by the gradient issue
+        self.emit = None  # inline expression for the executor, set beside the op
 
     def __repr__(self):
         return f"<OpDef {self.name}>"
@@ -93,6 +97,8 @@ def _in_graph(graph, t) -> SymbolicTensor:
 
 def wrap(value, dtype) -> EagerTensor:
     """A kernel's result as an EagerTensor of `dtype`."""
+    if getattr(value, "dtype", None) is dtype.np_dtype:  # the common case, checked cheaply
+        return EagerTensor(value, dtype)
     if dtype is dtypes.variant:
         return EagerTensor(value, dtype)
     if not isinstance(value, (np.ndarray, np.generic)):
@@ -282,6 +288,7 @@ def _identity_kernel(x):
 
 
 IDENTITY = OpDef("Identity", _same_infer, _identity_kernel)
+IDENTITY.emit = lambda op, args: args[0]
 
 
 def identity(x, name: Optional[str] = None) -> Tensor:

@@ -121,6 +121,32 @@ UNARY = {name: OpDef(name, _unary_infer(name, kind), kernel) for name, _, kernel
 BINARY = {name: OpDef(name, _binary_infer(name, kind, out), kernel)
           for name, _, kernel, kind, out in BINARY_TABLE}
 
+# Python operators that compute exactly what the ufunc does on numpy operands (arrays or
+# numpy scalars), at a fraction of the cost on scalars. Integer `//` and `%` keep their
+# kernel (which raises on a zero divisor) unless the divisor is a non-zero constant.
+OPERATORS = {"AddV2": "+", "Sub": "-", "Mul": "*", "Pow": "**", "Equal": "==",
+             "NotEqual": "!=", "Less": "<", "LessEqual": "<=", "Greater": ">",
+             "GreaterEqual": ">=", "LogicalAnd": "&", "LogicalOr": "|", "FloorDiv": "//",
+             "FloorMod": "%"}
+
+
+def _operator_emit(symbol):
+    def emit(op, args):
+        x, y = op.inputs
+        if x.dtype.is_string and symbol not in ("+", "==", "!="):
+            return None
+        if symbol in ("//", "%") and x.dtype.is_integer:
+            divisor = constant_value(y)
+            if divisor is None or not np.all(divisor):
+                return None
+        return f"({args[0]} {symbol} {args[1]})"
+    return emit
+
+
+for _name, _symbol in OPERATORS.items():
+    BINARY[_name].emit = _operator_emit(_symbol)
+UNARY["Neg"].emit = lambda op, args: f"(-{args[0]})"
+
 
 def binary_operands(x, y):
     """Both operands as tensors of one dtype: a Python value adopts the other's dtype."""
@@ -238,6 +264,8 @@ def _matmul_kernel(a, b, transpose_a, transpose_b):
 
 
 MATMUL = OpDef("MatMul", _matmul_infer, _matmul_kernel)
+MATMUL.emit = lambda op, args: (None if op.attrs["transpose_a"] or op.attrs["transpose_b"]
+                                else f"({args[0]} @ {args[1]})")
 
 
 def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name: Optional[str] = None):
@@ -307,6 +335,29 @@ REDUCE_TABLE = [
     ("All", "reduce_all", _all, BOOL),
 ]
 REDUCE = {name: OpDef(name, _reduce_infer(name, kind), kernel) for name, _, kernel, kind in REDUCE_TABLE}
+
+
+def _reduce_emit(method, floats_only=False, nonempty=False):
+    """The array method (`x.sum(axis)`) where it gives the kernel's result: float sums keep
+    their dtype (integer sums would widen to int64), and max/min need a known non-empty
+    input (the kernel gives the reduction's identity for an empty one)."""
+    def emit(op, args):
+        x = op.inputs[0]
+        if floats_only and not x.dtype.is_floating:
+            return None
+        if nonempty and not (x.shape.is_fully_defined() and x.shape.num_elements()):
+            return None
+        axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+        return f"{args[0]}.{method}(axis={axis!r}{', keepdims=True' if keepdims else ''})"
+    return emit
+
+
+REDUCE["Sum"].emit = _reduce_emit("sum", floats_only=True)
+REDUCE["Prod"].emit = _reduce_emit("prod", floats_only=True)
+REDUCE["Max"].emit = _reduce_emit("max", nonempty=True)
+REDUCE["Min"].emit = _reduce_emit("min", nonempty=True)
+REDUCE["Any"].emit = _reduce_emit("any")
+REDUCE["All"].emit = _reduce_emit("all")
 
 
 def static_axis(axis, what="axis"):

@@ -128,6 +128,30 @@ def _slice_kernel(x, *tensors, spec):
 SLICE = OpDef("StridedSlice", _slice_infer, _slice_kernel, default_name="strided_slice")
 
 
+def _slice_emit(op, args):
+    """The index as Python source: `x[i, 1:-1, None, ...]`."""
+    def part(v):
+        if v is None:
+            return ""
+        return args[v[1]] if isinstance(v, tuple) else repr(v)
+    items = []
+    for s in op.attrs["spec"]:
+        if s[0] == "ellipsis":
+            items.append("...")
+        elif s[0] == "newaxis":
+            items.append("None")
+        elif s[0] == "int":
+            items.append(part(s[1]))
+        else:
+            items.append(f"{part(s[1])}:{part(s[2])}" + (f":{part(s[3])}" if s[3] is not None else ""))
+    if not op.inputs[0].shape.rank:
+        return None  # a scalar or unknown rank: let the kernel say what is wrong
+    return f"{args[0]}[{', '.join(items)},]"
+
+
+SLICE.emit = _slice_emit
+
+
 def getitem(tensor, key):
     x = convert_to_tensor(tensor)
     spec, tensors = _spec(key)
