@@ -1,0 +1,125 @@
+"""`autograph convert FILE.py [-o OUT.py] [--function NAME ...]` (also `python -m autograph`).
+
+Bad input — a missing file, a directory, a syntax error, an undecodable file, an empty
+file, a name that names no function — is one line on stderr and exit code 1 (2 for a
+malformed command line), and no output file is written: the output is written to a
+temporary file next to it and renamed into place only when complete.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import Optional, Sequence
+
+from autograph import module_converter
+
+PROG = "autograph"
+
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as installed
+        return installed("autograph-rt")
+    except Exception:          # noqa: BLE001 — running from a source tree
+        return "unknown (not installed)"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """One line, not the usage block and a second line."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description=(
+        "Convert Python files with autograph: plain Python control flow over tensors "
+        "becomes staged operators, and stays plain Python on everything else."))
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    convert = commands.add_parser(
+        "convert", help="convert the functions of a .py file into a runnable module",
+        description=(
+            "Write a module in which every function and method of FILE (or only the "
+            "named ones) is replaced by its converted form; imports, classes, "
+            "module-level code, decorators and comments outside converted functions "
+            "stay as they are. The output runs on its own (it imports autograph's "
+            "operators): `python OUT.py` behaves like `python FILE.py`. Functions that "
+            "cannot be converted (generators, async def) are kept, with a comment "
+            "saying why. A summary goes to stderr."),
+        epilog="example: autograph convert model.py -o model_converted.py --function step")
+    convert.add_argument("file", metavar="FILE.py", help="the Python file to convert")
+    convert.add_argument("-o", "--output", metavar="OUT.py",
+                         help="where to write the converted module (default: stdout)")
+    convert.add_argument("--function", metavar="NAME", nargs="+", action="extend",
+                         dest="functions",
+                         help="convert only these functions: a name, or Class.method "
+                              "(repeatable); the others are left as they are")
+    convert.add_argument("-q", "--quiet", action="store_true",
+                         help="no summary on stderr")
+    return parser
+
+
+def _write(path: str, text: str, encoding: str) -> None:
+    """All or nothing: a temporary file in the same directory, renamed into place."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise module_converter.SourceError(f"{path}: is a directory; give a file name with -o")
+    if not os.path.isdir(directory):
+        raise module_converter.SourceError(f"{path}: directory {directory} does not exist")
+    try:
+        data = text.encode(encoding)
+    except UnicodeEncodeError:
+        raise module_converter.SourceError(
+            f"{path}: the converted module cannot be written in the file's encoding "
+            f"({encoding})") from None
+    fd, temp = tempfile.mkstemp(prefix=".autograph-", suffix=".py.tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(temp, path)
+    except BaseException as e:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise module_converter.SourceError(f"{path}: cannot write: {e.strerror or e}") \
+                from None
+        raise
+
+
+def convert(file: str, output: Optional[str], functions: Optional[Sequence[str]],
+            quiet: bool = False) -> int:
+    text, encoding = module_converter.read_source(file)
+    converted, report = module_converter.convert_source(text, file, functions)
+    if output:
+        _write(output, converted, encoding)
+    else:
+        sys.stdout.write(converted)
+        sys.stdout.flush()
+    if not quiet:
+        for name, line, reason in report.skipped:
+            print(f"{file}:{line}: {name} not converted: {reason}", file=sys.stderr)
+        print(report.summary(file), file=sys.stderr)
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return convert(args.file, args.output, args.functions, args.quiet)
+    except module_converter.SourceError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        sys.stderr.close()        # `autograph convert f.py | head`: no second traceback
+        return 1

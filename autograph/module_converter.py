@@ -1,0 +1,430 @@
+"""Whole modules, converted: the source of a `.py` file in, a runnable module out.
+
+    text, report = convert_source(open("shapes.py").read(), "shapes.py")
+
+Every function and method of the module (or those named in `only`) is replaced by its
+converted form; everything else — imports, classes, module-level code, decorators,
+comments outside converted bodies — is kept as text, line for line. The output imports
+what converted code needs:
+
+    from autograph import operators as ag__
+    from autograph.module_converter import converted as ag__converted
+
+and each converted `def` gets `@ag__converted` as its innermost decorator, which marks
+it as converted already (`converted_call` and `to_graph` use it as it is instead of
+converting its converted source again). A function the converter cannot handle stays
+as it was, under a one-line comment saying why and `@ag__.do_not_convert`.
+
+Unlike `to_graph`, there is no live function to look at: the names a function calls are
+resolved statically (see `_module_namespace`). A name the module binds is unknown,
+so calls to it go through `ag__.converted_call`, which decides at run time; only
+imports from the standard library, numpy and our packages resolve, so that calls to
+them stay plain calls, as in `to_code`.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib  # noqa: F401  (loaded, so that `contextlib.suppress` resolves to itself)
+import io
+import sys
+import tokenize
+import types
+from collections import ChainMap
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from autograph import parsing, pipeline
+from autograph.converters.context import Context
+from autograph.operators.calls import ALLOWLIST
+
+_CONVERTED = "__autograph_converted__"
+PRELUDE = ("from autograph import operators as ag__\n"
+           "from autograph.module_converter import converted as ag__converted\n")
+
+
+def converted(fn):
+    """Decorator written on the functions of converted modules: `fn` is converted code."""
+    setattr(fn, _CONVERTED, True)
+    return fn
+
+
+class SourceError(Exception):
+    """Input that cannot be converted; `str(e)` is one line naming the file (and line)."""
+
+
+@dataclass
+class Report:
+    converted: list = field(default_factory=list)   # qualified names
+    skipped: list = field(default_factory=list)     # (qualified name, line, reason)
+    lines: int = 0
+
+    def summary(self, filename: str) -> str:
+        return (f"autograph: {filename}: converted {len(self.converted)} function"
+                f"{'' if len(self.converted) == 1 else 's'}, skipped {len(self.skipped)}")
+
+
+# ---------------------------------------------------------------------------------------
+# Reading
+
+def read_source(path: str) -> tuple[str, str]:
+    """(text, encoding) of a Python file, or SourceError with a one-line reason."""
+    import os
+    if os.path.isdir(path):
+        raise SourceError(f"{path}: is a directory, not a Python file")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise SourceError(f"{path}: no such file") from None
+    except OSError as e:
+        raise SourceError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:
+        raise SourceError(f"{path}: {e.msg}") from None
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise SourceError(f"{path}:{line}: cannot decode the file as {encoding}: "
+                          f"invalid byte {data[e.start:e.start + 1]!r}") from None
+    if encoding == "utf-8-sig":
+        text = text.lstrip("\ufeff")
+    return text, encoding
+
+
+# ---------------------------------------------------------------------------------------
+# Which functions, and what their names resolve to
+
+@dataclass
+class _Target:
+    node: ast.AST                 # FunctionDef or AsyncFunctionDef (pristine ast)
+    qualname: str
+    in_class: bool
+
+
+def _targets(body: list, prefix: str = "", in_class: bool = False) -> list:
+    """Functions whose `def` runs at module or class level (not inside functions)."""
+    found = []
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append(_Target(stmt, prefix + stmt.name, in_class))
+        elif isinstance(stmt, ast.ClassDef):
+            found += _targets(stmt.body, f"{prefix}{stmt.name}.", True)
+        else:
+            for name in ("body", "orelse", "finalbody"):
+                found += _targets(getattr(stmt, name, None) or [], prefix, in_class)
+            for part in getattr(stmt, "handlers", None) or getattr(stmt, "cases", None) or []:
+                found += _targets(part.body, prefix, in_class)
+    return found
+
+
+class _Unknown:
+    """What a name the module binds stands for at conversion time: not known."""
+
+    __module__ = None
+    __slots__ = ()
+
+
+UNKNOWN = _Unknown()
+
+
+class _StarNamespace(dict):
+    """After `from somewhere import *`, any name may be bound by the module."""
+
+    def __contains__(self, key):
+        return True
+
+    def __missing__(self, key):
+        return UNKNOWN
+
+    def get(self, key, default=None):
+        return self[key]
+
+
+def _is_library(module: str) -> bool:
+    return module.partition(".")[0] in ALLOWLIST
+
+
+def _import_value(module: str, attr: Optional[str]):
+    """A library module (or its attribute) as conversion-time resolution sees it: the
+    real one when it is loaded already (importing could have side effects), else a
+    stand-in that `is_allowlisted` recognises by its module name."""
+    loaded = sys.modules.get(module)
+    if attr is None:
+        if loaded is not None:
+            return loaded
+        return types.ModuleType(module)       # attributes unknown: calls stay checked
+    if loaded is not None and hasattr(loaded, attr):
+        return getattr(loaded, attr)
+    stand_in = types.SimpleNamespace()
+    stand_in.__module__ = module
+    return stand_in
+
+
+def _module_namespace(tree: ast.Module) -> dict:
+    """Module-level name -> value for `call_trees` and `loops`: library imports resolve,
+    every other name the module binds (anywhere: `global` in functions counts) is
+    UNKNOWN, so that a module that shadows `range` or `len` keeps its own."""
+    bound: dict = {}
+    star = False
+
+    def bind(name, value=UNKNOWN):
+        bound[name] = value if name not in bound else UNKNOWN
+
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        kind = type(node)
+        if kind is ast.Import:
+            for alias in node.names:
+                top = alias.name.partition(".")[0]
+                if alias.asname:
+                    library = _is_library(alias.name)
+                    bind(alias.asname, _import_value(alias.name, None) if library else UNKNOWN)
+                else:
+                    bind(top, _import_value(top, None) if _is_library(top) else UNKNOWN)
+            continue
+        if kind is ast.ImportFrom:
+            library = not node.level and node.module and _is_library(node.module)
+            for alias in node.names:
+                if alias.name == "*":
+                    loaded = sys.modules.get(node.module or "") if library else None
+                    names = getattr(loaded, "__all__", None) if loaded else None
+                    if names is None and loaded is not None:
+                        names = [n for n in vars(loaded) if not n.startswith("_")]
+                    if names is None:
+                        star = True
+                    for name in names or ():
+                        bind(name, getattr(loaded, name, UNKNOWN))
+                    continue
+                bind(alias.asname or alias.name,
+                     _import_value(node.module, alias.name) if library else UNKNOWN)
+            continue
+        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            bind(node.name)
+            for inner in ast.walk(node):        # `global x` in a function binds x here
+                if type(inner) is ast.Global:
+                    for name in inner.names:
+                        bind(name)
+            todo.extend(node.decorator_list)
+            if kind is not ast.ClassDef:
+                todo.extend(d for d in node.args.defaults + node.args.kw_defaults if d)
+            else:
+                todo.extend(node.bases)
+            continue
+        if kind is ast.Name and type(node.ctx) is not ast.Load:
+            bind(node.id)
+        elif kind in (ast.MatchAs, ast.MatchStar) and node.name:
+            bind(node.name)
+        elif kind is ast.MatchMapping and node.rest:
+            bind(node.rest)
+        elif kind is ast.ExceptHandler and node.name:
+            bind(node.name)
+        elif kind is ast.Lambda or kind in _COMPREHENSIONS:
+            continue                            # their names are their own
+        todo.extend(ast.iter_child_nodes(node))
+    namespace = _StarNamespace() if star else {}
+    namespace.update(bound)
+    return namespace
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_BUILTIN_NAMES = frozenset(vars(builtins))
+
+
+# ---------------------------------------------------------------------------------------
+# Converting one function
+
+class _Unparser(ast._Unparser):   # the stdlib printer; only its indentation is changed
+    """`ast.unparse` with every line starting with `prefix` (the `def`'s indentation), so
+    that docstrings keep their text exactly while the code moves in."""
+
+    def __init__(self, prefix: str = "", **kwargs):
+        super().__init__(**kwargs)       # f-strings print their parts with a nested one
+        self._prefix = prefix
+
+    def fill(self, text="", **kwargs):
+        self.maybe_newline()
+        self.write(self._prefix + "    " * self._indent + text)
+
+
+def _skip_reason(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.AsyncFunctionDef):
+        return "async def"
+    for inner in _walk_scope(node):
+        if isinstance(inner, (ast.Yield, ast.YieldFrom)):
+            return "generator function"
+        if isinstance(inner, ast.Await):
+            return "uses await"
+    return None
+
+
+def _walk_scope(node: ast.AST):
+    """The nodes of one function's own scope (not of nested functions, lambdas, classes)."""
+    todo = list(node.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+        else:
+            todo.extend(getattr(n, "decorator_list", ()))
+
+
+def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
+                          in_class: bool, prefix: str = "") -> str:
+    """Source of the converted `def` (without decorators), each line starting with
+    `prefix`. `node` is left as it was; raises ConversionError (or any converter bug)."""
+    fn = parsing.from_ast(node)
+    fn.decorator_list = []
+    ctx = Context(fn, filename, namespace, recursive=True)
+    shadowed = ctx.all_locals & _BUILTIN_NAMES
+    if shadowed:       # a local `range` is not the builtin, in nested functions too
+        ctx.namespace = ChainMap(dict.fromkeys(shadowed, UNKNOWN), namespace)
+    ctx.has_class_cell = in_class     # `super()` becomes `super(__class__, self)`
+    fn = pipeline.convert(fn, ctx)
+    out = parsing.to_ast(fn)
+    out.decorator_list = []
+    out.args, out.returns = node.args, node.returns     # defaults and annotations as written
+    out.type_comment = None
+    return _Unparser(prefix).visit(out)
+
+
+# ---------------------------------------------------------------------------------------
+# Converting a module
+
+def _split_lines(source: str) -> list:
+    """Lines as the tokenizer counts them (not str.splitlines, which splits at \\f)."""
+    return io.StringIO(source, newline="").readlines()
+
+
+def _prelude_line(tree: ast.Module) -> int:
+    """0-based line before which the prelude goes: after the docstring and the
+    `from __future__` imports, which must come first."""
+    after = None
+    for i, stmt in enumerate(tree.body):
+        if i == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
+                and isinstance(stmt.value.value, str):
+            after = stmt.end_lineno
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            after = stmt.end_lineno
+        else:
+            return after if after is not None else stmt.lineno - 1
+    return after if after is not None else 0
+
+
+def _indent_of(line: str) -> str:
+    return line[:len(line) - len(line.lstrip(" \t\f"))]
+
+
+def _parse(source: str, filename: str) -> ast.Module:
+    try:
+        return ast.parse(source, filename)
+    except SyntaxError as e:
+        where = f"{filename}:{e.lineno}" if e.lineno else filename
+        raise SourceError(f"{where}: syntax error: {e.msg}") from None
+    except ValueError as e:                  # null bytes
+        raise SourceError(f"{filename}: cannot parse: {e}") from None
+
+
+def convert_source(source: str, filename: str = "<string>",
+                   only: Optional[Sequence[str]] = None) -> tuple[str, Report]:
+    """The converted module's source and what was converted. `only`: function names or
+    qualified names (`Class.method`); each must name a function of the module."""
+    if not source.strip():
+        raise SourceError(f"{filename}: the file is empty; nothing to convert")
+    tree = _parse(source, filename)
+    targets = _targets(tree.body)
+    if not targets:
+        raise SourceError(f"{filename}: no functions or methods; nothing to convert")
+    if only is not None:
+        wanted = set(only)
+        targets = [t for t in targets if t.qualname in wanted or t.node.name in wanted]
+        missing = wanted - {t.qualname for t in targets} - {t.node.name for t in targets}
+        if missing:
+            raise SourceError(f"{filename}: no function named {', '.join(sorted(missing))}")
+    namespace = _module_namespace(tree)
+    lines = _split_lines(source)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    report = Report(lines=len(lines))
+    forced: dict = {}
+    while True:
+        text, broken = _assemble(tree, lines, targets, namespace, filename, report, forced)
+        if broken is None:
+            return text, report
+        forced.update(broken)               # converted code that does not compile: keep it
+
+
+def _assemble(tree, lines, targets, namespace, filename, report, forced):
+    """One pass: the output text, and {qualname: reason} for a function whose converted
+    code made the module fail to compile (None when it compiles)."""
+    report.converted, report.skipped = [], []
+    out: list = []
+    counted = [0, 0]                   # out[:counted[0]] holds counted[1] lines
+    prelude_at = _prelude_line(tree)
+    copied = 0                         # lines[:copied] are in out
+    spans = []                         # (first output line, end, target)
+
+    def copy_to(n):
+        nonlocal copied
+        if copied < prelude_at <= n:
+            out.extend(lines[copied:prelude_at])
+            out.append(PRELUDE)
+            copied = prelude_at
+        out.extend(lines[copied:n])
+        copied = max(copied, n)
+
+    def out_lines():
+        counted[1] += sum(s.count("\n") for s in out[counted[0]:])
+        counted[0] = len(out)
+        return counted[1]
+
+    for target in targets:
+        node = target.node
+        first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+        indent = _indent_of(lines[node.lineno - 1])
+        reason = forced.get(target.qualname) or _skip_reason(node)
+        code = None
+        if reason is None:
+            try:
+                code = convert_function_node(node, filename, namespace, target.in_class,
+                                             indent)
+            except Exception as e:      # noqa: BLE001 — every failure keeps the function
+                reason = _one_line(e)
+        copy_to(first - 1)
+        start = out_lines()
+        if code is None:
+            out.append(f"{_indent_of(lines[first - 1])}# autograph: not converted: {reason}\n")
+            copy_to(node.lineno - 1)
+            out.append(f"{indent}@ag__.do_not_convert\n")
+            copy_to(node.end_lineno)
+            report.skipped.append((target.qualname, node.lineno, reason))
+        else:
+            copy_to(node.lineno - 1)
+            out.append(f"{indent}@ag__converted\n")
+            out.append(code + "\n")
+            copied = node.end_lineno
+            report.converted.append(target.qualname)
+        spans.append((start, out_lines(), target))
+    copy_to(len(lines))
+    text = "".join(out)
+    try:
+        compile(text, filename, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        line = (e.lineno or 0) - 1
+        for start, end, target in spans:
+            if start <= line < end and target.qualname not in forced:
+                return text, {target.qualname: f"its converted code does not compile: {e.msg}"}
+        raise SourceError(f"{filename}:{e.lineno}: the converted module does not compile: "
+                          f"{e.msg}") from None
+    return text, None
+
+
+def _one_line(e: Exception) -> str:
+    message = str(e).strip().splitlines()
+    text = message[0] if message else ""
+    name = type(e).__name__
+    return text if name == "ConversionError" else f"converter error: {name}: {text}"
