@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 import linecache
+import re
 
 import numpy as np
 
@@ -73,6 +74,8 @@ class _Emitter:
         self.names: dict[int, str] = {}
         self._ids = itertools.count()
         self._kernels: dict = {}
+        self.fresh_buffers: set = set()
+        self.inplace: dict = {}  # line index -> (argument names, output name, ufunc name)
 
     def fresh(self, prefix="t") -> str:
         return f"{prefix}{next(self._ids)}"
@@ -144,10 +147,30 @@ class _Emitter:
             self.names[id(t)] = n
         if not op.opdef.multi_output:
             self.emit(indent, f"{outs[0]} = {call}", op)
+            if indent == 1:
+                self._note_buffers(op, arg_names, outs[0])
         elif outs:
             self.emit(indent, f"{', '.join(outs)}{',' if len(outs) == 1 else ''} = {call}", op)
+            self.fresh_buffers.difference_update(arg_names)
         else:
             self.emit(indent, call, op)
+            self.fresh_buffers.difference_update(arg_names)
+
+    def _note_buffers(self, op, arg_names, out):
+        """Records which values own a fresh buffer (made by a ufunc or a matmul, never a view
+        of an input or constant), and which ufunc lines could write into a dead input."""
+        kernel = op.opdef.kernel
+        if not op.opdef.pure:  # it may keep its inputs (a TensorArray stores them): hands off
+            self.fresh_buffers.difference_update(arg_names)
+        if isinstance(kernel, np.ufunc) or op.opdef.name == "MatMul":
+            self.fresh_buffers.add(out)
+        if not op.inputs:
+            return
+        x, y = op.outputs[0], op.inputs[0]
+        if (isinstance(kernel, np.ufunc) and kernel.nout == 1 and x.shape.is_fully_defined()
+                and x.shape.rank and x.shape == y.shape and x.dtype is y.dtype
+                and not x.dtype.is_string):
+            self.inplace[len(self.lines) - 1] = (arg_names, out, self.global_value(kernel, "u"))
 
     def bind_params(self, body, input_names):
         for ph, name in zip(body.params, input_names):
@@ -270,6 +293,53 @@ def _inferred_message_for(node, values):
     return None
 
 
+_VALUE_NAME = re.compile(r"\b[tw]\d+\b")
+
+
+def _free_dead_values(em: _Emitter) -> None:
+    """Inserts `del` after the top-level statement that last reads each intermediate, so
+    a large workload does not hold dead buffers until the function returns (numpy code
+    written by hand frees its temporaries as it goes). A value read inside an `if` or
+    `while` block lives until that whole block ends."""
+    lines = em.lines
+    top = []  # for each line, the index of the top-level statement it belongs to
+    for i, line in enumerate(lines):
+        continues = line.startswith("        ") or line.strip() == "else:"
+        top.append(top[-1] if continues else i)
+    last_use, defined_at_top = {}, set()
+    for i, line in enumerate(lines):
+        names = _VALUE_NAME.findall(line)
+        if not line.startswith("        ") and "=" in line.split("(")[0]:
+            target = line.split("=")[0]
+            defined_at_top.update(_VALUE_NAME.findall(target))
+        for n in names:
+            last_use[n] = top[i]
+    end_of = {}  # top-level statement index -> index of its last line
+    for i, t in enumerate(top):
+        end_of[t] = i
+    # A ufunc whose first input dies here and owns its buffer writes into it (out=):
+    # large workloads then allocate no new array for the step.
+    for i, (args, out, ufunc) in em.inplace.items():
+        first = args[0]
+        if first in em.fresh_buffers and last_use.get(first) == i and top[i] == i:
+            lines[i] = f"    {out} = {ufunc}({', '.join(args)}, out={first})"
+    frees: dict[int, list] = {}
+    for n, t in last_use.items():
+        if n in defined_at_top and not lines[end_of[t]].lstrip().startswith("return"):
+            frees.setdefault(end_of[t], []).append(n)
+    if not frees:
+        return
+    new_lines, moved = [], {}
+    for i, line in enumerate(lines):
+        moved[i + 2] = len(new_lines) + 2  # line numbers count the `def` line first
+        new_lines.append(line)
+        if i in frees:
+            new_lines.append("    del " + ", ".join(sorted(frees[i])))
+    em.lines = new_lines
+    em.line_nodes = {moved[k]: v for k, v in em.line_nodes.items() if k in moved}
+    em.line_args = {moved[k]: v for k, v in em.line_args.items() if k in moved}
+
+
 def compile_graph(graph, inputs, outputs) -> Plan:
     em = _Emitter()
     params = []
@@ -280,6 +350,7 @@ def compile_graph(graph, inputs, outputs) -> Plan:
     em.emit_graph(graph, outputs, 1)
     results = [em.name_of(t) for t in outputs]
     em.emit(1, f"return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+    _free_dead_values(em)
     filename = f"<rt-graph-{next(_counter)}>"
     # Constants and kernels become default arguments: locals are the fastest lookups.
     bound = [f"{name}={name}" for name in em.globals]
