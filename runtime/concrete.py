@@ -43,6 +43,7 @@ class ConcreteFunction:
         self.outputs = output_tensors
         self.inputs_specs = []  # the Placeholder records of `inputs`, in order
         self._plan = None
+        self._opt = None
 
     # -- signature ----------------------------------------------------------------------
     @property
@@ -91,11 +92,36 @@ class ConcreteFunction:
         return f"<ConcreteFunction {self.name}{_short_sig(self)}>"
 
     # -- calling ------------------------------------------------------------------------
+    @property
+    def optimized_graph(self):
+        """The graph as it runs: `graph` after the optimisation passes (constant folding,
+        arithmetic simplification, common subexpressions, dead code; runtime/optimize).
+        `graph` stays the graph as traced."""
+        return self._optimized()[0]
+
+    def graph_for(self, optimized: bool = False):
+        """The traced graph, or with `optimized=True` the optimised one that runs."""
+        return self.optimized_graph if optimized else self.graph
+
+    def _optimized(self):
+        """(graph, input placeholders, output tensors) of the optimised graph, made once."""
+        opt = self._opt
+        if opt is None:
+            from .optimize import optimize
+            leaves = [t for t in nest.flatten(self.structured_outputs) if isinstance(t, Tensor)]
+            if [id(t) for t in self.graph.inputs] == [id(t) for t in self.inputs]:
+                g, outs = optimize(self.graph, leaves)
+                opt = (g, list(g.inputs), outs)
+            else:  # inputs the graph does not list: run it as traced
+                opt = (self.graph, list(self.inputs), leaves)
+            self._opt = opt
+        return opt
+
     def _compiled(self):
         plan = self._plan
         if plan is None:
-            leaves = [t for t in nest.flatten(self.structured_outputs) if isinstance(t, Tensor)]
-            plan = self._plan = self.graph.compile(self.inputs, leaves)
+            graph, inputs, outputs = self._optimized()
+            plan = self._plan = graph.compile(inputs, outputs)
         return plan
 
     def __call__(self, *args, **kwargs):

@@ -172,6 +172,21 @@ class _Emitter:
                 and not x.dtype.is_string):
             self.inplace[len(self.lines) - 1] = (arg_names, out, self.global_value(kernel, "u"))
 
+    def assign(self, indent, targets, values):
+        """`targets = values`, as one statement per pair (cheaper than packing a tuple) when
+        no value reads a target assigned before it; else as one tuple assignment."""
+        pairs = [(t, v) for t, v in zip(targets, values) if t != v]
+        assigned = set()
+        for t, v in pairs:
+            if v in assigned:
+                self.emit(indent, f"{', '.join(targets)}, = {', '.join(values)},")
+                return
+            assigned.add(t)
+        for t, v in pairs:
+            self.emit(indent, f"{t} = {v}")
+        if not pairs:
+            self.emit(indent, "pass")
+
     def bind_params(self, body, input_names):
         for ph, name in zip(body.params, input_names):
             if ph is not None:
@@ -191,7 +206,7 @@ class _Emitter:
         for body in (op.attrs["then_body"], op.attrs["else_body"]):
             results = self.emit_body(body, ext, indent + 1)
             if outs:
-                self.emit(indent + 1, f"{', '.join(outs)}, = {', '.join(results)},")
+                self.assign(indent + 1, outs, results)
             else:
                 self.emit(indent + 1, "pass")
             if body is op.attrs["then_body"]:
@@ -204,7 +219,7 @@ class _Emitter:
         max_iter = ext.pop() if op.attrs["has_max"] else None
         loop_vars = [self.fresh("w") for _ in range(n)]
         if loop_vars:
-            self.emit(indent, f"{', '.join(loop_vars)}, = {', '.join(init)},")
+            self.assign(indent, loop_vars, init)
         counter = None
         if max_iter is not None:
             counter = self.fresh("n")
@@ -217,7 +232,7 @@ class _Emitter:
             self.emit(indent + 1, f"{counter} += 1")
         results = self.emit_body(op.attrs["body"], loop_vars + ext, indent + 1)
         if loop_vars:
-            self.emit(indent + 1, f"{', '.join(loop_vars)}, = {', '.join(results)},")
+            self.assign(indent + 1, loop_vars, results)
         for t, v in zip(op.outputs, loop_vars):
             self.names[id(t)] = v
 

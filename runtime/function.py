@@ -376,7 +376,7 @@ class Function:
             for pname, value in bound.arguments.items():
                 traced_args[pname], call_args[pname] = self._trace_inputs(
                     graph, pname, value, placeholders, counter)
-            graph.inputs = list(placeholders)
+            graph.inputs = [t for t, _ in placeholders]
             ba = self._sig.bind_partial()
             ba.arguments.update(call_args)
             previous = getattr(state_ops._creation_hooks, "hook", None)

@@ -1,0 +1,68 @@
+"""Constant folding: a pure op whose inputs are all constants runs once, now, and becomes
+a Const holding its result.
+
+    before                                  after
+    c1 = Const(3)                           c3 = Const(36)
+    c2 = Const(12)                          y = Mul(x, c3)
+    t = Mul(c1, c2)
+    y = Mul(x, t)
+
+Only ops flagged `pure` with a kernel are folded: never placeholders, random draws,
+variable reads or writes, TensorArray ops, prints, asserts, or control flow. A kernel that
+fails (say an integer division by zero) is left in the graph so the error still happens
+when the graph runs, naming the user's line. Results larger than `MAX_ELEMENTS` stay
+computed at run time, so graphs do not swell. A captured constant is inlined into the
+sub-graphs that use it (a cond's branches, a while's test and body), so folding goes on
+inside them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import InvalidArgumentError
+from .rewrite import const_value, is_control_flow, rebuild
+
+MAX_ELEMENTS = 1_000_000
+
+
+def fold_constants(graph, outputs):
+    """(new graph, new outputs) with every foldable op replaced by a Const."""
+    new, outs, _ = rebuild(graph, outputs, _fold)
+    return new, outs
+
+
+def _fold(ctx, op, inputs, attrs):
+    name = op.opdef.name
+    if name == "Placeholder":
+        src = ctx.param_sources.get(id(op.outputs[0]))
+        value = const_value(src)
+        if value is not None:  # a captured constant: inline it into the body
+            return [ctx.const(value, src.dtype, op)]
+        return None
+    if name == "Const" or is_control_flow(op) or not op.opdef.pure or op.opdef.kernel is None:
+        return None
+    values = [const_value(t) for t in inputs]
+    if any(v is None for v in values):
+        return None
+    if any(t.dtype is dtypes.variant for t in (*inputs, *op.outputs)):
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            result = op.opdef.kernel(*values, **attrs)
+    except (ArithmeticError, ValueError, IndexError, TypeError, InvalidArgumentError):
+        return None  # it fails at run time too, and reports there
+    results = result if op.opdef.multi_output else (result,)
+    if len(results) != len(op.outputs):
+        return None
+    arrays = []
+    for r, t in zip(results, op.outputs):
+        a = np.asarray(r)
+        if a.dtype != t.dtype.np_dtype or a.size > MAX_ELEMENTS or not t.shape.is_compatible_with(a.shape):
+            return None
+        if a is r and any(np.shares_memory(a, v) for v in values if isinstance(v, np.ndarray)):
+            a = a.copy()  # a view of another constant: own its data
+        arrays.append(a)
+    if len(arrays) == 1:
+        return [ctx.const(arrays[0], op.outputs[0].dtype, op)]
+    return [ctx.const(a, t.dtype, op, name=op.name) for a, t in zip(arrays, op.outputs)]

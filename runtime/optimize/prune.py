@@ -1,0 +1,87 @@
+"""Dead-code pruning: keep what the outputs need and every side effect (with what they
+need); drop the rest. Inside the bodies of cond and while nodes the same holds for the
+body's results; a tensor captured by a body that no longer uses it stops being an input
+of the node.
+
+    before                                  after
+    a = Mul(x, y)                           b = AddV2(x, y)
+    b = AddV2(x, y)                         p = PrintV2(x)
+    p = PrintV2(x)                          return b
+    return b
+
+The placeholders of the top graph (the caller feeds them) and the loop-variable
+placeholders of while bodies (the node still passes them) always stay. Ops with no side effect that are not pure (a random draw,
+a variable read) are dropped when nothing uses them, as the executor already does.
+"""
+from __future__ import annotations
+
+from .rewrite import bodies, is_control_flow, rebuild
+
+
+def _live(graph, outputs) -> set:
+    """ids of the ops of `graph` the outputs and the side effects depend on."""
+    stack = [t.op for t in outputs if t.op.graph is graph]
+    stack += [op for op in graph._ops if op.opdef.side_effect]
+    seen = set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        stack.extend(t.op for t in op.inputs if id(t.op) not in seen)
+    return seen
+
+
+def prune(graph, outputs):
+    """(new graph, new outputs) without the dead ops."""
+    live_by_graph: dict = {}
+    kept_inputs = {id(t) for t in graph.inputs}
+
+    def live(g, outs):
+        s = live_by_graph.get(id(g))
+        if s is None:
+            s = live_by_graph[id(g)] = _live(g, outs)
+            for op in g._ops:
+                for b in bodies(op):
+                    kept_inputs.update(id(t) for t in b.graph.inputs)
+                    live(b.graph, b.outputs)
+        return s
+
+    live(graph, outputs)
+
+    def rule(ctx, op, inputs, attrs):
+        s = live_by_graph.get(id(op.graph))
+        if op.opdef.name == "Placeholder" and (op.graph is graph or id(op.outputs[0]) in kept_inputs):
+            return None
+        if s is not None and id(op) not in s:
+            return [None] * len(op.outputs)
+        if is_control_flow(op):
+            inputs, attrs = _drop_unused_inputs(op, inputs, attrs)
+            return list(ctx.copy(op, inputs, attrs).outputs)
+        return None
+
+    new, outs, _ = rebuild(graph, outputs, rule)
+    return new, outs
+
+
+def _drop_unused_inputs(op, inputs, attrs):
+    """A control-flow node's inputs and bodies without the fixed inputs (a cond's
+    captures, a while's captured tensors) that no body reads any more."""
+    names = [k for k, v in attrs.items() if hasattr(v, "params") and hasattr(v, "graph")]
+    if op.opdef.name in ("If", "StatelessIf"):
+        first, last = 1, len(inputs)
+        param_offset = -1  # input i feeds params[i - 1]
+    else:
+        n = attrs["num_loop_vars"]
+        first, last = n, len(inputs) - int(attrs["has_max"])
+        param_offset = 0   # input i feeds params[i]
+    drop = {i for i in range(first, last)
+            if all(attrs[k].params[i + param_offset] is None for k in names)}
+    if not drop:
+        return inputs, attrs
+    attrs = dict(attrs)
+    for k in names:
+        b = attrs[k]
+        params = [p for j, p in enumerate(b.params) if j - param_offset not in drop]
+        attrs[k] = type(b)(b.graph, params, b.outputs)
+    return [t for i, t in enumerate(inputs) if i not in drop], attrs

@@ -1,0 +1,171 @@
+"""The machinery every pass shares: rebuild a graph op by op into a new graph, letting a
+rule replace ops, recursing into the sub-graphs of cond and while nodes.
+
+A rule is called once per op of the old graph, in creation order, after the op's inputs
+(and, for control flow, its bodies) have been rebuilt:
+
+    rule(ctx, op, inputs, attrs) -> None | list of tensors
+
+`inputs` are the op's inputs as tensors of the new graph, `attrs` its attributes with
+rebuilt `Body` objects. None copies the op as it is; a list gives, per output of `op`,
+the new-graph tensor that replaces it (None for an output nothing may use: the op is
+dropped). `ctx.add(...)` records new ops (say, a folded Const) in the new graph.
+
+The old graph is never changed: a ConcreteFunction keeps showing the graph it traced.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import Graph, Operation
+from ..ops.core import CONST, _const_infer
+
+CONTROL_FLOW = ("If", "StatelessIf", "While", "StatelessWhile")
+
+
+def is_control_flow(op) -> bool:
+    return op.opdef.name in CONTROL_FLOW
+
+
+def bodies(op) -> list:
+    """The Body attributes of a control-flow op (empty for other ops)."""
+    return [v for v in op.attrs.values() if _is_body(v)]
+
+
+def _is_body(v) -> bool:
+    return hasattr(v, "graph") and hasattr(v, "params") and hasattr(v, "outputs")
+
+
+def is_pure(op) -> bool:
+    """Same inputs always give the same outputs and nothing else happens. A cond or
+    while is pure when every op of its bodies is (placeholders aside)."""
+    if op.opdef.name == "Placeholder":
+        return False
+    if is_control_flow(op):
+        return not op.opdef.side_effect and all(
+            sub.opdef.name == "Placeholder" or is_pure(sub)
+            for b in bodies(op) for sub in b.graph._ops)
+    return op.opdef.pure and op.opdef.kernel is not None
+
+
+def const_value(t):
+    """The value of `t` when it is the output of a Const node, else None."""
+    if t is not None and t.op.opdef is CONST:
+        return t.op.attrs["value"]
+    return None
+
+
+class Context:
+    """What a rule may use: the new graph, and how to add ops to it."""
+
+    def __init__(self, graph: Graph, param_sources: dict):
+        self.graph = graph
+        # id(old placeholder of a body) -> the new outer tensor that feeds it, for the
+        # params whose value is the same on every run of the body (not loop variables).
+        self.param_sources = param_sources
+
+    def add(self, opdef, inputs, attrs, specs, like, name=None) -> Operation:
+        """A new op in the new graph, standing where `like` stood (its location is kept,
+        so run-time errors still name the user's line). Without `name` it takes the name
+        of `like`, which it replaces."""
+        g = self.graph
+        op = Operation(g, like.name if name is None else g.unique_name(name), opdef, inputs,
+                       attrs, specs, location=like.location)
+        g._ops.append(op)
+        g._version += 1
+        return op
+
+    def const(self, value, dtype, like, name=None):
+        """A Const node holding `value` (an array of `dtype`)."""
+        value = np.asarray(value) if not isinstance(value, np.ndarray) else value
+        return self.add(CONST, (), {"value": value, "dtype": dtype},
+                        _const_infer((), value, dtype), like, name).outputs[0]
+
+    def copy(self, op, inputs, attrs) -> Operation:
+        g = self.graph
+        new = Operation(g, op.name, op.opdef, inputs, attrs,
+                        [(t.shape, t.dtype) for t in op.outputs], location=op.location)
+        new.control_inputs = op.control_inputs
+        g._ops.append(new)
+        g._version += 1
+        return new
+
+
+def rebuild(graph, outputs, rule, outer=None, param_sources=None):
+    """(new graph, new outputs, mapping id(old tensor) -> new tensor) for `graph` rebuilt
+    with `rule` (see the module docstring)."""
+    new = Graph(graph.name, outer=outer)
+    new._name_counts = dict(graph._name_counts)
+    new.variables = list(graph.variables)
+    ctx = Context(new, param_sources or {})
+    m: dict = {}
+    for op in graph._ops:
+        inputs = [m[id(t)] for t in op.inputs]
+        attrs = op.attrs
+        if is_control_flow(op):
+            attrs = _rebuild_bodies(op, inputs, rule, new)
+        result = rule(ctx, op, inputs, attrs)
+        if result is None:
+            result = ctx.copy(op, inputs, attrs).outputs
+        for t, r in zip(op.outputs, result):
+            m[id(t)] = r
+    new.inputs = [m[id(t)] for t in graph.inputs if m.get(id(t)) is not None]
+    new.outputs = [m[id(t)] for t in graph.outputs if m.get(id(t)) is not None]
+    new.has_side_effects = any(op.opdef.side_effect for op in new._ops)
+    return new, [m[id(t)] for t in outputs], m
+
+
+def _rebuild_bodies(op, inputs, rule, new_graph) -> dict:
+    """The op's attrs with every Body rebuilt into a sub-graph of `new_graph`."""
+    attrs = dict(op.attrs)
+    fixed = fixed_inputs(op, inputs)
+    for key, body in op.attrs.items():
+        if not _is_body(body):
+            continue
+        sources = {id(p): src for p, src in zip(body.params, fixed)
+                   if p is not None and src is not None}
+        g, outs, m = rebuild(body.graph, body.outputs, rule, outer=new_graph,
+                             param_sources=sources)
+        params = [None if p is None else m.get(id(p)) for p in body.params]
+        attrs[key] = type(body)(g, params, outs)
+    return attrs
+
+
+def fixed_inputs(op, inputs) -> list:
+    """Per body param of a control-flow op: the input that feeds it when it is the same
+    on every run of the body (a cond's inputs, a while's captured tensors), else None."""
+    if op.opdef.name in ("If", "StatelessIf"):
+        return list(inputs[1:])
+    n = op.attrs["num_loop_vars"]
+    ext = list(inputs[n:])
+    if op.attrs["has_max"]:
+        ext.pop()
+    return [None] * n + ext
+
+
+def set_captures(graph):
+    """Refreshes the `captures` records of the sub-graphs of `graph` (recursively) from
+    their nodes' inputs and bodies' params, for anyone reading them after a rewrite."""
+    for op in graph._ops:
+        if not is_control_flow(op):
+            continue
+        if op.opdef.name in ("If", "StatelessIf"):
+            feeds = list(op.inputs[1:])
+        else:
+            n = op.attrs["num_loop_vars"]
+            feeds = [None] * n + list(op.inputs[n:len(op.inputs) - int(op.attrs["has_max"])])
+        for body in bodies(op):
+            body.graph.captures = {id(outer_t): (outer_t, p)
+                                   for p, outer_t in zip(body.params, feeds)
+                                   if p is not None and outer_t is not None}
+            set_captures(body.graph)
+
+
+def count_ops(graph, recursive: bool = True) -> int:
+    """The number of ops in `graph`, with those of its sub-graphs when `recursive`."""
+    n = len(graph._ops)
+    if recursive:
+        for op in graph._ops:
+            for b in bodies(op):
+                n += count_ops(b.graph)
+    return n
