@@ -16,6 +16,7 @@ from .control_flow import cond, while_loop
 from .dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16,  # noqa: A004
                      int32, int64, string, uint8)
 from .function import Function, function
+from .gradients.tape import GradientTape
 from .concrete import ConcreteFunction
 from .graph import Graph, eager_scope as init_scope, placeholder
 from .ops.array_ops import (concat, expand_dims, eye, fill, gather, ones, ones_like, range,  # noqa: A004
