@@ -36,6 +36,7 @@ from .ops.tensor_array import TensorArray
 from .shapes import TensorShape, TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor
 from . import random  # noqa: E402
+from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
 
 
 class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow

@@ -1,0 +1,572 @@
+"""`rt.saved.load`: rebuilds saved concrete functions as Graphs of registered ops, without
+the Python that defined them. Nothing in the files is executed: each node's op is looked
+up in `runtime.ops.registry()`, its attributes are read through the kind table of
+format.py, and its inference rule must agree with the shapes and dtypes the file
+declares."""
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import zipfile
+
+import numpy as np
+
+from .. import dtypes, nest
+from ..concrete import ConcreteFunction, Placeholder
+from ..control_flow import Body
+from ..graph import Graph
+from ..ops import registry
+from ..ops.state_ops import Variable
+from ..shapes import TensorShape, TensorSpec
+from . import format as fmt
+from .format import FormatError, Reader
+
+MAX_OUTPUTS = 1 << 16  # outputs of one node
+
+
+def load(path: str) -> "Loaded":
+    """The functions saved in the directory `path`, ready to call: `loaded.signatures[name]`
+    and `loaded.<function name>(...)`; `loaded.variables` holds the restored Variables."""
+    json_path = os.path.join(path, fmt.JSON_NAME)
+    r = Reader(json_path)
+    doc = _read_json(r, json_path)
+    if r.get(doc, "format", str, "top level") != fmt.FORMAT:
+        raise r.fail("top level.format", f"expected {fmt.FORMAT!r}: this is not a saved function")
+    version = r.get(doc, "version", int, "top level")
+    if version != fmt.VERSION:
+        newer = "a newer" if version > fmt.VERSION else "an unknown"
+        raise r.fail("top level.version", f"the file is format version {version}, written by "
+                                          f"{newer} release; this runtime reads version {fmt.VERSION}")
+    arrays = _Arrays(r, os.path.join(path, fmt.ARRAYS_NAME), r.get(doc, "arrays", dict, "top level"))
+    ctx = _Context(r, arrays)
+    for i, v in enumerate(r.get(doc, "variables", list, "top level")):
+        ctx.variables.append(_variable(ctx, v, f"variables[{i}]"))
+    functions = []
+    for i, f in enumerate(r.get(doc, "functions", list, "top level")):
+        functions.append(_function(ctx, f, f"functions[{i}]"))
+    n = len(functions)
+    objects = {}
+    for name, idxs in r.get(doc, "objects", dict, "top level").items():
+        where = f"objects.{name}"
+        if not name.isidentifier() or name.startswith("_") or name in ("signatures", "variables"):
+            raise r.fail(where, "not a usable attribute name")
+        r.check(idxs, list, where)
+        if not idxs:
+            raise r.fail(where, "lists no functions")
+        objects[name] = LoadedFunction(name, [functions[r.index(i, n, where, "function")]
+                                              for i in idxs])
+    signatures = {str(name): functions[r.index(i, n, f"signatures.{name}", "function")]
+                  for name, i in r.get(doc, "signatures", dict, "top level").items()}
+    return Loaded(objects, signatures, ctx.variables)
+
+
+class Loaded:
+    """What `rt.saved.load` returns: one attribute per saved function, `signatures`, and
+    `variables`."""
+
+    def __init__(self, objects: dict, signatures: dict, variables: list):
+        self.signatures = signatures
+        self.variables = variables
+        self._names = sorted(objects)
+        for name, f in objects.items():
+            setattr(self, name, f)
+
+    def __repr__(self):
+        return (f"<rt.saved.Loaded functions={self._names} "
+                f"signatures={sorted(self.signatures)}>")
+
+
+class LoadedFunction:
+    """A saved function: calls go to the first of its concrete functions that accepts the
+    arguments (as a traced `rt.function` would pick its trace)."""
+
+    def __init__(self, name: str, concrete_functions: list):
+        self.__name__ = name
+        self.concrete_functions = concrete_functions
+
+    def __call__(self, *args, **kwargs):
+        if len(self.concrete_functions) == 1:
+            return self.concrete_functions[0](*args, **kwargs)
+        for cf in self.concrete_functions:
+            arrays = _matched(cf, args, kwargs)
+            if arrays is not None:
+                return cf._run(arrays)
+        raise TypeError(f"{self.__name__}: no saved concrete function takes these arguments; "
+                        "it was saved for:\n" + self.pretty_printed_concrete_signatures())
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        return "\n\n".join(cf.pretty_printed_signature() for cf in self.concrete_functions)
+
+    def __repr__(self):
+        return f"<rt.saved.LoadedFunction {self.__name__}>"
+
+
+def _matched(cf, args, kwargs):
+    """The input arrays when `cf` accepts the call, else None."""
+    from ..errors import InvalidArgumentError
+    try:
+        bound = cf._py_sig.bind_partial(*args, **kwargs)
+        arrays = [None] * len(cf.inputs)
+        for pname, traced in cf._bound.items():
+            if pname in bound.arguments:
+                cf._match(pname, traced, bound.arguments[pname], arrays)
+        if any(a is None for a in arrays):
+            return None
+        return arrays
+    except (TypeError, InvalidArgumentError):
+        return None
+
+
+# -- reading the files ------------------------------------------------------------------------
+
+def _read_json(r: Reader, json_path: str):
+    try:
+        size = os.path.getsize(json_path)
+        if size > fmt.MAX_JSON_BYTES:
+            raise r.fail("file", f"{size} bytes, more than the {fmt.MAX_JSON_BYTES} allowed")
+        with open(json_path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise FormatError(f"cannot load {json_path}: {e.strerror or e}") from None
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except RecursionError:
+        raise r.fail("file", "nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
+        raise r.fail("file", f"not valid JSON (truncated or damaged?): {e}") from None
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+class _Arrays:
+    """arrays.npz, read member by member after checking each header against the JSON."""
+
+    def __init__(self, r: Reader, path: str, table: dict):
+        self.r, self.path, self.table, self._zip = r, path, {}, None
+        for key, entry in table.items():
+            where = f"arrays.{key}"
+            dt = r.dtype(r.get(entry, "dtype", str, where), where + ".dtype")
+            if dt.is_string:
+                raise r.fail(where + ".dtype", "string arrays are stored in the JSON, not the .npz")
+            shape = r.shape(r.get(entry, "shape", list, where), where + ".shape")
+            if not shape.is_fully_defined():
+                raise r.fail(where + ".shape", "an array needs a fully known shape")
+            self.table[key] = (dt.np_dtype, shape.as_tuple())
+
+    def get(self, key, where: str) -> np.ndarray:
+        r = self.r
+        if not isinstance(key, str) or key not in self.table:
+            raise r.fail(where, f"refers to the array {key!r}, which the arrays table does not list")
+        dtype, shape = self.table[key]
+        try:
+            if self._zip is None:
+                self._zip = zipfile.ZipFile(self.path)
+            return self._read(key, dtype, shape, where)
+        except FormatError:
+            raise
+        except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, RuntimeError,
+                NotImplementedError) as e:
+            raise FormatError(f"cannot load {self.path}: array {key!r}: {e}") from None
+
+    def _read(self, key, dtype, shape, where):
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        info = self._zip.getinfo(key + ".npy")
+        if info.file_size > nbytes + 65536:
+            raise FormatError(f"cannot load {self.path}: array {key!r} is {info.file_size} bytes, "
+                              f"more than its declared shape {shape} needs")
+        with self._zip.open(info) as f:
+            major, _ = np.lib.format.read_magic(f)
+            read_header = {1: np.lib.format.read_array_header_1_0,
+                           2: np.lib.format.read_array_header_2_0}.get(major)
+            if read_header is None:
+                raise ValueError(f"unsupported .npy version {major}")
+            got_shape, fortran, got_dtype = read_header(f)
+            if got_dtype != dtype or tuple(got_shape) != shape:
+                raise FormatError(f"cannot load {self.path}: array {key!r} holds {got_dtype} "
+                                  f"{tuple(got_shape)}, the JSON declares {dtype} {shape}")
+            data = f.read(nbytes)
+        if len(data) != nbytes:
+            raise FormatError(f"cannot load {self.path}: array {key!r} is truncated")
+        return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
+
+
+class _Context:
+    def __init__(self, r: Reader, arrays: _Arrays):
+        self.r = r
+        self.arrays = arrays
+        self.variables: list = []
+
+
+def _variable(ctx, obj, where) -> Variable:
+    r = ctx.r
+    name = r.get(obj, "name", str, where)
+    dt = r.dtype(r.get(obj, "dtype", str, where), where + ".dtype")
+    shape = r.shape(r.get(obj, "shape", (list, type(None)), where), where + ".shape")
+    trainable = r.get(obj, "trainable", bool, where)
+    value = _value(ctx, r.get(obj, "value", dict, where), where + ".value", ("array", "strings"),
+                   None, 0)
+    if value.dtype != dt.np_dtype or not shape.is_compatible_with(value.shape):
+        raise r.fail(where, f"the value ({value.dtype} {value.shape}) does not fit the declared "
+                            f"{dt.name} {shape}")
+    return Variable(value, trainable=trainable, name=name or None, dtype=dt, shape=shape)
+
+
+def _value(ctx, obj, where, allowed, graph, depth):
+    """An attribute value, read by its kind."""
+    r = ctx.r
+    kind = fmt.tagged(r, obj, where, allowed)
+    if kind in ("none", "bool", "int", "float", "str", "bytes", "dtype", "shape"):
+        return fmt.decode_plain(r, kind, obj, where)
+    if kind == "tuple":
+        if depth > fmt.MAX_DEPTH:
+            raise r.fail(where, "nested too deeply")
+        items = r.get(obj, "items", list, where)
+        return tuple(_value(ctx, x, f"{where}.items[{i}]", allowed, graph, depth + 1)
+                     for i, x in enumerate(items))
+    if kind == "array":
+        return ctx.arrays.get(r.get(obj, "key", str, where), where + ".key")
+    if kind == "strings":
+        return fmt.decode_strings(r, obj, where)
+    if kind == "variable":
+        return ctx.variables[r.index(r.get(obj, "index", int, where), len(ctx.variables),
+                                     where + ".index", "variable")]
+    if kind == "rng":
+        return fmt.decode_rng(r, obj, where)
+    if kind == "body":
+        return _body(ctx, obj, where, graph, depth)
+    raise AssertionError(kind)
+
+
+def _body(ctx, obj, where, outer, depth) -> Body:
+    r = ctx.r
+    if depth > fmt.MAX_DEPTH:
+        raise r.fail(where, "sub-graphs nested too deeply")
+    g = _graph(ctx, r.get(obj, "graph", dict, where), where + ".graph", outer, depth + 1)
+    ops = g._ops
+    params = []
+    for i, p in enumerate(r.get(obj, "params", list, where)):
+        w = f"{where}.params[{i}]"
+        if p is None:
+            params.append(None)
+            continue
+        op = ops[r.index(p, len(ops), w, "node")]
+        if op.type != "Placeholder":
+            raise r.fail(w, f"a parameter must be a Placeholder node, '{op.name}' is {op.type}")
+        params.append(op.outputs[0])
+    outputs = [_tensor(r, t, ops, f"{where}.outputs[{i}]")
+               for i, t in enumerate(r.get(obj, "outputs", list, where))]
+    return Body(g, params, outputs)
+
+
+def _tensor(r, ref, ops, where):
+    """A [node, output] reference to a tensor of an earlier node of the same graph."""
+    if not (isinstance(ref, list) and len(ref) == 2):
+        raise r.fail(where, "a tensor reference must be [node index, output index]")
+    op = ops[r.index(ref[0], len(ops), where + "[0]", "node")]
+    return op.outputs[r.index(ref[1], len(op.outputs), where + "[1]", f"output of '{op.name}'")]
+
+
+def _graph(ctx, obj, where, outer, depth) -> Graph:
+    r = ctx.r
+    g = Graph(r.get(obj, "name", str, where), outer=outer)
+    names = set()
+    for i, n in enumerate(r.get(obj, "nodes", list, where)):
+        w = f"{where}.nodes[{i}]"
+        name = r.get(n, "name", str, w)
+        if not name or name in names:
+            raise r.fail(w + ".name", f"node names must be unique and not empty: {name!r}")
+        names.add(name)
+        w = f"{where}.nodes[{i}] ('{name}')"
+        _node(ctx, g, n, name, w, depth)
+    g.inputs = [g._ops[r.index(i, len(g._ops), f"{where}.inputs", "node")].outputs[0]
+                for i in r.get(obj, "inputs", list, where)]
+    for t in g.inputs:
+        if t.op.type != "Placeholder":
+            raise r.fail(f"{where}.inputs", f"'{t.op.name}' is not a Placeholder")
+    return g
+
+
+def _attr_names(opdef) -> set:
+    params = list(inspect.signature(opdef.infer).parameters.values())[1:]
+    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def _node(ctx, g, n, name, w, depth):
+    r = ctx.r
+    opname = r.get(n, "op", str, w)
+    opdef = registry().get(opname)
+    if opdef is None:
+        raise r.fail(w + ".op", f"unknown op {opname!r}: this runtime has no such op (was the "
+                                "file written by a newer release?)")
+    inputs = [_tensor(r, t, g._ops, f"{w}.inputs[{k}]")
+              for k, t in enumerate(r.get(n, "inputs", list, w))]
+    attrs_json = r.get(n, "attrs", dict, w)
+    expected = _attr_names(opdef)
+    if set(attrs_json) != expected:
+        raise r.fail(w + ".attrs", f"{opname} takes the attributes {sorted(expected)}, the file "
+                                   f"gives {sorted(attrs_json)}")
+    attrs = {k: _value(ctx, v, f"{w}.attrs.{k}", fmt.ATTR_KINDS, g, depth)
+             for k, v in attrs_json.items()}
+    outs = r.get(n, "outputs", list, w)
+    if len(outs) > MAX_OUTPUTS:
+        raise r.fail(w + ".outputs", f"{len(outs)} outputs (at most {MAX_OUTPUTS})")
+    specs = []
+    for k, o in enumerate(outs):
+        wo = f"{w}.outputs[{k}]"
+        if not (isinstance(o, list) and len(o) == 2):
+            raise r.fail(wo, "an output must be [shape, dtype]")
+        specs.append((r.shape(o[0], wo + "[0]"), r.dtype(o[1], wo + "[1]", allow_variant=True)))
+    check = _CHECKS.get(opname)
+    if check is not None:
+        check(r, w, inputs, attrs, specs)
+    try:
+        inferred = opdef.infer(inputs, **attrs)
+        inferred = [(TensorShape(s), d) for s, d in inferred]
+    except Exception as e:  # noqa: BLE001 - any failure means the node is malformed
+        raise r.fail(w, f"{opname} does not accept these inputs and attributes: "
+                        f"{type(e).__name__}: {e}") from None
+    if len(inferred) != len(specs):
+        raise r.fail(w + ".outputs", f"{opname} gives {len(inferred)} outputs, the file declares "
+                                     f"{len(specs)}")
+    for k, ((s, d), (ss, sd)) in enumerate(zip(inferred, specs)):
+        if d is not sd or not s.is_compatible_with(ss):
+            raise r.fail(f"{w}.outputs[{k}]", f"declared {sd.name} {ss}, but {opname} gives "
+                                              f"{getattr(d, 'name', d)} {s} here")
+        r.size(s, f"{w}.outputs[{k}]")
+    op = g.add_op(opdef, inputs, attrs, specs, name)
+    op.location = _location(r, n, w)
+
+
+def _location(r, n, w):
+    loc = n.get("location") if isinstance(n, dict) else None
+    if loc is None:
+        return None
+    if not (isinstance(loc, list) and len(loc) == 3 and isinstance(loc[0], str)
+            and isinstance(loc[1], int) and isinstance(loc[2], str)):
+        raise r.fail(w + ".location", "expected [file, line, function] or null")
+    return tuple(loc)
+
+
+# -- per-op checks beyond inference ---------------------------------------------------------
+
+def _check_const(r, w, inputs, attrs, specs):
+    v, dt = attrs["value"], attrs["dtype"]
+    if not isinstance(v, np.ndarray) or not isinstance(dt, dtypes.DType) or v.dtype != dt.np_dtype:
+        raise r.fail(w + ".attrs.value", "a Const's value must be an array of its dtype")
+
+
+def _check_placeholder(r, w, inputs, attrs, specs):
+    if not isinstance(attrs["dtype"], dtypes.DType) or not isinstance(attrs["shape"], TensorShape):
+        raise r.fail(w + ".attrs", "a Placeholder needs a dtype and a shape")
+
+
+def _check_print(r, w, inputs, attrs, specs):
+    ok = (isinstance(attrs["sep"], str) and isinstance(attrs["end"], str)
+          and attrs["stream"] in (None, "sys.stdout", "sys.stderr")
+          and isinstance(attrs["summarize"], int) and isinstance(attrs["template"], tuple))
+    for pieces in attrs["template"] if ok else ():
+        ok = ok and isinstance(pieces, tuple) and all(
+            isinstance(p, str) or (isinstance(p, tuple) and len(p) == 2 and p[0] == "t"
+                                   and isinstance(p[1], int) and 0 <= p[1] < len(inputs))
+            for p in pieces)
+    if not ok:
+        raise r.fail(w + ".attrs", "malformed PrintV2 attributes")
+
+
+def _check_assert(r, w, inputs, attrs, specs):
+    if not isinstance(attrs["message"], str):
+        raise r.fail(w + ".attrs.message", "expected a string")
+
+
+def _check_slice(r, w, inputs, attrs, specs):
+    def part(v):
+        return v is None or (isinstance(v, int) and not isinstance(v, bool)) or (
+            isinstance(v, tuple) and len(v) == 2 and v[0] == "t" and isinstance(v[1], int)
+            and 1 <= v[1] < len(inputs))
+    spec = attrs["spec"]
+    ok = isinstance(spec, tuple)
+    for s in spec if ok else ():
+        ok = ok and isinstance(s, tuple) and len(s) >= 1 and (
+            (s[0] in ("ellipsis", "newaxis") and len(s) == 1)
+            or (s[0] == "int" and len(s) == 2 and part(s[1]))
+            or (s[0] == "slice" and len(s) == 4 and all(part(x) for x in s[1:])))
+    if not ok:
+        raise r.fail(w + ".attrs.spec", "malformed slice spec")
+
+
+def _check_assign(r, w, inputs, attrs, specs):
+    if attrs["mode"] not in ("set", "add", "sub"):
+        raise r.fail(w + ".attrs.mode", "expected 'set', 'add' or 'sub'")
+
+
+def _check_unstack(r, w, inputs, attrs, specs):
+    if attrs["num"] != len(specs):
+        raise r.fail(w + ".attrs.num", f"Unpack of {attrs['num']!r} values declares {len(specs)} outputs")
+
+
+def _const_value(t):
+    return t.op.attrs["value"] if t.op.type == "Const" else None
+
+
+def _check_range(r, w, inputs, attrs, specs):
+    vals = [_const_value(t) for t in inputs]
+    if all(v is not None and np.ndim(v) == 0 for v in vals) and len(vals) == 3:
+        start, limit, delta = (float(v) for v in vals)
+        if delta != 0 and (limit - start) / delta > fmt.MAX_ELEMENTS:
+            raise r.fail(w, f"a Range of more than {fmt.MAX_ELEMENTS} elements")
+
+
+def _check_dims(r, w, inputs, attrs, specs):
+    dims = _const_value(inputs[0]) if inputs else None
+    if dims is not None and dims.dtype.kind in "iu":
+        r.size(TensorShape([max(int(d), 0) for d in np.reshape(dims, -1)][:fmt.MAX_RANK + 1]), w)
+
+
+def _check_if(r, w, inputs, attrs, specs):
+    if not inputs or inputs[0].dtype is not dtypes.bool_:
+        raise r.fail(w + ".inputs", "a cond node's first input must be a bool predicate")
+    for k in ("then_body", "else_body"):
+        _check_body(r, f"{w}.attrs.{k}", attrs[k], inputs[1:], attrs["out_specs"], specs)
+
+
+def _check_while(r, w, inputs, attrs, specs):
+    n, has_max = attrs["num_loop_vars"], attrs["has_max"]
+    if not isinstance(has_max, bool) or not isinstance(n, int) or not 0 <= n <= len(inputs) - has_max:
+        raise r.fail(w + ".attrs", "num_loop_vars/has_max do not fit the inputs")
+    ins = inputs[:-1] if has_max else inputs
+    if has_max and inputs[-1].dtype is not dtypes.int32:
+        raise r.fail(w + ".inputs", "maximum_iterations must be an int32")
+    loop_specs = [(t.shape, t.dtype) for t in inputs[:n]]
+    _check_body(r, w + ".attrs.cond_body", attrs["cond_body"], ins,
+                [(TensorShape(()), dtypes.bool_)], None)
+    _check_body(r, w + ".attrs.body", attrs["body"], ins, loop_specs, None, relaxed=True)
+    if len(specs) != n or any(s[1] is not t.dtype for s, t in zip(specs, inputs)):
+        raise r.fail(w + ".outputs", "a loop's outputs must be its loop variables")
+
+
+def _check_body(r, w, body, inputs, out_specs, specs, relaxed=False):
+    if not isinstance(body, Body):
+        raise r.fail(w, "expected a sub-graph (kind 'body')")
+    if len(body.params) != len(inputs):
+        raise r.fail(w + ".params", f"{len(body.params)} parameters for {len(inputs)} inputs")
+    for k, (p, t) in enumerate(zip(body.params, inputs)):
+        if p is not None and p.dtype is not t.dtype:
+            raise r.fail(f"{w}.params[{k}]", f"a {p.dtype.name} parameter for a {t.dtype.name} input")
+    if not isinstance(out_specs, (tuple, list)) or len(body.outputs) != len(out_specs):
+        raise r.fail(w + ".outputs", f"{len(body.outputs)} outputs, the node has "
+                                     f"{len(out_specs) if isinstance(out_specs, tuple) else '?'}")
+    for k, (t, spec) in enumerate(zip(body.outputs, out_specs)):
+        if not (isinstance(spec, tuple) and len(spec) == 2 and spec[1] is t.dtype):
+            raise r.fail(f"{w}.outputs[{k}]", f"gives a {t.dtype.name}, which does not fit {spec!r}")
+        if not relaxed and not isinstance(spec[0], TensorShape):
+            raise r.fail(f"{w}.outputs[{k}]", "the node's output spec needs a shape")
+    if specs is not None and [d for _, d in specs] != [d for _, d in out_specs]:
+        raise r.fail(w, "the node's outputs do not fit its sub-graph's")
+
+
+_CHECKS = {"Const": _check_const, "Placeholder": _check_placeholder, "PrintV2": _check_print,
+           "Assert": _check_assert, "StridedSlice": _check_slice, "AssignVariableOp": _check_assign,
+           "Unpack": _check_unstack, "Range": _check_range, "FillDynamic": _check_dims,
+           "TensorArrayV3": _check_dims, "If": _check_if, "StatelessIf": _check_if,
+           "While": _check_while, "StatelessWhile": _check_while}
+
+
+# -- functions --------------------------------------------------------------------------------
+
+_PARAM_KINDS = {k.name: k for k in (inspect.Parameter.POSITIONAL_ONLY,
+                                    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    inspect.Parameter.VAR_POSITIONAL,
+                                    inspect.Parameter.KEYWORD_ONLY,
+                                    inspect.Parameter.VAR_KEYWORD)}
+
+
+def _function(ctx, obj, where) -> ConcreteFunction:
+    r = ctx.r
+    name = r.get(obj, "name", str, where)
+    graph = _graph(ctx, r.get(obj, "graph", dict, where), where + ".graph", None, 0)
+    ops = graph._ops
+    placeholders, records = [], []
+    for i, inp in enumerate(r.get(obj, "inputs", list, where)):
+        w = f"{where}.inputs[{i}]"
+        op = ops[r.index(r.get(inp, "node", int, w), len(ops), w + ".node", "node")]
+        if op.type != "Placeholder" or any(p is op.outputs[0] for p in placeholders):
+            raise r.fail(w + ".node", f"'{op.name}' is not a distinct Placeholder")
+        t = op.outputs[0]
+        placeholders.append(t)
+        records.append(Placeholder(TensorSpec(t.shape, t.dtype, r.get(inp, "name", str, w)), i))
+    graph.inputs = list(placeholders)
+    outputs = [_tensor(r, t, ops, f"{where}.outputs[{i}]")
+               for i, t in enumerate(r.get(obj, "outputs", list, where))]
+
+    used_inputs = []
+    params, bound = [], {}
+    for i, p in enumerate(r.get(obj, "parameters", list, where)):
+        w = f"{where}.parameters[{i}]"
+        pname = r.get(p, "name", str, w)
+        if not pname.isidentifier():
+            raise r.fail(w + ".name", f"{pname!r} is not a parameter name")
+        kind = _PARAM_KINDS.get(r.get(p, "kind", str, w))
+        if kind is None:
+            raise r.fail(w + ".kind", f"expected one of {sorted(_PARAM_KINDS)}")
+        try:
+            params.append(inspect.Parameter(pname, kind))
+        except ValueError as e:
+            raise r.fail(w, str(e)) from None
+        bound[pname] = _structure(ctx, r.get(p, "value", dict, w), w + ".value", records,
+                                  used_inputs, None, 0)
+    try:
+        sig = inspect.Signature(params)
+    except ValueError as e:
+        raise r.fail(where + ".parameters", str(e)) from None
+    if sorted(used_inputs) != list(range(len(records))):
+        raise r.fail(where + ".parameters", "the arguments must use each tensor input exactly once")
+    structured = _structure(ctx, r.get(obj, "structured_outputs", dict, where),
+                            where + ".structured_outputs", records, [], outputs, 0)
+    leaves = [t for t in nest.flatten(structured) if hasattr(t, "op")]
+    if len(leaves) != len(outputs) or any(a is not b for a, b in zip(leaves, outputs)):
+        raise r.fail(where + ".structured_outputs", "must hold each output once, in order")
+    cf = ConcreteFunction(name, sig, graph, bound, placeholders, structured, outputs)
+    cf.inputs_specs = records
+    return cf
+
+
+def _structure(ctx, obj, where, records, used_inputs, outputs, depth):
+    r = ctx.r
+    if depth > fmt.MAX_DEPTH:
+        raise r.fail(where, "nested too deeply")
+    allowed = fmt.STRUCTURE_KINDS if outputs is None else tuple(
+        k for k in fmt.STRUCTURE_KINDS if k not in ("input", "variable"))
+    if outputs is None:
+        allowed = tuple(k for k in allowed if k != "output")
+    kind = fmt.tagged(r, obj, where, allowed)
+    if kind == "input":
+        i = r.index(r.get(obj, "index", int, where), len(records), where + ".index", "input")
+        used_inputs.append(i)
+        return records[i]
+    if kind == "output":
+        return outputs[r.index(r.get(obj, "index", int, where), len(outputs), where + ".index",
+                               "output")]
+    if kind in ("list", "tuple"):
+        items = [_structure(ctx, x, f"{where}.items[{i}]", records, used_inputs, outputs, depth + 1)
+                 for i, x in enumerate(r.get(obj, "items", list, where))]
+        return items if kind == "list" else tuple(items)
+    if kind == "dict":
+        out = {}
+        for i, item in enumerate(r.get(obj, "items", list, where)):
+            w = f"{where}.items[{i}]"
+            if not (isinstance(item, list) and len(item) == 2):
+                raise r.fail(w, "a dict item must be [key, value]")
+            key_kind = fmt.tagged(r, item[0], w + "[0]", ("none", "bool", "int", "float", "str", "bytes"))
+            key = fmt.decode_plain(r, key_kind, item[0], w + "[0]")
+            if key in out:
+                raise r.fail(w, f"duplicate key {key!r}")
+            out[key] = _structure(ctx, item[1], w + "[1]", records, used_inputs, outputs, depth + 1)
+        try:
+            nest.flatten(out)  # keys of mixed types cannot be ordered
+        except TypeError:
+            raise r.fail(where, "dict keys of mixed types") from None
+        return out
+    return _value(ctx, obj, where, allowed, None, depth)

@@ -1,0 +1,536 @@
+"""rt.saved: functions saved here run in a fresh process that cannot import this module,
+with identical results; damaged or hostile files give one clear error."""
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime import saved
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+# -- the functions saved ------------------------------------------------------------------
+
+def _everything_model():
+    v = rt.Variable(np.array([1.0, 2.0], np.float32), name="v")
+    counter = rt.Variable(0, name="counter")
+
+    @rt.function
+    def everything(x, n):
+        ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True)
+        i = 0
+        s = rt.zeros([2])
+        while i < n:
+            if x[0] > 0:
+                s = s + rt.reduce_sum(x) * v
+                rt.print("step", i, s)
+            else:
+                s = s - 1.0
+            ta = ta.write(i, rt.reduce_sum(s))
+            i += 1
+        v.assign_add(rt.ones([2]))
+        counter.assign_add(1)
+        return {"s": s, "ta": ta.stack(), "r": rt.random.uniform([2], seed=3),
+                "count": counter.read_value()}
+
+    calls = [(np.array([1.0, 2.0], np.float32), np.int32(3)),
+             (np.array([-1.0, 2.0], np.float32), np.int32(2)),
+             (np.array([1.0, 1.0], np.float32), np.int32(0))]
+    everything(*[rt.constant(a) for a in calls[0]])
+    return everything, calls
+
+
+def _relu_model():
+    @rt.function
+    def relu(x):
+        if rt.reduce_sum(x) > 0:
+            return x
+        return rt.zeros_like(x)
+
+    calls = [(np.array([1.0, -2.0, 5.0], np.float32),), (np.array([-3.0], np.float32),)]
+    relu.get_concrete_function(rt.TensorSpec([None], rt.float32))
+    return relu, calls
+
+
+def _fizzbuzz_model():
+    @rt.function
+    def fizzbuzz(n):
+        for i in rt.range(1, n + 1):
+            if i % 15 == 0:
+                rt.print("fizzbuzz")
+            elif i % 3 == 0:
+                rt.print("fizz")
+            elif i % 5 == 0:
+                rt.print("buzz")
+            else:
+                rt.print(i)
+
+    fizzbuzz(rt.constant(1))
+    return fizzbuzz, [(np.int32(15),), (np.int32(4),)]
+
+
+def _collatz_model():
+    @rt.function(input_signature=[rt.TensorSpec([], rt.int32)])
+    def collatz(n):
+        steps = 0
+        while n > 1:
+            if n % 2 == 0:
+                n = n // 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        return steps, n
+
+    return collatz, [(np.int32(27),), (np.int32(1),), (np.int32(6),)]
+
+
+def _polymorphic_model():
+    @rt.function
+    def scale(x, factor, mode="mul"):
+        y = x * factor if mode == "mul" else x + factor
+        return [y, rt.shape(y)]
+
+    scale(rt.constant([1.0, 2.0]), 3.0)
+    scale(rt.constant([[1, 2]]), 2, mode="add")
+    return scale, [(np.array([4.0, 5.0], np.float32), 3.0),
+                   (np.array([[7, 8]], np.int32), 2, "add")]
+
+
+def _strings_and_slices_model():
+    @rt.function
+    def words(x, i):
+        w = rt.strings.join([rt.strings.as_string(x[i]), "!"], separator=" ")
+        parts = rt.unstack(rt.reshape(x, [2, -1]))
+        cat = rt.concat([parts[1], parts[0][::-1], x[None, 1:3, ...][0]], 0)
+        big = rt.argmax(rt.stack([x, -x]), axis=0, output_type=rt.int32)
+        rt.debugging.assert_greater(rt.size(x), 0)
+        return w, cat, big, rt.cast(rt.transpose(rt.expand_dims(x, 0)), rt.float64)
+
+    calls = [(np.array([1, 5, 3, 9], np.int32), np.int32(2))]
+    words(*[rt.constant(a) for a in calls[0]])
+    return words, calls
+
+
+MODELS = {"everything": _everything_model, "relu": _relu_model, "fizzbuzz": _fizzbuzz_model,
+          "collatz": _collatz_model, "polymorphic": _polymorphic_model,
+          "strings_and_slices": _strings_and_slices_model}
+
+
+def _flat_arrays(result):
+    return [np.asarray(t.numpy() if hasattr(t, "numpy") else t)
+            for t in rt.nest.flatten(result)]
+
+
+def _run_all(fn, calls):
+    out, text = [], io.StringIO()
+    with contextlib.redirect_stdout(text):
+        for call in calls:
+            args = [rt.constant(a) if isinstance(a, np.ndarray | np.generic) else a for a in call]
+            out.append(_flat_arrays(fn(*args)))
+    return out, text.getvalue()
+
+
+_CHILD = textwrap.dedent("""
+    import contextlib, importlib, io, json, pickle, sys
+    import numpy as np
+    import runtime as rt
+    try:
+        importlib.import_module("test_rt_saved")
+    except ImportError:
+        pass
+    else:
+        raise SystemExit("the defining module must not be importable here")
+    report = {}
+    for name, path, calls in json.load(open(sys.argv[1])):
+        loaded = rt.saved.load(path)
+        fn = getattr(loaded, name)
+        results, text = [], io.StringIO()
+        with contextlib.redirect_stdout(text):
+            for call in calls:
+                args = [rt.constant(np.array(a["v"], dtype=a["dtype"])) if isinstance(a, dict)
+                        else a for a in call]
+                out = fn(*args)
+                results.append([np.asarray(t.numpy() if hasattr(t, "numpy") else t).tolist()
+                                for t in rt.nest.flatten(out)])
+        report[name] = {"results": results, "stdout": text.getvalue(),
+                        "variables": [np.asarray(v.numpy()).tolist() for v in loaded.variables]}
+    print(json.dumps(report, default=lambda b: b.decode("utf-8", "replace")))
+""")
+
+
+def _encode_call(call):
+    return [{"v": a.tolist(), "dtype": a.dtype.name} if isinstance(a, np.ndarray | np.generic)
+            else a for a in call]
+
+
+def test_round_trip_in_a_fresh_process(tmp_path):
+    jobs, expected = [], {}
+    for name, make in MODELS.items():
+        fn, calls = make()
+        path = str(tmp_path / name)
+        saved.save(fn, path)
+        variables = [np.asarray(v.numpy()).tolist() for cf in fn._concretes
+                     for v in cf.graph.variables]
+        results, stdout = _run_all(fn, calls)  # from the state that was saved
+        expected[fn.__name__] = (results, stdout, variables)
+        jobs.append((fn.__name__, path, [_encode_call(c) for c in calls]))
+    (tmp_path / "jobs.json").write_text(json.dumps(jobs))
+    child = tmp_path / "child.py"
+    child.write_text(_CHILD)
+    env = dict(os.environ, PYTHONPATH=REPO)
+    proc = subprocess.run([sys.executable, str(child), str(tmp_path / "jobs.json")],
+                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert sorted(report) == sorted(expected)
+    for name, (results, stdout, _) in expected.items():
+        got = report[name]
+        assert got["stdout"] == stdout, name
+        assert len(got["results"]) == len(results)
+        for got_call, want_call in zip(got["results"], results):
+            assert len(got_call) == len(want_call), name
+            for g, w in zip(got_call, want_call):
+                if w.dtype == object:  # strings (bytes here, text in the JSON) or None
+                    want = [x.decode() if isinstance(x, bytes) else x for x in w.reshape(-1)]
+                    assert want == list(np.reshape(np.asarray(g, dtype=object), -1)), name
+                else:
+                    np.testing.assert_array_equal(np.asarray(g, dtype=w.dtype), w, err_msg=name)
+    assert report["everything"]["stdout"].startswith("step 0 [6 9]\n")  # v was [2, 3] when saved
+
+
+def test_loaded_function_restores_and_shares_variables(tmp_path):
+    v = rt.Variable(10.0, name="total")
+
+    @rt.function(input_signature=[rt.TensorSpec([], rt.float32)])
+    def add(x):
+        v.assign_add(x)
+        return v.read_value()
+
+    @rt.function(input_signature=[])
+    def read():
+        return v.read_value()
+
+    add(rt.constant(1.0))
+    saved.save({"add": add, "read": read}, str(tmp_path / "m"), signatures={"adder": add})
+    loaded = saved.load(str(tmp_path / "m"))
+    assert [x.numpy() for x in loaded.variables] == [11.0]
+    assert loaded.add(rt.constant(2.0)).numpy() == 13.0
+    assert loaded.signatures["adder"](rt.constant(1.0)).numpy() == 14.0
+    assert loaded.read().numpy() == 14.0           # one restored Variable, shared
+    assert v.numpy() == 11.0                       # the original is untouched
+    assert loaded.variables[0].name == "total:0"
+
+
+def test_polymorphic_dispatch_and_mismatch(tmp_path):
+    fn, _ = _polymorphic_model()
+    saved.save(fn, str(tmp_path / "p"))
+    loaded = saved.load(str(tmp_path / "p"))
+    y, shape = loaded.scale(rt.constant([1.0, 2.0]), 3.0)
+    np.testing.assert_array_equal(y.numpy(), [3.0, 6.0])
+    with pytest.raises(TypeError, match="no saved concrete function takes these arguments"):
+        loaded.scale(rt.constant([1.0, 2.0]), 4.0)  # traced for factor=3.0 only
+    assert "scale(x, factor=3.0, mode='mul')" in loaded.scale.pretty_printed_concrete_signatures()
+
+
+def test_py_function_cannot_be_saved(tmp_path):
+    @rt.function(input_signature=[rt.TensorSpec([], rt.float32)])
+    def f(x):
+        return rt.py_function(lambda a: a * 2, [x], rt.float32)
+
+    with pytest.raises(saved.SaveError, match="py_function calls Python code"):
+        saved.save(f, str(tmp_path / "f"))
+
+
+def test_python_object_argument_cannot_be_saved(tmp_path):
+    class Config:
+        scale = 2.0
+
+    @rt.function
+    def f(x, config):
+        return x * config.scale
+
+    config = Config()
+    f(rt.constant(1.0), config)
+    with pytest.raises(saved.SaveError, match="argument 'config' was traced with the Python object"):
+        saved.save(f, str(tmp_path / "f"))
+
+
+def test_untraced_function_needs_a_trace(tmp_path):
+    @rt.function
+    def f(x):
+        return x
+
+    with pytest.raises(saved.SaveError, match="has not been traced yet"):
+        saved.save(f, str(tmp_path / "f"))
+
+
+# -- damaged and hostile files ---------------------------------------------------------------
+
+@pytest.fixture
+def small(tmp_path):
+    @rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+    def f(x):
+        y = x * 2.0 + rt.constant([1.0, 2.0, 3.0])[0]
+        if rt.reduce_sum(y) > 0:
+            y = y + 1.0
+        return y
+
+    path = str(tmp_path / "small")
+    saved.save(f, path)
+    return path
+
+
+def _doc(path):
+    with open(os.path.join(path, "saved.json")) as f:
+        return json.load(f)
+
+
+def _write(path, doc):
+    with open(os.path.join(path, "saved.json"), "w") as f:
+        json.dump(doc, f)
+
+
+def _nodes(doc):
+    return doc["functions"][0]["graph"]["nodes"]
+
+
+def _node(doc, op):
+    return next(n for n in _nodes(doc) if n["op"] == op)
+
+
+def test_small_loads_and_runs(small):
+    np.testing.assert_array_equal(saved.load(small).f(rt.constant([1.0, 2.0])).numpy(), [4.0, 6.0])
+
+
+def test_truncated_json(small):
+    p = os.path.join(small, "saved.json")
+    with open(p, "rb") as f:
+        data = f.read()
+    with open(p, "wb") as f:
+        f.write(data[: len(data) // 2])
+    with pytest.raises(rt.errors.InvalidGraphError, match="not valid JSON"):
+        saved.load(small)
+
+
+def test_truncated_arrays(small):
+    p = os.path.join(small, "arrays.npz")
+    with open(p, "rb") as f:
+        data = f.read()
+    with open(p, "wb") as f:
+        f.write(data[:-40])
+    with pytest.raises(rt.errors.InvalidGraphError, match="arrays.npz"):
+        saved.load(small)
+
+
+def test_missing_directory(tmp_path):
+    with pytest.raises(rt.errors.InvalidGraphError, match="No such file"):
+        saved.load(str(tmp_path / "nothing"))
+
+
+def test_wrong_version(small):
+    doc = _doc(small)
+    doc["version"] = 99
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="format version 99, written by a newer"):
+        saved.load(small)
+
+
+def test_not_a_saved_file(small):
+    _write(small, {"format": "something else", "version": 1})
+    with pytest.raises(rt.errors.InvalidGraphError, match="not a saved function"):
+        saved.load(small)
+
+
+def test_unknown_op(small):
+    doc = _doc(small)
+    _node(doc, "Mul")["op"] = "LaunchMissiles"
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="unknown op 'LaunchMissiles'"):
+        saved.load(small)
+
+
+def test_shape_that_does_not_match(small):
+    doc = _doc(small)
+    _node(doc, "Mul")["outputs"][0][0] = [7, 7]
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match=r"declared float32 \(7, 7\), but Mul gives"):
+        saved.load(small)
+
+
+def test_dtype_that_does_not_match(small):
+    doc = _doc(small)
+    _node(doc, "Mul")["outputs"][0][1] = "int32"
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="declared int32"):
+        saved.load(small)
+
+
+def test_inputs_of_mismatched_dtypes(small):
+    doc = _doc(small)
+    placeholder = next(n for n in _nodes(doc) if n["op"] == "Placeholder")
+    placeholder["attrs"]["dtype"]["value"] = "int32"
+    placeholder["outputs"][0][1] = "int32"
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="Mul does not accept these inputs"):
+        saved.load(small)
+
+
+def test_reference_to_a_missing_node(small):
+    doc = _doc(small)
+    mul = _node(doc, "Mul")
+    mul["inputs"][0] = [len(_nodes(doc)) + 5, 0]
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match=r"inputs\[0\]\[0\]: refers to node"):
+        saved.load(small)
+
+
+def test_reference_to_a_later_node_is_refused(small):
+    doc = _doc(small)
+    nodes = _nodes(doc)
+    i = next(k for k, n in enumerate(nodes) if n["op"] == "Mul")
+    nodes[i]["inputs"][0] = [i, 0]  # itself: a cycle
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="refers to node"):
+        saved.load(small)
+
+
+def test_huge_declared_sizes(small):
+    doc = _doc(small)
+    doc["arrays"]["a0"]["shape"] = [10 ** 6, 10 ** 6]
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="more than 268435456 elements"):
+        saved.load(small)
+    doc = _doc(small)
+    doc["arrays"]["a0"]["shape"] = [10 ** 400]
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError):
+        saved.load(small)
+
+
+def test_huge_fill_is_refused(tmp_path):
+    @rt.function(input_signature=[])
+    def f():
+        return rt.zeros([3, 4])
+
+    path = str(tmp_path / "fill")
+    saved.save(f, path)
+    doc = _doc(path)
+    fill = _node(doc, "Fill")
+    fill["attrs"]["shape"]["items"] = [{"kind": "int", "value": 1 << 20}] * 3
+    fill["outputs"][0][0] = [1 << 20] * 3
+    _write(path, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="more than 268435456 elements"):
+        saved.load(path)
+
+
+def test_array_whose_header_lies(small):
+    doc = _doc(small)
+    doc["arrays"]["a0"]["dtype"] = "int64"
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="the JSON declares int64"):
+        saved.load(small)
+
+
+def test_pickled_arrays_are_never_read(small):
+    np.savez(os.path.join(small, "arrays.npz"), a0=np.array([object()], dtype=object))
+    with pytest.raises(rt.errors.InvalidGraphError, match="holds object"):
+        saved.load(small)
+
+
+def test_unknown_attribute_kind(small):
+    doc = _doc(small)
+    const = _node(doc, "Const")
+    const["attrs"]["value"] = {"kind": "pickle", "data": "gASVAAAA"}
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="unknown or misplaced kind 'pickle'"):
+        saved.load(small)
+
+
+def test_wrong_attributes(small):
+    doc = _doc(small)
+    _node(doc, "Mul")["attrs"]["extra"] = {"kind": "int", "value": 1}
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match=r"Mul takes the attributes \[\]"):
+        saved.load(small)
+
+
+def test_cond_with_mismatched_branches(small):
+    doc = _doc(small)
+    cond = next(n for n in _nodes(doc) if n["op"] in ("If", "StatelessIf"))
+    cond["attrs"]["then_body"]["outputs"] = []
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="then_body.outputs: 0 outputs"):
+        saved.load(small)
+
+
+# -- fuzzing: mutated files give InvalidGraphError or load, never anything else --------------
+
+def _mutations(doc):
+    """Every (container, key) in the JSON tree, for mutation."""
+    out = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                out.append((x, k))
+                walk(v)
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                out.append((x, i))
+                walk(v)
+    walk(doc)
+    return out
+
+
+_REPLACEMENTS = [None, 0, -1, 1, 2 ** 40, 10 ** 30, 1.5, "", "x", "float32", "int32", "Placeholder",
+                 "If", [], [0], [0, 0], [None], {}, {"kind": "int", "value": 3},
+                 {"kind": "tuple", "items": []}, {"kind": "body"}, True]
+
+
+def test_fuzz_mutated_saved_files(tmp_path):
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    fn, _ = _everything_model()
+    path = str(tmp_path / "base")
+    saved.save(fn, path)
+    with open(os.path.join(path, "saved.json"), "rb") as f:
+        base_bytes = f.read()
+    base = json.loads(base_bytes)
+    n_sites = len(_mutations(base))
+    work = tmp_path / "work"
+    work.mkdir()
+    os.link(os.path.join(path, "arrays.npz"), work / "arrays.npz")
+    loaded_ok = []
+
+    @hypothesis.settings(max_examples=150, deadline=None, derandomize=True,
+                         suppress_health_check=list(hypothesis.HealthCheck))
+    @hypothesis.given(st.lists(st.tuples(st.integers(0, n_sites - 1),
+                                         st.sampled_from(_REPLACEMENTS)), min_size=1, max_size=3),
+                      st.integers(0, len(base_bytes)), st.booleans())
+    def check(edits, cut, truncate):
+        if truncate:
+            data = base_bytes[:cut]
+        else:
+            doc = json.loads(base_bytes)
+            for site, value in edits:
+                sites = _mutations(doc)
+                container, key = sites[site % len(sites)]
+                container[key] = value
+            data = json.dumps(doc).encode()
+        (work / "saved.json").write_bytes(data)
+        try:
+            saved.load(str(work))
+            loaded_ok.append(1)
+        except rt.errors.InvalidGraphError:
+            pass
+
+    check()
+    assert len(loaded_ok) < 150  # most mutations are caught
