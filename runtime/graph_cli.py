@@ -1,0 +1,156 @@
+"""`autograph graph FILE.py:FUNC --signature 'float32[None]' --format dot|svg|png|text`:
+draws the graph of a function traced for a signature (also `python -m runtime graph ...`).
+
+Each `--signature` is one argument: a tensor spec `DTYPE[DIMS]` (`float32[None]`,
+`int32[]` for a scalar, `float32[2,3]`, `float32[...]` for unknown rank) or a Python
+literal passed as is (`3`, `'mean'`). Several may be given at once, separated by
+spaces or semicolons.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from typing import Optional
+
+INSTALL_DOT = ("rendering to {fmt} needs Graphviz's `dot` program, which is not installed: "
+               "install Graphviz (Debian/Ubuntu: `apt-get install graphviz`; macOS: "
+               "`brew install graphviz`; Windows and others: https://graphviz.org/download/), "
+               "or use --format dot and render the text elsewhere")
+
+_SPEC = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]$")
+
+
+class CommandError(Exception):
+    """One line for stderr."""
+
+
+def parse_signature(texts: list) -> list:
+    """The arguments the function is traced with: TensorSpecs and Python values."""
+    import runtime as rt
+    items = []
+    for text in texts:
+        items += [p for p in re.split(r"[;\s]+(?![^\[]*\])", text.strip()) if p]
+    out = []
+    for item in items:
+        m = _SPEC.match(item)
+        if m:
+            dtype, dims = m.group(1), m.group(2).strip()
+            try:
+                dt = rt.as_dtype(dtype)
+            except TypeError as e:
+                raise CommandError(f"--signature {item!r}: {e}") from None
+            if dims == "...":
+                shape = None
+            else:
+                shape = []
+                for d in (x.strip() for x in dims.split(",") if x.strip()):
+                    if d in ("None", "?", "-1"):
+                        shape.append(None)
+                    elif d.isdigit():
+                        shape.append(int(d))
+                    else:
+                        raise CommandError(f"--signature {item!r}: a dimension must be a "
+                                           f"number or None, got {d!r}")
+            out.append(rt.TensorSpec(shape, dt))
+            continue
+        try:
+            out.append(ast.literal_eval(item))
+        except (ValueError, SyntaxError):
+            raise CommandError(f"--signature {item!r}: expected DTYPE[DIMS] such as "
+                               "'float32[None]' or 'int32[]', or a Python literal") from None
+    return out
+
+
+def _load_function(target: str):
+    path, sep, func = target.rpartition(":")
+    if not sep or not path or not func:
+        raise CommandError(f"expected FILE.py:FUNCTION, got {target!r}")
+    if not os.path.isfile(path):
+        raise CommandError(f"{path}: no such file")
+    name = "_graph_cli_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        raise CommandError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
+    finally:
+        sys.path.pop(0)
+    obj = module
+    for part in func.split("."):
+        if not hasattr(obj, part):
+            raise CommandError(f"{path} has no function {func!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def concrete_function(target: str, signature: list):
+    import runtime as rt
+    fn = _load_function(target)
+    if isinstance(fn, rt.ConcreteFunction):
+        return fn
+    if not isinstance(fn, rt.Function):
+        if not callable(fn):
+            raise CommandError(f"{target} is not a function")
+        fn = rt.function(fn)
+    args = parse_signature(signature)
+    if not args and fn.input_signature is not None:
+        return fn.get_concrete_function()
+    return fn.get_concrete_function(*args)
+
+
+def render(cf, fmt: str) -> bytes:
+    if fmt == "text":
+        return cf.graph.to_text().encode()
+    dot_text = cf.graph.to_dot(list(cf.outputs))
+    if fmt == "dot":
+        return dot_text.encode()
+    exe = shutil.which("dot")
+    if exe is None:
+        raise CommandError(INSTALL_DOT.format(fmt=fmt.upper()))
+    proc = subprocess.run([exe, f"-T{fmt}"], input=dot_text.encode(), capture_output=True,
+                          timeout=120)
+    if proc.returncode != 0:
+        raise CommandError(f"dot failed: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+def main(argv: Optional[list] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="autograph graph",
+        description="Draw the graph of FUNC in FILE.py traced for a signature.")
+    parser.add_argument("target", metavar="FILE.py:FUNC")
+    parser.add_argument("--signature", "-s", action="append", default=[],
+                        help="an argument: DTYPE[DIMS] (float32[None], int32[]) or a Python "
+                             "literal; repeat it (or separate by ';') for several")
+    parser.add_argument("--format", "-f", choices=["dot", "svg", "png", "text"], default="dot")
+    parser.add_argument("-o", "--output", help="write here instead of stdout")
+    args = parser.parse_args(argv)
+    if args.format == "png" and not args.output:
+        print("autograph graph: error: --format png writes binary data: give -o FILE.png",
+              file=sys.stderr)
+        return 1
+    try:
+        cf = concrete_function(args.target, args.signature)
+        data = render(cf, args.format)
+    except CommandError as e:
+        print(f"autograph graph: error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - the user's function failed to trace
+        print(f"autograph graph: error: tracing {args.target} failed: {type(e).__name__}: "
+              f"{str(e).splitlines()[0] if str(e) else ''}", file=sys.stderr)
+        return 1
+    if args.output:
+        with open(args.output, "wb") as f:
+            f.write(data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    return 0
