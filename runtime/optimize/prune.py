@@ -18,42 +18,35 @@ from __future__ import annotations
 from .rewrite import bodies, is_control_flow, rebuild
 
 
-def _live(graph, outputs) -> set:
-    """ids of the ops of `graph` the outputs and the side effects depend on."""
-    stack = [t.op for t in outputs if t.op.graph is graph]
-    stack += [op for op in graph._ops if op.opdef.side_effect]
-    seen = set()
+def _live(graph, outputs) -> tuple:
+    """(ids of the live ops of `graph` and of its sub-graphs, ids of the placeholders that
+    must stay). An op is live when the outputs or a side effect need it; the bodies of a
+    live cond or while need their results and their own side effects. One walk over all
+    graphs, as a body may read an outer tensor directly."""
+    stack = [t.op for t in outputs] + [op for op in graph._ops if op.opdef.side_effect]
+    seen, kept = set(), {id(t) for t in graph.inputs}
+    kept.update(id(op.outputs[0]) for op in graph._ops if op.opdef.name == "Placeholder")
     while stack:
         op = stack.pop()
         if id(op) in seen:
             continue
         seen.add(id(op))
         stack.extend(t.op for t in op.inputs if id(t.op) not in seen)
-    return seen
+        for b in bodies(op):
+            stack.extend(t.op for t in b.outputs)
+            stack.extend(o for o in b.graph._ops if o.opdef.side_effect)
+            kept.update(id(t) for t in b.graph.inputs)
+    return seen, kept
 
 
 def prune(graph, outputs):
     """(new graph, new outputs) without the dead ops."""
-    live_by_graph: dict = {}
-    kept_inputs = {id(t) for t in graph.inputs}
-
-    def live(g, outs):
-        s = live_by_graph.get(id(g))
-        if s is None:
-            s = live_by_graph[id(g)] = _live(g, outs)
-            for op in g._ops:
-                for b in bodies(op):
-                    kept_inputs.update(id(t) for t in b.graph.inputs)
-                    live(b.graph, b.outputs)
-        return s
-
-    live(graph, outputs)
+    live, kept = _live(graph, outputs)
 
     def rule(ctx, op, inputs, attrs):
-        s = live_by_graph.get(id(op.graph))
-        if op.opdef.name == "Placeholder" and (op.graph is graph or id(op.outputs[0]) in kept_inputs):
+        if op.opdef.name == "Placeholder" and id(op.outputs[0]) in kept:
             return None
-        if s is not None and id(op) not in s:
+        if id(op) not in live:
             return [None] * len(op.outputs)
         if is_control_flow(op):
             inputs, attrs = _drop_unused_inputs(op, inputs, attrs)

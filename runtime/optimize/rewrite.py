@@ -91,31 +91,45 @@ class Context:
         return new
 
 
-def rebuild(graph, outputs, rule, outer=None, param_sources=None):
+class _Mapping(dict):
+    """id(old tensor) -> new tensor, falling back to the enclosing graphs' mappings: a
+    node in a sub-graph may read an outer tensor directly (the executor allows it)."""
+
+    def __init__(self, parent=None):
+        super().__init__()
+        self.parent = parent
+
+    def __missing__(self, key):
+        if self.parent is None:
+            raise KeyError(key)
+        return self.parent[key]
+
+
+def rebuild(graph, outputs, rule, outer=None, param_sources=None, parent=None):
     """(new graph, new outputs, mapping id(old tensor) -> new tensor) for `graph` rebuilt
     with `rule` (see the module docstring)."""
     new = Graph(graph.name, outer=outer)
     new._name_counts = dict(graph._name_counts)
     new.variables = list(graph.variables)
     ctx = Context(new, param_sources or {})
-    m: dict = {}
+    m = _Mapping(parent)
     for op in graph._ops:
         inputs = [m[id(t)] for t in op.inputs]
         attrs = op.attrs
         if is_control_flow(op):
-            attrs = _rebuild_bodies(op, inputs, rule, new)
+            attrs = _rebuild_bodies(op, inputs, rule, new, m)
         result = rule(ctx, op, inputs, attrs)
         if result is None:
             result = ctx.copy(op, inputs, attrs).outputs
         for t, r in zip(op.outputs, result):
             m[id(t)] = r
-    new.inputs = [m[id(t)] for t in graph.inputs if m.get(id(t)) is not None]
-    new.outputs = [m[id(t)] for t in graph.outputs if m.get(id(t)) is not None]
+    new.inputs = [m[id(t)] for t in graph.inputs if dict.get(m, id(t)) is not None]
+    new.outputs = [m[id(t)] for t in graph.outputs if dict.get(m, id(t)) is not None]
     new.has_side_effects = any(op.opdef.side_effect for op in new._ops)
     return new, [m[id(t)] for t in outputs], m
 
 
-def _rebuild_bodies(op, inputs, rule, new_graph) -> dict:
+def _rebuild_bodies(op, inputs, rule, new_graph, mapping) -> dict:
     """The op's attrs with every Body rebuilt into a sub-graph of `new_graph`."""
     attrs = dict(op.attrs)
     fixed = fixed_inputs(op, inputs)
@@ -125,8 +139,8 @@ def _rebuild_bodies(op, inputs, rule, new_graph) -> dict:
         sources = {id(p): src for p, src in zip(body.params, fixed)
                    if p is not None and src is not None}
         g, outs, m = rebuild(body.graph, body.outputs, rule, outer=new_graph,
-                             param_sources=sources)
-        params = [None if p is None else m.get(id(p)) for p in body.params]
+                             param_sources=sources, parent=mapping)
+        params = [None if p is None else dict.get(m, id(p)) for p in body.params]
         attrs[key] = type(body)(g, params, outs)
     return attrs
 

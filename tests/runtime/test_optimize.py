@@ -130,6 +130,44 @@ def test_passes_keep_results_of_a_tensor_array_loop():
     check(cf, (x, np.ones((2, 3), np.float32)))
 
 
+def test_passes_keep_results_with_maximum_iterations_and_multi_output_ops():
+    def f(x, y, z):
+        k = rt.constant(2.0) * rt.constant(1.5)
+
+        def body(i, a):
+            unused = y * 2.0  # noqa: F841 - a capture nothing uses
+            return i + 1, a * k + z
+        i, a = rt.while_loop(lambda i, a: rt.reduce_sum(a) < 1e6, body, [rt.constant(0), x],
+                             maximum_iterations=5)
+        b = rt.cond(rt.reduce_sum(a) > 0.0, lambda: a * k * 1.0, lambda: a - z)
+        return i, b, rt.unstack(rt.constant([[1.0, 2.0], [3.0, 4.0]]))[1] + 0.0
+    cf = concrete(f, spec([2]), spec([]), spec([]))
+    check(cf, (f32(1, 2), np.float32(3), np.float32(0.5)),
+          (f32(-1, -2), np.float32(3), np.float32(0.5)))
+    g, _ = optimize(cf.graph, cf.outputs)
+    assert count_ops(g) < count_ops(cf.graph)
+    (loop,) = [op for op in g._ops if op.type in ("While", "StatelessWhile")]
+    assert all(t.op.name != "y" for t in loop.inputs)
+
+
+def test_passes_keep_results_of_nested_control_flow():
+    def f(x, n):
+        c = rt.constant(0.5) + rt.constant(0.25)
+        i = rt.constant(0)
+        while i < n:
+            if i % 2 == 0:
+                j = rt.constant(0)
+                while j < i:
+                    x = x * c + rt.cast(j, rt.float32) * 1.0
+                    j += 1
+            else:
+                x = rt.negative(rt.negative(x)) - c * 2.0
+            i += 1
+        return x
+    cf = concrete(f, spec([3]), spec([], rt.int32))
+    check(cf, (f32(1, 2, 3), np.int32(6)), (f32(0, -0.0, 1), np.int32(0)))
+
+
 def test_passes_keep_print_side_effects_and_their_order(capsys):
     def f(x):
         unused = x * 2.0  # noqa: F841 - dead code next to the side effects
