@@ -8,6 +8,7 @@ import numpy as np
 
 from . import dtypes, nest
 from .errors import InvalidArgumentError
+from .gradients.tape import _state as _tape_state
 from .ops.core import to_numpy, wrap
 from .ops.state_ops import Variable
 from .shapes import TensorShape, TensorSpec
@@ -125,6 +126,9 @@ class ConcreteFunction:
         return plan
 
     def __call__(self, *args, **kwargs):
+        if _tape_state.tapes:  # an open GradientTape records the call as one entry
+            from .gradients.function_grad import call
+            return call(self, args, kwargs)
         try:
             return self._call_structured(args, kwargs)
         except TypeError:

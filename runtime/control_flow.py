@@ -326,3 +326,9 @@ def _as_var_list(out, n):
 
 
 from .while_staging import stage_while  # noqa: E402  (the loop half lives beside)
+from .gradients.control_flow_grad import cond_grad, while_grad  # noqa: E402
+
+# The gradient rules (recompute the branch or iteration, then its ops' rules) live beside,
+# in gradients/control_flow_grad.py, because they are as long as the staging above.
+IF.grad = IF_STATEFUL.grad = cond_grad
+WHILE.grad = WHILE_STATEFUL.grad = while_grad

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import config, dtypes, nest
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
+from .gradients.tape import _state as _tape_state
 from .graph import Graph, current_graph
 from .ops import state_ops
 from .ops.core import convert_to_tensor, identity, placeholder_op
@@ -159,6 +160,9 @@ class Function:
             return self._call_python(self._python_function, args, kwargs)
         if current_graph() is not None:
             return self._call_inline(args, kwargs)
+        if _tape_state.tapes:  # an open GradientTape records the call as one entry
+            from .gradients.function_grad import call_function
+            return call_function(self, args, kwargs)
         # Fast path: positional tensors and primitives, an exact cache hit.
         if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
             key = []

@@ -17,9 +17,11 @@ from typing import Iterator, Optional
 
 from . import dtypes
 from .errors import InvalidGraphError
+from .gradients import tape as _tape
 from .shapes import TensorShape
 
 _state = threading.local()
+_tape_state = _tape._state
 
 
 def _stack() -> list:
@@ -144,6 +146,8 @@ class Graph:
         self._version += 1
         if opdef.side_effect:
             self.has_side_effects = True
+        if _tape_state.tapes:  # a GradientTape opened in this graph may record the op
+            _tape.record_op(op)
         return op
 
     def is_ancestor_of(self, other: "Graph") -> bool:

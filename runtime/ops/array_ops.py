@@ -69,6 +69,16 @@ def _reshape_kernel(x, shape):
 RESHAPE = OpDef("Reshape", _reshape_infer, _reshape_kernel)
 
 
+def _reshape_back(g, x):
+    """`g` in the shape of `x` (known now, or read when the graph runs)."""
+    if x.shape.is_fully_defined():
+        return apply_op(RESHAPE, [g], {"shape": tuple(x.shape.as_list())})
+    return apply_op(RESHAPE_DYNAMIC, [g, shape(x)])
+
+
+RESHAPE.grad = lambda inputs, outputs, grads, shape: [_reshape_back(grads[0], inputs[0])]
+
+
 def _reshape_dyn_infer(inputs):
     x, s = inputs
     n = s.shape[0] if s.shape.rank == 1 else None
@@ -81,6 +91,7 @@ def _reshape_dyn_kernel(x, shape):
 
 RESHAPE_DYNAMIC = OpDef("ReshapeDynamic", _reshape_dyn_infer, _reshape_dyn_kernel,
                         default_name="Reshape")
+RESHAPE_DYNAMIC.grad = lambda inputs, outputs, grads: [_reshape_back(grads[0], inputs[0]), None]
 
 
 def reshape(tensor, shape, name: Optional[str] = None):
@@ -112,6 +123,14 @@ def _transpose_kernel(x, perm):
 TRANSPOSE = OpDef("Transpose", _transpose_infer, _transpose_kernel)
 
 
+def _transpose_grad(inputs, outputs, grads, perm):
+    inverse = None if perm is None else tuple(int(i) for i in np.argsort(perm))
+    return [apply_op(TRANSPOSE, [grads[0]], {"perm": inverse})]
+
+
+TRANSPOSE.grad = _transpose_grad
+
+
 def transpose(a, perm=None, name: Optional[str] = None):
     x = convert_to_tensor(a)
     perm = None if perm is None else tuple(static_axis(perm, "perm"))
@@ -137,6 +156,7 @@ def _expand_kernel(x, axis):
 
 
 EXPAND_DIMS = OpDef("ExpandDims", _expand_infer, _expand_kernel)
+EXPAND_DIMS.grad = lambda inputs, outputs, grads, axis: [_reshape_back(grads[0], inputs[0])]
 
 
 def expand_dims(input, axis, name: Optional[str] = None):  # noqa: A002
@@ -165,6 +185,7 @@ def _squeeze_kernel(x, axis):
 
 
 SQUEEZE = OpDef("Squeeze", _squeeze_infer, _squeeze_kernel)
+SQUEEZE.grad = lambda inputs, outputs, grads, axis: [_reshape_back(grads[0], inputs[0])]
 
 
 def squeeze(input, axis=None, name: Optional[str] = None):  # noqa: A002
@@ -219,6 +240,23 @@ def _concat_kernel(*xs, axis):
 CONCAT = OpDef("ConcatV2", _concat_infer, _concat_kernel)
 
 
+def _concat_grad(inputs, outputs, grads, axis):
+    g = grads[0]
+    rank = g.shape.rank if g.shape.rank is not None else inputs[0].shape.rank
+    axis = axis % rank
+    out, start = [], 0
+    for x in inputs:
+        n = x.shape[axis]
+        n = shape(x)[axis] if n is None else n
+        stop = start + n
+        out.append(g[(slice(None),) * axis + (slice(start, stop),)])
+        start = stop
+    return out
+
+
+CONCAT.grad = _concat_grad
+
+
 def _values_as_tensors(values):
     values = list(values)
     if not values:
@@ -258,6 +296,7 @@ def _stack_kernel(*xs, axis):
 
 
 STACK = OpDef("Pack", _stack_infer, _stack_kernel)
+STACK.grad = lambda inputs, outputs, grads, axis: unstack(grads[0], num=len(inputs), axis=axis)
 
 
 def stack(values, axis: int = 0, name: Optional[str] = None):
@@ -286,6 +325,7 @@ def _unstack_kernel(x, axis, num):
 
 
 UNSTACK = OpDef("Unpack", _unstack_infer, _unstack_kernel, multi_output=True)
+UNSTACK.grad = lambda inputs, outputs, grads, axis, num: [stack(grads, axis=axis)]
 
 
 def unstack(value, num=None, axis: int = 0, name: Optional[str] = None):
@@ -325,6 +365,40 @@ def _gather_kernel(params, indices, axis):
 
 
 GATHER = OpDef("GatherV2", _gather_infer, _gather_kernel)
+
+
+def _gather_grad_infer(inputs, axis):
+    g, indices, params_shape = inputs
+    return [(TensorShape([None] * params_shape.shape[0]) if params_shape.shape.rank == 1
+             and params_shape.shape[0] is not None else TensorShape(None), g.dtype)]
+
+
+def _gather_grad_kernel(g, indices, params_shape, axis):
+    """The gradient of GatherV2 for its params: each gathered slice added back in place."""
+    indices = np.asarray(indices)
+    out = np.zeros(tuple(int(d) for d in params_shape), dtype=np.asarray(g).dtype)
+    moved = np.moveaxis(out, axis, 0)
+    rows = np.reshape(np.moveaxis(np.asarray(g), tuple(range(axis, axis + indices.ndim)),
+                                  tuple(range(indices.ndim))),
+                      (indices.size,) + moved.shape[1:])
+    np.add.at(moved, indices.reshape(-1), rows)
+    return out
+
+
+GATHER_GRAD = OpDef("GatherGrad", _gather_grad_infer, _gather_grad_kernel)
+
+
+def _gather_grad(inputs, outputs, grads, axis):
+    params, indices = inputs
+    axis %= max(params.shape.rank or 1, 1)
+    out = apply_op(GATHER_GRAD, [grads[0], indices, shape(params)], {"axis": axis})
+    out.set_shape(params.shape)
+    return [out, None]
+
+
+GATHER.grad = _gather_grad
+GATHER_GRAD.grad = lambda inputs, outputs, grads, axis: [gather(grads[0], inputs[1], axis), None,
+                                                         None]
 
 
 def gather(params, indices, axis: int = 0, name: Optional[str] = None):
@@ -404,6 +478,7 @@ def _fill_kernel(value, shape):
 
 
 FILL = OpDef("Fill", _fill_infer, _fill_kernel)
+FILL.grad = lambda inputs, outputs, grads, shape: [reduce_sum(grads[0])]
 
 
 def _fill_dyn_infer(inputs):
@@ -419,6 +494,7 @@ def _fill_dyn_kernel(dims, value):
 
 
 FILL_DYNAMIC = OpDef("FillDynamic", _fill_dyn_infer, _fill_dyn_kernel, default_name="Fill")
+FILL_DYNAMIC.grad = lambda inputs, outputs, grads: [None, reduce_sum(grads[0])]
 
 
 def fill(dims, value, name: Optional[str] = None):
@@ -454,6 +530,7 @@ def _like_kernel(x, fill_value, dtype):
 
 
 FULL_LIKE = OpDef("FullLike", _like_infer, _like_kernel)
+FULL_LIKE.grad = lambda inputs, outputs, grads, fill_value, dtype: [None]  # constant in x
 
 
 def zeros_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
@@ -505,6 +582,7 @@ def _range_kernel(start, limit, delta, dtype):
 
 
 RANGE = OpDef("Range", _range_infer, _range_kernel)
+RANGE.grad = lambda inputs, outputs, grads, dtype: [None, None, None]
 
 
 # `range` below is the op; the builtin is `builtins.range` in this module.
@@ -535,8 +613,9 @@ def _in_graph():
     return current_graph() is not None
 
 
-from .math_ops import cast  # noqa: E402  (cast lives with the math ops)
-from .slicing import getitem, SLICE  # noqa: E402,F401
+from .math_ops import cast, reduce_sum  # noqa: E402  (they live with the math ops)
+from .slicing import getitem, SLICE, SLICE_GRAD  # noqa: E402,F401
 
 OPS = [RESHAPE, RESHAPE_DYNAMIC, TRANSPOSE, EXPAND_DIMS, SQUEEZE, CONCAT, STACK, UNSTACK,
-       GATHER, SHAPE, SIZE, RANK, FILL, FILL_DYNAMIC, FULL_LIKE, EYE, RANGE, SLICE]
+       GATHER, GATHER_GRAD, SHAPE, SIZE, RANK, FILL, FILL_DYNAMIC, FULL_LIKE, EYE, RANGE, SLICE,
+       SLICE_GRAD]

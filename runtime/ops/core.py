@@ -13,9 +13,12 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
+from ..gradients import tape as _tape
 from ..graph import current_graph
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
+
+_tape_state = _tape._state
 
 
 class OpDef:
@@ -74,8 +77,12 @@ def apply_op(opdef: OpDef, inputs: list, attrs: Optional[dict] = None, name: Opt
                 OverflowError) as e:
             raise InvalidArgumentError(f"{opdef.name}: {e}") from None
         if opdef.multi_output:
-            return tuple(wrap(r, d) for r, (_, d) in zip(result, specs))
-        return wrap(result, specs[0][1])
+            out = tuple(wrap(r, d) for r, (_, d) in zip(result, specs))
+        else:
+            out = wrap(result, specs[0][1])
+        if _tape_state.tapes:  # a GradientTape is open: it may record this op
+            _tape.record_eager(opdef, inputs, out, attrs)
+        return out
     inputs = [_in_graph(graph, t) for t in inputs]
     specs = opdef.infer(inputs, **attrs)
     op = graph.add_op(opdef, inputs, attrs, specs, name)
@@ -288,6 +295,7 @@ def _identity_kernel(x):
 
 
 IDENTITY = OpDef("Identity", _same_infer, _identity_kernel)
+IDENTITY.grad = lambda inputs, outputs, grads: [grads[0]]
 IDENTITY.emit = lambda op, args: args[0]
 
 

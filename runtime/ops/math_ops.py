@@ -234,6 +234,92 @@ logical_and = _make_binary(BINARY["LogicalAnd"])
 logical_or = _make_binary(BINARY["LogicalOr"])
 
 
+# -- gradient rules of the elementwise ops (grad(inputs, outputs, output_grads)) ----------
+# Comparisons and logic give bool outputs: no gradient flows through them.
+
+def _sum_to(g, x):
+    from .broadcast_ops import sum_to
+    return sum_to(g, x)
+
+
+UNARY["Neg"].grad = lambda inputs, outputs, grads: [negative(grads[0])]
+UNARY["Abs"].grad = lambda inputs, outputs, grads: [grads[0] * sign(inputs[0])]
+UNARY["Sign"].grad = lambda inputs, outputs, grads: [_zeros_like(inputs[0])]
+UNARY["Square"].grad = lambda inputs, outputs, grads: [grads[0] * (inputs[0] * 2)]
+UNARY["Sqrt"].grad = lambda inputs, outputs, grads: [grads[0] / (outputs[0] * 2)]
+UNARY["Exp"].grad = lambda inputs, outputs, grads: [grads[0] * outputs[0]]
+UNARY["Log"].grad = lambda inputs, outputs, grads: [grads[0] / inputs[0]]
+UNARY["Tanh"].grad = lambda inputs, outputs, grads: [grads[0] * (1 - square(outputs[0]))]
+UNARY["Sigmoid"].grad = lambda inputs, outputs, grads: [
+    grads[0] * (outputs[0] * (1 - outputs[0]))]
+UNARY["Sin"].grad = lambda inputs, outputs, grads: [grads[0] * cos(inputs[0])]
+UNARY["Cos"].grad = lambda inputs, outputs, grads: [negative(grads[0]) * sin(inputs[0])]
+
+
+def _add_grad(inputs, outputs, grads):
+    x, y = inputs
+    return [_sum_to(grads[0], x), _sum_to(grads[0], y)]
+
+
+def _sub_grad(inputs, outputs, grads):
+    x, y = inputs
+    return [_sum_to(grads[0], x), _sum_to(negative(grads[0]), y)]
+
+
+def _mul_grad(inputs, outputs, grads):
+    x, y = inputs
+    g = grads[0]
+    return [_sum_to(g * y, x), _sum_to(g * x, y)]
+
+
+def _div_grad(inputs, outputs, grads):
+    x, y = inputs
+    g = grads[0]
+    return [_sum_to(g / y, x), _sum_to(negative(g) * outputs[0] / y, y)]
+
+
+def _floormod_grad(inputs, outputs, grads):
+    x, y = inputs
+    g = grads[0]
+    return [_sum_to(g, x), _sum_to(negative(g) * floordiv(x, y), y)]
+
+
+def _pow_grad(inputs, outputs, grads):
+    x, y = inputs
+    g, z = grads[0], outputs[0]
+    gx = g * y * pow(x, y - 1)
+    safe_log = where(x > 0, log(where(x > 0, x, _ones_like(x))), _zeros_like(x))
+    return [_sum_to(gx, x), _sum_to(g * z * safe_log, y)]
+
+
+def _select_between(mask, g):
+    zero = _zeros_like(g)
+    return where(mask, g, zero), where(mask, zero, g)
+
+
+def _maximum_grad(inputs, outputs, grads):
+    x, y = inputs
+    gx, gy = _select_between(greater_equal(x, y), grads[0])
+    return [_sum_to(gx, x), _sum_to(gy, y)]
+
+
+def _minimum_grad(inputs, outputs, grads):
+    x, y = inputs
+    gx, gy = _select_between(less_equal(x, y), grads[0])
+    return [_sum_to(gx, x), _sum_to(gy, y)]
+
+
+BINARY["AddV2"].grad = _add_grad
+BINARY["Sub"].grad = _sub_grad
+BINARY["Mul"].grad = _mul_grad
+BINARY["RealDiv"].grad = _div_grad
+BINARY["FloorDiv"].grad = lambda inputs, outputs, grads: [None, None]  # piecewise constant
+BINARY["FloorMod"].grad = _floormod_grad
+BINARY["Pow"].grad = _pow_grad
+BINARY["Maximum"].grad = _maximum_grad
+BINARY["Minimum"].grad = _minimum_grad
+
+
 # -- matmul -----------------------------------------------------------------------------
 
 def _matmul_infer(inputs, transpose_a, transpose_b):
@@ -264,6 +350,24 @@ def _matmul_kernel(a, b, transpose_a, transpose_b):
 
 
 MATMUL = OpDef("MatMul", _matmul_infer, _matmul_kernel)
+
+
+def _matmul_grad(inputs, outputs, grads, transpose_a, transpose_b):
+    a, b = inputs
+    g = grads[0]
+    if not transpose_a and not transpose_b:
+        ga, gb = matmul(g, b, transpose_b=True), matmul(a, g, transpose_a=True)
+    elif not transpose_a:
+        ga, gb = matmul(g, b), matmul(g, a, transpose_a=True)
+    elif not transpose_b:
+        ga, gb = matmul(b, g, transpose_b=True), matmul(a, g)
+    else:
+        ga, gb = matmul(b, g, transpose_a=True, transpose_b=True), matmul(
+            g, a, transpose_a=True, transpose_b=True)
+    return [_sum_to(ga, a), _sum_to(gb, b)]
+
+
+MATMUL.grad = _matmul_grad
 MATMUL.emit = lambda op, args: (None if op.attrs["transpose_a"] or op.attrs["transpose_b"]
                                 else f"({args[0]} @ {args[1]})")
 
@@ -335,6 +439,82 @@ REDUCE_TABLE = [
     ("All", "reduce_all", _all, BOOL),
 ]
 REDUCE = {name: OpDef(name, _reduce_infer(name, kind), kernel) for name, _, kernel, kind in REDUCE_TABLE}
+
+
+def _keepdims_grad(g, x, axis, keepdims):
+    """A reduction's output gradient with the reduced axes back as 1s (broadcastable
+    against `x`)."""
+    if keepdims or axis is None:  # a scalar broadcasts as it is
+        return g
+    from .array_ops import expand_dims
+    for a in sorted(axis):
+        g = expand_dims(g, a)
+    return g
+
+
+def _broadcast_like(g, x):
+    from .broadcast_ops import broadcast_like
+    return broadcast_like(g, x)
+
+
+def _sum_grad(inputs, outputs, grads, axis, keepdims):
+    x = inputs[0]
+    return [_broadcast_like(_keepdims_grad(grads[0], x, axis, keepdims), x)]
+
+
+def _mean_grad(inputs, outputs, grads, axis, keepdims):
+    x, y = inputs[0], outputs[0]
+    n_in, n_out = x.shape.num_elements(), y.shape.num_elements()
+    if n_in is not None and n_out is not None:
+        count = constant(max(n_in // max(n_out, 1), 1), x.dtype)
+    else:
+        from .array_ops import size
+        count = cast(size(x), x.dtype) / cast(size(y), x.dtype)
+    g = _keepdims_grad(grads[0], x, axis, keepdims) / count
+    return [_broadcast_like(g, x)]
+
+
+def _extreme_grad(inputs, outputs, grads, axis, keepdims):
+    x = inputs[0]
+    y = _keepdims_grad(outputs[0], x, axis, keepdims)
+    g = _keepdims_grad(grads[0], x, axis, keepdims)
+    hits = cast(equal(x, y), x.dtype)
+    count = _make_reduce(REDUCE["Sum"])(hits, axis, keepdims=True)
+    return [hits / count * g]
+
+
+def _prod_grad(inputs, outputs, grads, axis, keepdims):
+    x = inputs[0]
+    g = _broadcast_like(_keepdims_grad(grads[0], x, axis, keepdims), x)
+    return [g * apply_op(PROD_OTHERS, [x], {"axis": axis})]
+
+
+def _prod_others_infer(inputs, axis):
+    return [(inputs[0].shape, inputs[0].dtype)]
+
+
+def _prod_others_kernel(x, axis):
+    """For each element, the product of the other elements of its reduction (exact with
+    zeros: exclusive cumulative products from both ends)."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+    rest = tuple(a for a in range(x.ndim) if a not in axes)
+    moved = np.transpose(x, rest + axes)
+    lead = moved.shape[:len(rest)]
+    flat = moved.reshape(lead + (-1,))
+    ones = np.ones(lead + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    out = (left * right).reshape(moved.shape)
+    return np.transpose(out, np.argsort(rest + axes)).astype(x.dtype, copy=False)
+
+
+PROD_OTHERS = OpDef("ProdOthers", _prod_others_infer, _prod_others_kernel)
+REDUCE["Sum"].grad = _sum_grad
+REDUCE["Mean"].grad = _mean_grad
+REDUCE["Max"].grad = _extreme_grad
+REDUCE["Min"].grad = _extreme_grad
+REDUCE["Prod"].grad = _prod_grad
 
 
 def _reduce_emit(method, floats_only=False, nonempty=False):
@@ -458,6 +638,15 @@ def _select_infer(inputs):
 SELECT = OpDef("SelectV2", _select_infer, np.where)
 
 
+def _select_grad(inputs, outputs, grads):
+    c, x, y = inputs
+    gx, gy = _select_between(c, grads[0])
+    return [None, _sum_to(gx, x), _sum_to(gy, y)]
+
+
+SELECT.grad = _select_grad
+
+
 def _where_indices_infer(inputs):
     c = inputs[0]
     return [(TensorShape([None, c.shape.rank]), dtypes.int64)]
@@ -497,6 +686,16 @@ def _cast_kernel(x, dtype):
 CAST = OpDef("Cast", _cast_infer, _cast_kernel)
 
 
+def _cast_grad(inputs, outputs, grads, dtype):
+    x = inputs[0]
+    if x.dtype.is_floating and dtype.is_floating:
+        return [cast(grads[0], x.dtype)]
+    return [None]  # through an integer or bool value no gradient flows
+
+
+CAST.grad = _cast_grad
+
+
 def cast(x, dtype, name: Optional[str] = None):
     x = convert_to_tensor(x)
     dtype = dtypes.as_dtype(dtype)
@@ -506,4 +705,17 @@ def cast(x, dtype, name: Optional[str] = None):
 
 
 OPS = [*UNARY.values(), *BINARY.values(), MATMUL, *REDUCE.values(), ARGMAX, ARGMIN, SELECT,
-       WHERE_INDICES, CAST]
+       WHERE_INDICES, CAST, PROD_OTHERS]
+
+
+from .core import constant  # noqa: E402  (used by the gradient rules)
+
+
+def _zeros_like(x):
+    from .array_ops import zeros_like as make
+    return make(x)
+
+
+def _ones_like(x):
+    from .array_ops import ones_like as make
+    return make(x)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import DTypeMismatchError, InvalidArgumentError
+from ..gradients import tape as _tape
 from ..graph import current_graph, eager_scope
 from ..shapes import TensorShape
 from ..tensor import EagerTensor, Tensor
@@ -58,6 +59,7 @@ def _assign_kernel(value, variable, mode):
 
 
 ASSIGN = OpDef("AssignVariableOp", _assign_infer, _assign_kernel, side_effect=True)
+ASSIGN.grad = lambda inputs, outputs, grads, variable, mode: [None]  # TensorFlow: no gradient
 OPS = [READ, ASSIGN]
 
 
@@ -112,6 +114,8 @@ class Variable:
     def read_value(self) -> Tensor:
         g = current_graph()
         if g is None:
+            if _tape.recording():  # an open GradientTape sees the read (it may watch self)
+                return apply_op(READ, [], {"variable": self}, name="ReadVariableOp")
             return EagerTensor(self._value, self._dtype)
         if all(v is not self for v in g.variables):
             g.variables.append(self)

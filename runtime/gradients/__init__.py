@@ -1,0 +1,13 @@
+"""Reverse-mode automatic differentiation.
+
+- `tape.py` — `GradientTape`: which tensors are watched, and the ops (eager, or recorded
+  into the graph being traced) that derive from them.
+- `backprop.py` — the one backward pass: walks recorded ops in reverse and applies each
+  op's gradient rule (`OpDef.grad`, defined beside the op), for tapes and for graphs.
+- `control_flow_grad.py` — the rules of the staged `cond` and `while_loop` nodes.
+- `function_grad.py` — a `Function` called eagerly under a tape is one tape entry; its
+  gradient runs a backward graph built once per ConcreteFunction.
+
+A rule is `grad(inputs, outputs, output_grads, **attrs) -> input grads` written with the
+public ops, so the same rule runs eagerly and records graph ops inside a trace.
+"""

@@ -1,0 +1,234 @@
+"""The backward pass, shared by tapes, staged control flow and Functions.
+
+`backprop` walks recorded op applications (tape entries or graph Operations: both have
+`opdef`, `inputs`, `outputs`, `attrs`) in reverse and calls each op's rule. Rules are built
+from the public ops, so the walk computes values eagerly or adds ops to the current graph.
+
+`replay` copies a traced sub-graph (a branch, a loop body) into the current graph with its
+parameters fed; the copies are then differentiated like any recorded ops. That is how the
+gradient of a staged `cond` or `while_loop` is written: recompute the body where its
+values are needed, then run its rules.
+"""
+from __future__ import annotations
+
+from ..graph import current_graph
+
+
+class Grads(list):
+    """A rule's result: the gradients of the op's inputs (a list), plus gradients of the
+    Variables its sub-graphs read: {id(Variable): (Variable, gradient)}."""
+
+    def __init__(self, grads, variables=None):
+        super().__init__(grads)
+        self.variables = variables or {}
+
+
+def accumulate(a, b):
+    from ..ops.math_ops import add
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return add(a, b)
+
+
+def backprop(entries, seeds: dict, relevant) -> tuple:
+    """Gradients of everything in `relevant` (ids of tensors derived from the sources),
+    given `seeds` {id(tensor): gradient}. Returns ({id(tensor): gradient},
+    {id(Variable): (Variable, gradient)})."""
+    from ..ops.array_ops import zeros_like
+    grads = dict(seeds)
+    var_grads: dict = {}
+    for e in reversed(entries):
+        outs = e.outputs
+        if len(outs) == 1:
+            g = grads.get(id(outs[0]))
+            if g is None:
+                continue
+            out_grads = [g]
+        else:
+            out_grads = [grads.get(id(o)) for o in outs]
+            if all(g is None for g in out_grads):
+                continue
+            out_grads = [zeros_like(o) if g is None and o.dtype.is_floating else g
+                         for g, o in zip(out_grads, outs)]
+        opdef = e.opdef
+        if opdef.name == "ReadVariableOp":
+            var = e.attrs["variable"]
+            old = var_grads.get(id(var))
+            var_grads[id(var)] = (var, accumulate(None if old is None else old[1], out_grads[0]))
+            continue
+        needed = [id(x) in relevant and x.dtype.is_floating for x in e.inputs]
+        has_bodies = opdef.name in _BODY_OPS or opdef.name == "PartitionedCall"
+        if not any(needed) and not has_bodies:
+            continue
+        rule = opdef.grad
+        if rule is None:
+            raise LookupError(
+                f"No gradient defined for operation '{getattr(e, 'name', opdef.name)}' "
+                f"(op type: {opdef.name}). Compute it outside the tape, or wrap it with "
+                "tape.stop_recording().")
+        in_grads = rule(e.inputs, outs, out_grads, **e.attrs)
+        for x, g, need in zip(e.inputs, in_grads, needed):
+            if need and g is not None:
+                grads[id(x)] = accumulate(grads.get(id(x)), g)
+        for key, (var, g) in getattr(in_grads, "variables", {}).items():
+            if g is not None:
+                old = var_grads.get(key)
+                var_grads[key] = (var, accumulate(None if old is None else old[1], g))
+    return grads, var_grads
+
+
+_BODY_OPS = frozenset(("If", "StatelessIf", "While", "StatelessWhile"))
+
+
+# -- graphs -------------------------------------------------------------------------------
+
+def bodies_of(attrs) -> list:
+    from ..control_flow import Body
+    return [v for v in attrs.values() if isinstance(v, Body)]
+
+
+def graph_variables(graph, out=None) -> dict:
+    """{id: Variable} read in `graph` or in the sub-graphs of its control-flow ops."""
+    out = {} if out is None else out
+    for op in graph._ops:
+        if op.opdef.name == "ReadVariableOp":
+            var = op.attrs["variable"]
+            out.setdefault(id(var), var)
+        elif op.opdef.name in _BODY_OPS:
+            for body in bodies_of(op.attrs):
+                graph_variables(body.graph, out)
+    return out
+
+
+def variables_in(attrs) -> list:
+    """The Variables read inside the sub-graphs of a control-flow op (from its attrs)."""
+    found: dict = {}
+    for body in bodies_of(attrs):
+        graph_variables(body.graph, found)
+    return list(found.values())
+
+
+def derived(ops, source_ids) -> set:
+    """ids of the float tensors of `ops` (in creation order) that depend on `source_ids` or
+    on a float Variable read (directly or in a sub-graph)."""
+    rel = set(source_ids)
+    for op in ops:
+        name = op.opdef.name
+        if name == "ReadVariableOp":
+            hit = op.attrs["variable"].dtype.is_floating
+        else:
+            hit = any(id(t) in rel for t in op.inputs) or (
+                name in _BODY_OPS and any(v.dtype.is_floating for v in variables_in(op.attrs)))
+        if hit:
+            rel.update(id(t) for t in op.outputs if t.dtype.is_floating)
+    return rel
+
+
+def graph_backprop(ops, seeds: dict, source_ids) -> tuple:
+    """`backprop` over graph ops: only the ops between the sources (and Variable reads)
+    and the seeded tensors are visited."""
+    rel = derived(ops, source_ids)
+    entries = [op for op in ops if any(id(t) in rel for t in op.outputs)]
+    return backprop(entries, seeds, rel)
+
+
+def ancestors(graph, outputs) -> tuple:
+    """(ids of the tensors of `graph` that `outputs` depend on, {id: Variable} read on the
+    way) -- which parameters and Variables a body's gradient can reach."""
+    tensors, variables = set(), {}
+    stack = [t for t in outputs]
+    seen_ops = set()
+    while stack:
+        t = stack.pop()
+        if id(t) in tensors:
+            continue
+        tensors.add(id(t))
+        op = t.op
+        if op.graph is not graph or id(op) in seen_ops:
+            continue
+        seen_ops.add(id(op))
+        if op.opdef.name == "ReadVariableOp":
+            var = op.attrs["variable"]
+            variables.setdefault(id(var), var)
+        elif op.opdef.name in _BODY_OPS:
+            for var in variables_in(op.attrs):
+                variables.setdefault(id(var), var)
+        stack.extend(op.inputs)
+    return tensors, variables
+
+
+def replay(graph, feeds: dict) -> tuple:
+    """Copies the ops of `graph` into the current graph. `feeds` maps id(placeholder of
+    `graph`) to the tensor it stands for. Returns ({id(original tensor): copy}, new ops).
+
+    Prints and asserts are left out (they ran in the forward pass); a Variable write
+    becomes a read of the Variable. The executor drops the copies nothing needs.
+    """
+    from ..ops.core import CONST, _in_graph
+    from ..ops.state_ops import READ
+    g = current_graph()
+    mapping = {k: _in_graph(g, v) for k, v in feeds.items()}
+    new_ops = []
+    for op in graph._ops:
+        name = op.opdef.name
+        if name == "Placeholder":
+            continue
+        if name == "Const":
+            out = op.outputs[0]
+            mapping[id(out)] = g.add_op(CONST, (), op.attrs, [(out.shape, out.dtype)],
+                                        op.name).outputs[0]
+            continue
+        if name in ("PrintV2", "Assert"):
+            continue
+        if name == "AssignVariableOp":
+            var = op.attrs["variable"]
+            new = g.add_op(READ, (), {"variable": var}, [(var.shape, var.dtype)],
+                           "ReadVariableOp")
+        else:
+            try:
+                inputs = [mapping[id(t)] for t in op.inputs]
+            except KeyError:
+                continue  # fed by a placeholder the caller does not feed (unused param)
+            new = g.add_op(op.opdef, inputs, op.attrs, [(o.shape, o.dtype) for o in op.outputs],
+                           op.name)
+        if name in ("ReadVariableOp", "AssignVariableOp"):
+            var = op.attrs["variable"]
+            if all(v is not var for v in g.variables):
+                g.variables.append(var)
+        for o, n in zip(op.outputs, new.outputs):
+            mapping[id(o)] = n
+        new_ops.append(new)
+    return mapping, new_ops
+
+
+def body_gradients(body, values, out_grads, wrt) -> tuple:
+    """In the current graph: the gradients of a traced `body` (a control_flow.Body) run on
+    `values` (one per `body.params`), given gradients for its outputs.
+
+    Returns (gradients of `values[k]` for k in `wrt`, None where unconnected;
+    {id(Variable): (Variable, gradient)} for the Variables the body reads).
+    """
+    from ..ops.core import _in_graph
+    g = current_graph()
+    feeds = {}
+    for p, v in zip(body.params, values):
+        if p is not None:
+            feeds[id(p)] = v
+    mapping, ops = replay(body.graph, feeds)
+    seeds = {}
+    for out, og in zip(body.outputs, out_grads):
+        if og is None or not out.dtype.is_floating:
+            continue
+        m = mapping[id(out)]
+        seeds[id(m)] = accumulate(seeds.get(id(m)), _in_graph(g, og))
+    sources = [mapping[id(body.params[k])] for k in wrt if body.params[k] is not None
+               and id(body.params[k]) in mapping]
+    grads, var_grads = graph_backprop(ops, seeds, [id(s) for s in sources])
+    result = []
+    for k in wrt:
+        p = body.params[k]
+        result.append(None if p is None or id(p) not in mapping
+                      else grads.get(id(mapping[id(p)])))
+    return result, var_grads

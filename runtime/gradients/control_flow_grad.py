@@ -1,0 +1,146 @@
+"""Gradient rules of the staged `cond` and `while_loop` nodes.
+
+cond: a `cond` on the same predicate whose branches are the branches' gradients (each
+recomputes its branch's forward values from the node's inputs, then runs their rules), so
+only the branch taken contributes.
+
+while_loop: the forward loop runs again with every iteration's loop values pushed onto
+TensorArrays (one per loop variable) and an iteration counter; then a backward loop runs
+the iterations in reverse, each reading the values its iteration started from,
+recomputing the body from them and applying the body's rules. Loop-invariant inputs and
+Variables read in the body accumulate their gradients across iterations.
+"""
+from __future__ import annotations
+
+from ..ops.array_ops import zeros, zeros_like
+from .backprop import Grads, ancestors, body_gradients, variables_in
+
+
+def _here(t):
+    """`t` as a tensor of the graph being built (a capture when it is an outer one):
+    staging takes a node's direct inputs as they are."""
+    from ..graph import current_graph
+    from ..ops.core import _in_graph
+    return t if t is None else _in_graph(current_graph(), t)
+
+
+def _float_variables(variables) -> list:
+    return [v for v in variables if v.dtype.is_floating]
+
+
+def _connected(bodies, outputs_with_grads, wrt) -> tuple:
+    """Which of the params `wrt` (indices) and which Variables some body's seeded
+    outputs depend on."""
+    params, variables = set(), {}
+    for body in bodies:
+        outs = [body.outputs[i] for i in outputs_with_grads]
+        tensors, found = ancestors(body.graph, outs)
+        for k in wrt:
+            p = body.params[k]
+            if p is not None and id(p) in tensors:
+                params.add(k)
+        variables.update(found)
+    return [k for k in wrt if k in params], _float_variables(variables.values())
+
+
+def cond_grad(inputs, outputs, grads, then_body, else_body, out_specs):
+    from ..control_flow import cond
+    pred, ext = inputs[0], list(inputs[1:])
+    seeded = [i for i, (o, g) in enumerate(zip(outputs, grads))
+              if g is not None and o.dtype.is_floating]
+    if not seeded:
+        return [None] * len(inputs)
+    floats = [k for k, t in enumerate(ext) if t.dtype.is_floating]
+    wrt, variables = _connected((then_body, else_body), seeded, floats)
+    if not wrt and not variables:
+        return [None] * len(inputs)
+    seeds = [grads[i] if i in seeded else None for i in range(len(outputs))]
+
+    def branch(body):
+        def fn():
+            g_params, g_vars = body_gradients(body, ext, seeds, wrt)
+            out = [g if g is not None else zeros_like(ext[k]) for k, g in zip(wrt, g_params)]
+            for var in variables:
+                found = g_vars.get(id(var))
+                out.append(found[1] if found is not None else zeros(var.shape, var.dtype))
+            return out
+        return fn
+
+    results = list(cond(_here(pred), branch(then_body), branch(else_body)))
+    in_grads = [None] * len(inputs)
+    for k, g in zip(wrt, results):
+        in_grads[1 + k] = g
+    var_grads = {id(v): (v, g) for v, g in zip(variables, results[len(wrt):])}
+    return Grads(in_grads, var_grads)
+
+
+def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars, has_max):
+    from ..ops.tensor_array import TensorArray
+    from ..while_staging import stage_while
+    from .backprop import replay
+    n = num_loop_vars
+    init, ext = list(inputs[:n]), list(inputs[n:])
+    max_iter = ext.pop() if has_max else None
+    seeded = [i for i, (o, g) in enumerate(zip(outputs, grads))
+              if g is not None and o.dtype.is_floating]
+    if not seeded:
+        return [None] * len(inputs)
+    loop_floats = [k for k in range(n) if init[k].dtype.is_floating]
+    ext_floats = [k for k, t in enumerate(ext) if t.dtype.is_floating]
+    variables = _float_variables(variables_in({"body": body}))
+    if not loop_floats and not ext_floats and not variables:
+        return [None] * len(inputs)
+    shapes = [s for s, _ in out_specs]
+
+    # 1. The forward loop again, keeping the values each iteration starts from.
+    def feeds_for(b, values):
+        return {id(p): v for p, v in zip(b.params, list(values) + ext) if p is not None}
+
+    def fwd_cond(i, values, stacks):
+        mapping, _ = replay(cond_body.graph, feeds_for(cond_body, values))
+        return mapping[id(cond_body.outputs[0])]
+
+    def fwd_body(i, values, stacks):
+        stacks = [ta.write(i, v) for ta, v in zip(stacks, values)]
+        mapping, _ = replay(body.graph, feeds_for(body, values))
+        return i + 1, [mapping[id(o)] for o in body.outputs], stacks
+
+    stacks0 = [TensorArray(t.dtype, size=0, dynamic_size=True, element_shape=s)
+               for t, s in zip(init, shapes)]
+    (count, _, stacks), _ = stage_while(fwd_cond, fwd_body, (0, [_here(t) for t in init], stacks0),
+                                        maximum_iterations=_here(max_iter))
+
+    # 2. The iterations in reverse: loop-variable gradients flow back, invariant inputs'
+    # and Variables' gradients add up.
+    ext_pos = [n + k for k in ext_floats]
+
+    def bwd_cond(j, ys, acc):
+        return j >= 0
+
+    def bwd_body(j, ys, acc):
+        values = [ta.read(j) for ta in stacks]
+        seeds = [None] * n
+        for k, y in zip(loop_floats, ys):
+            seeds[k] = y
+        g_params, g_vars = body_gradients(body, values + ext, seeds, loop_floats + ext_pos)
+        new_ys = [g if g is not None else zeros_like(values[k])
+                  for k, g in zip(loop_floats, g_params[:len(loop_floats)])]
+        new_acc = []
+        for a, g in zip(acc, g_params[len(loop_floats):]):
+            new_acc.append(a if g is None else a + g)
+        for a, var in zip(acc[len(ext_floats):], variables):
+            found = g_vars.get(id(var))
+            new_acc.append(a if found is None else a + found[1])
+        return j - 1, new_ys, new_acc
+
+    ys0 = [_here(grads[k]) if k in seeded else zeros_like(outputs[k]) for k in loop_floats]
+    acc0 = [zeros_like(ext[k]) for k in ext_floats] + [zeros(v.shape, v.dtype) for v in variables]
+    (_, ys, acc), _ = stage_while(bwd_cond, bwd_body, (count - 1, ys0, acc0))
+    in_grads = [None] * len(inputs)
+    for k, y in zip(loop_floats, ys):
+        in_grads[k] = y
+    for k, a in zip(ext_floats, acc):
+        in_grads[n + k] = a
+    var_grads = {id(v): (v, a) for v, a in zip(variables, acc[len(ext_floats):])}
+    return Grads(in_grads, var_grads)
+

@@ -1,0 +1,145 @@
+"""A `Function` called eagerly under an open tape: one tape entry for the whole call.
+
+The first time a ConcreteFunction is differentiated, a backward graph is built for it:
+a sub-graph of the function's graph whose rules read the forward values they need as
+captures. Those captured values become extra outputs of the forward run, so a recorded
+call computes the forward once (plus the saved values), and `tape.gradient` runs the
+compiled backward graph on them. Both plans are compiled once and kept on the
+ConcreteFunction. (The alternative, running the Python function eagerly under the tape,
+would retrace nothing but lose the graph's speed and its Python-side-effect semantics.)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import nest
+from ..graph import Graph
+from ..ops.core import OpDef, placeholder_op, to_numpy, wrap
+from ..tensor import EagerTensor, Tensor
+from . import tape as _tape
+from .backprop import Grads, graph_backprop, graph_variables
+
+
+def _call_infer(inputs, **attrs):
+    raise TypeError("PartitionedCall only appears on tapes")
+
+
+CALL = OpDef("PartitionedCall", _call_infer, None, pure=False)
+
+
+class Backward:
+    """The compiled forward (outputs + saved values) and backward plans of a function."""
+
+    def __init__(self, cf):
+        fg = cf.graph
+        outs = [t for t in nest.flatten(cf.structured_outputs) if isinstance(t, Tensor)]
+        self.float_outputs = [i for i, t in enumerate(outs) if t.dtype.is_floating]
+        bg = Graph(f"{cf.name}_grad", outer=fg)
+        with bg.as_default():
+            seeds_ph = [placeholder_op(bg, outs[i].dtype, outs[i].shape, name="grad_ys")
+                        for i in self.float_outputs]
+            seeds = {id(outs[i]): ph for i, ph in zip(self.float_outputs, seeds_ph)}
+            sources = [p for p in cf.inputs if p.dtype.is_floating]
+            grads, var_grads = graph_backprop(fg._ops, seeds, [id(p) for p in sources])
+            results, self.input_slots = [], []
+            for k, p in enumerate(cf.inputs):
+                g = grads.get(id(p))
+                if g is not None and p.dtype.is_floating:
+                    self.input_slots.append(k)
+                    results.append(g)
+            self.variables = [var for var, _ in var_grads.values()]
+            results += [g for _, g in var_grads.values()]
+        self.read_variables = list(graph_variables(fg).values())
+        captured = bg.captured_inputs()
+        self.forward = fg.compile(cf.inputs, outs + [t for t, _ in captured])
+        self.n_outputs = len(outs)
+        self.backward = bg.compile(seeds_ph + [ph for _, ph in captured], results)
+        self.output_dtypes = [t.dtype for t in outs]
+
+
+def _backward_of(cf) -> Backward:
+    bw = cf.__dict__.get("_tape_backward")
+    if bw is None:
+        bw = cf._tape_backward = Backward(cf)
+    return bw
+
+
+def call(cf, args, kwargs):
+    """Calls ConcreteFunction `cf` eagerly; records the call on the open tapes that watch
+    one of its tensor inputs or a Variable it reads."""
+    tensors, arrays = _inputs(cf, args, kwargs)
+    tapes = _tape.eager_tapes()
+    variables = list(graph_variables(cf.graph).values()) if tapes else []
+    tapes = [t for t in tapes if t._watches_call(tensors, variables)]
+    if not tapes:
+        return cf._run(arrays)
+    bw = _backward_of(cf)
+    results = bw.forward(*arrays)
+    outs = [wrap(a, d) for a, d in zip(results[:bw.n_outputs], bw.output_dtypes)]
+    entry = _tape.Entry(CALL, tensors, outs, {"backward": bw, "saved": results[bw.n_outputs:]},
+                        name=cf.name)
+    for t in tapes:
+        t._record_call(entry, bw.read_variables)
+    it = iter(outs)
+    return nest.map_structure(lambda t: next(it) if isinstance(t, Tensor) else t,
+                              cf.structured_outputs)
+
+
+def _call_grad(inputs, outputs, grads, backward, saved):
+    bw = backward
+    seeds = []
+    for i in bw.float_outputs:
+        g = grads[i]
+        seeds.append(np.zeros(np.shape(outputs[i]._value), outputs[i].dtype.np_dtype)
+                     if g is None else g._value)
+    results = bw.backward(*seeds, *saved)
+    in_grads = [None] * len(inputs)
+    for k, r in zip(bw.input_slots, results):
+        in_grads[k] = wrap(r, inputs[k].dtype)
+    rest = results[len(bw.input_slots):]
+    var_grads = {id(v): (v, wrap(r, v.dtype)) for v, r in zip(bw.variables, rest)}
+    return Grads(in_grads, var_grads)
+
+
+CALL.grad = _call_grad
+
+
+def _inputs(cf, args, kwargs) -> tuple:
+    """The call's input tensors and arrays, one per `cf.inputs` (checked as a call is)."""
+    arrays = [None] * len(cf.inputs)
+    values = [None] * len(cf.inputs)
+    try:
+        bound = cf._py_sig.bind_partial(*args, **kwargs)
+        for pname, traced in cf._bound.items():
+            if pname in bound.arguments:
+                cf._match(pname, traced, bound.arguments[pname], arrays)
+                _collect(traced, bound.arguments[pname], values)
+        if any(a is None for a in arrays):
+            raise TypeError("missing tensor arguments")
+    except TypeError:
+        if kwargs or len(args) != len(cf.inputs):
+            raise
+        arrays = [cf._array_for(ph, a, ph.spec.name) for ph, a in zip(cf.inputs_specs, args)]
+        values = list(args)
+    tensors = [v if isinstance(v, EagerTensor) else
+               EagerTensor(a if isinstance(a, np.ndarray) else to_numpy(a), ph.dtype)
+               for v, a, ph in zip(values, arrays, cf.inputs)]
+    return tensors, arrays
+
+
+def _collect(traced, value, values):
+    from ..concrete import Placeholder
+    if isinstance(traced, Placeholder):
+        values[traced.index] = value
+    elif nest.is_nested(traced):
+        for t, v in zip(nest.flatten(traced), nest.flatten(value)):
+            _collect(t, v, values)
+
+
+def call_function(fn, args, kwargs):
+    """`Function.__call__` while a tape is open: find the ConcreteFunction, then `call`."""
+    bound = fn._bind(args, kwargs)
+    if fn._input_signature is not None:
+        spec_bound, bound = fn._apply_signature(bound)
+        return call(fn._concrete_for(spec_bound), bound.args, {})
+    return call(fn._concrete_for(bound), bound.args, bound.kwargs)

@@ -1,0 +1,244 @@
+"""`GradientTape`: records the ops that derive from watched tensors, then differentiates.
+
+A tape records where it was opened: eagerly (every op runs and is remembered with its
+input and output tensors) or inside a trace (the graph ops are remembered; `gradient`
+then adds the backward ops to that graph, so a training step stages as one graph). Only
+ops with an input derived from a watched tensor (or a watched Variable) are kept.
+
+    with rt.GradientTape() as tape:
+        loss = rt.reduce_sum(w * x)
+    dw = tape.gradient(loss, w)          # trainable Variables are watched automatically
+
+The active tapes live on a thread-local stack; `apply_op` (eager) and `Graph.add_op`
+(graphs) call `record_eager` / `record_op` when the stack is not empty.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from .. import nest
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.tapes = []
+
+
+_state = _State()
+# Ops whose sub-graphs may read Variables that the op's inputs do not show.
+_BODY_OPS = frozenset(("If", "StatelessIf", "While", "StatelessWhile"))
+
+
+def recording() -> bool:
+    """Whether some tape is open on this thread (the hooks' cheap test)."""
+    return bool(_state.tapes)
+
+
+def eager_tapes() -> list:
+    return [t for t in _state.tapes if t._graph is None and t._recording]
+
+
+class Entry:
+    """One recorded op application: what a gradient rule is called with."""
+
+    __slots__ = ("opdef", "inputs", "outputs", "attrs", "name")
+
+    def __init__(self, opdef, inputs, outputs, attrs, name=None):
+        self.opdef = opdef
+        self.inputs = tuple(inputs)
+        self.outputs = tuple(outputs)
+        self.attrs = attrs
+        self.name = name or opdef.name
+
+
+def record_eager(opdef, inputs, outputs, attrs):
+    """Called by `apply_op` after an op ran eagerly (`outputs` a tensor or a tuple)."""
+    outs = outputs if isinstance(outputs, tuple) else (outputs,)
+    for tape in _state.tapes:
+        if tape._graph is None and tape._recording:
+            tape._record(opdef, inputs, outs, attrs, None)
+
+
+def record_op(op):
+    """Called by `Graph.add_op` for every new graph op."""
+    for tape in _state.tapes:
+        if tape._graph is op.graph and tape._recording:
+            tape._record(op.opdef, op.inputs, op.outputs, op.attrs, op.name)
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (TensorFlow's `tf.GradientTape`).
+
+    persistent: allow several `gradient` calls (a non-persistent tape frees its records
+        after the first one).
+    watch_accessed_variables: watch every trainable Variable read while the tape is open.
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._persistent = bool(persistent)
+        self._watch_accessed = bool(watch_accessed_variables)
+        self._entries: list = []
+        self._watched: dict = {}        # id(tensor) -> tensor (kept alive: ids stay unique)
+        self._watched_vars: dict = {}   # id(Variable) -> Variable, watched explicitly
+        self._accessed: dict = {}       # id(Variable) -> Variable, read under the tape
+        self._graph = None
+        self._recording = False
+        self._used = False
+
+    # -- context --------------------------------------------------------------------------
+    def __enter__(self) -> "GradientTape":
+        from ..graph import current_graph
+        self._graph = current_graph()
+        self._recording = True
+        _state.tapes.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        self._recording = False
+        if self in _state.tapes:
+            _state.tapes.remove(self)
+        return False
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Ops run inside are not recorded on this tape."""
+        was = self._recording
+        self._recording = False
+        try:
+            yield
+        finally:
+            self._recording = was
+
+    def reset(self):
+        """Forgets everything recorded so far (the tape stays open)."""
+        self._entries = []
+        self._watched = {}
+        self._accessed = {}
+        self._used = False
+
+    # -- watching -------------------------------------------------------------------------
+    def watch(self, tensor):
+        """Records the ops applied to `tensor` (a tensor, a Variable, or a nested structure
+        of them) from now on."""
+        from ..ops.state_ops import Variable
+        from ..tensor import Tensor
+        for t in nest.flatten(tensor):
+            if isinstance(t, Variable):
+                self._watched_vars[id(t)] = t
+            elif isinstance(t, Tensor):
+                self._watched[id(t)] = t
+            else:
+                raise ValueError(f"GradientTape.watch needs tensors or Variables, got {t!r}")
+
+    def watched_variables(self) -> tuple:
+        """The Variables this tape watches and that were read under it, in first-use order."""
+        return tuple(v for v in self._accessed.values() if self._watches(v))
+
+    def _watches(self, var) -> bool:
+        return id(var) in self._watched_vars or (self._watch_accessed and var.trainable)
+
+    # -- recording ------------------------------------------------------------------------
+    def _record(self, opdef, inputs, outputs, attrs, name):
+        watched = self._watched
+        if opdef.name == "ReadVariableOp":
+            var = attrs["variable"]
+            if not self._watches(var) or not var.dtype.is_floating:
+                return
+            self._accessed.setdefault(id(var), var)
+        else:
+            for t in inputs:
+                if id(t) in watched:
+                    break
+            else:
+                if opdef.name not in _BODY_OPS or not self._reads_watched(attrs):
+                    return
+        for t in outputs:
+            if t.dtype.is_floating:
+                watched[id(t)] = t
+        self._entries.append(Entry(opdef, inputs, outputs, attrs, name))
+
+    def _reads_watched(self, attrs) -> bool:
+        from .backprop import variables_in
+        found = False
+        for var in variables_in(attrs):
+            if self._watches(var):
+                self._accessed.setdefault(id(var), var)
+                found = True
+        return found
+
+    def _record_call(self, entry, variables) -> bool:
+        """Records a Function call (see function_grad) if it touches a watched value."""
+        hit = any(id(t) in self._watched for t in entry.inputs)
+        for var in variables:
+            if self._watches(var):
+                self._accessed.setdefault(id(var), var)
+                hit = True
+        if not hit:
+            return False
+        for t in entry.outputs:
+            if t.dtype.is_floating:
+                self._watched[id(t)] = t
+        self._entries.append(entry)
+        return True
+
+    def _watches_call(self, tensors, variables) -> bool:
+        return (any(id(t) in self._watched for t in tensors)
+                or any(self._watches(v) for v in variables))
+
+    # -- differentiating ------------------------------------------------------------------
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
+        """d(sum of `target`)/d(each of `sources`): tensors (or Variables) shaped like
+        `sources`. A source the target does not depend on (or reaches only through integer
+        or boolean values) gets None (zeros with unconnected_gradients="zero")."""
+        if self._entries is None or (self._used and not self._persistent):
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        self._used = True
+        from .backprop import accumulate, backprop
+        from ..ops.array_ops import ones_like, zeros_like
+        from ..ops.core import convert_to_tensor
+        from ..ops.state_ops import Variable
+        targets = nest.flatten(target)
+        seeds_given = (nest.flatten(output_gradients) if output_gradients is not None
+                       else [None] * len(targets))
+        if len(seeds_given) != len(targets):
+            raise ValueError("output_gradients must have the structure of target")
+        if unconnected_gradients not in (None, "none", "zero"):
+            raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
+                             f"{unconnected_gradients!r}")
+        was = self._recording
+        self._recording = False  # the backward ops are not recorded on this tape
+        try:
+            seeds = {}
+            for t, seed in zip(targets, seeds_given):
+                if isinstance(t, Variable):
+                    t = t.read_value()
+                if not t.dtype.is_floating:
+                    continue
+                g = ones_like(t) if seed is None else convert_to_tensor(seed, dtype=t.dtype)
+                seeds[id(t)] = accumulate(seeds.get(id(t)), g)
+            grads, var_grads = backprop(self._entries, seeds, self._watched)
+            out = []
+            for s in nest.flatten(sources):
+                if isinstance(s, Variable):
+                    g = var_grads.get(id(s))
+                    g = None if g is None else g[1]
+                elif hasattr(s, "dtype") and hasattr(s, "shape"):
+                    g = grads.get(id(s))
+                else:
+                    raise ValueError(f"GradientTape.gradient sources must be tensors or "
+                                     f"Variables, got {s!r}")
+                if g is None and unconnected_gradients == "zero":
+                    g = zeros_like(s.read_value() if isinstance(s, Variable) else s)
+                out.append(g)
+        finally:
+            self._recording = was
+        if not self._persistent:
+            self._entries = None
+            self._watched = {}
+        return nest.pack_sequence_as(sources, out) if nest.is_nested(sources) else out[0]
+
+    def __repr__(self):
+        n = 0 if self._entries is None else len(self._entries)
+        return f"<rt.GradientTape persistent={self._persistent} with {n} recorded ops>"
