@@ -78,36 +78,13 @@ def _compile(fn: types.FunctionType, recursive: bool) -> types.CodeType:
                                 result=node if isinstance(node, gast.Lambda)
                                 else templates.name(node.name))
     module = gast.Module(body=factory, type_ignores=[])
-    tree = _fix_positions(parsing.to_ast(module))
+    tree = parsing.to_ast(module)
     code = compile(tree, filename, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     wanted = "<lambda>" if isinstance(node, gast.Lambda) else "ag__entity"
     entity = next(c for c in factory_code.co_consts
                   if isinstance(c, types.CodeType) and c.co_name == wanted)
     return entity.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
-
-
-def _fix_positions(node: ast.AST, lineno: int = 1) -> ast.AST:
-    """Line numbers are the user's; a generated node without one takes its parent's, and
-    a span may be empty but never reversed (compile rejects that). One walk, recursive."""
-    if "lineno" in node._attributes:
-        if getattr(node, "lineno", None) is None:
-            node.lineno, node.col_offset = lineno, 0
-        lineno = node.lineno
-        end = getattr(node, "end_lineno", None)
-        if end is None or (end, node.end_col_offset or 0) < (lineno, node.col_offset or 0):
-            node.end_lineno, node.end_col_offset = lineno, node.col_offset or 0
-        if node.col_offset is None:
-            node.col_offset = 0
-    for field in node._fields:
-        value = getattr(node, field)
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, ast.AST):
-                    _fix_positions(item, lineno)
-        elif isinstance(value, ast.AST):
-            _fix_positions(value, lineno)
-    return node
 
 
 def _bind(code: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
