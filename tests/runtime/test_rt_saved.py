@@ -1,6 +1,7 @@
 """rt.saved: functions saved here run in a fresh process that cannot import this module,
 with identical results; damaged or hostile files give one clear error."""
 import contextlib
+import copy
 import io
 import json
 import os
@@ -523,7 +524,7 @@ def test_fuzz_mutated_saved_files(tmp_path):
             for site, value in edits:
                 sites = _mutations(doc)
                 container, key = sites[site % len(sites)]
-                container[key] = value
+                container[key] = copy.deepcopy(value)  # never one object at two sites
             data = json.dumps(doc).encode()
         (work / "saved.json").write_bytes(data)
         try:
