@@ -9,30 +9,55 @@ of cond and while nodes. One pass per module:
 - cse: duplicate pure ops (and equal constants) merge.
 - prune: ops that neither the outputs nor a side effect need go.
 
-`optimize(graph, outputs)` runs them in that order. Every rewrite keeps the values the
+`optimize(graph, outputs)` runs them (the first three in one sweep). Every rewrite keeps the values the
 graph computes bit for bit, the side effects and their order, and the errors it raises
 (a kernel that would fail is not folded away).
 """
 from __future__ import annotations
 
-from .constant_folding import fold_constants
-from .cse import eliminate_common_subexpressions
+from .constant_folding import _fold, fold_constants
+from .cse import CSE, eliminate_common_subexpressions
 from .prune import prune
-from .rewrite import count_ops, set_captures
-from .simplify import simplify_arithmetic
+from .rewrite import count_ops, rebuild, set_captures
+from .simplify import _simplify, simplify_arithmetic
 
 PASSES = (fold_constants, simplify_arithmetic, eliminate_common_subexpressions, prune)
 
 
-def optimize(graph, outputs, passes=PASSES):
-    """(optimised graph, its tensors for `outputs`). `graph.inputs` maps position by
-    position to the new graph's `inputs`."""
+def optimize(graph, outputs, passes=None):
+    """(optimised graph, its tensors for `outputs`); the new graph's `inputs` match
+    `graph.inputs` position by position. By default folding, simplification and CSE run
+    together in one sweep (each op sees its inputs already rewritten, so the rewrites
+    cascade: a simplified op may fold, a folded constant merges with an equal one), then
+    pruning. `passes` runs the given passes one after the other instead."""
     outputs = list(outputs)
-    for p in passes:
-        graph, outputs = p(graph, outputs)
+    if passes is None:
+        graph, outputs = rewrite_ops(graph, outputs)
+        graph, outputs = prune(graph, outputs)
+    else:
+        for p in passes:
+            graph, outputs = p(graph, outputs)
     set_captures(graph)
     return graph, outputs
 
 
+def rewrite_ops(graph, outputs):
+    """Constant folding, arithmetic simplification and CSE in one rebuild of the graph."""
+    cse = CSE()
+
+    def rule(ctx, op, inputs, attrs):
+        start = len(ctx.graph._ops)
+        result = _fold(ctx, op, inputs, attrs)
+        if result is None:
+            result = _simplify(ctx, op, inputs, attrs)
+        if result is None:
+            return cse.rule(ctx, op, inputs, attrs)
+        added = {id(o): cse.dedupe(ctx, o) for o in ctx.graph._ops[start:]}
+        return [added[id(t.op)][t.value_index] if id(t.op) in added else t for t in result]
+
+    new, outs, _ = rebuild(graph, outputs, rule)
+    return new, outs
+
+
 __all__ = ["PASSES", "count_ops", "eliminate_common_subexpressions", "fold_constants",
-           "optimize", "prune", "simplify_arithmetic"]
+           "optimize", "prune", "rewrite_ops", "simplify_arithmetic"]

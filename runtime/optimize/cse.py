@@ -26,14 +26,21 @@ MAX_CONST_BYTES = 1 << 16  # larger constants are compared by identity, not cont
 
 def eliminate_common_subexpressions(graph, outputs):
     """(new graph, new outputs) with duplicate pure ops merged."""
-    seen_by_graph: dict = {}
+    new, outs, _ = rebuild(graph, outputs, CSE().rule)
+    return new, outs
 
-    def rule(ctx, op, inputs, attrs):
+
+class CSE:
+    """The ops seen so far, per new graph, by (op, inputs, attributes)."""
+
+    def __init__(self):
+        self._seen: dict = {}
+
+    def rule(self, ctx, op, inputs, attrs):
         if not is_pure(op):
             return None
-        key = (id(op.opdef), tuple((id(t.op), t.value_index) for t in inputs),
-               _attrs_key(attrs))
-        seen = seen_by_graph.setdefault(id(ctx.graph), {})
+        seen = self._seen.setdefault(id(ctx.graph), {})
+        key = _key(op.opdef, inputs, attrs)
         first = seen.get(key)
         if first is not None:
             return list(first.outputs)
@@ -41,8 +48,19 @@ def eliminate_common_subexpressions(graph, outputs):
         seen[key] = new
         return list(new.outputs)
 
-    new, outs, _ = rebuild(graph, outputs, rule)
-    return new, outs
+    def dedupe(self, ctx, new_op) -> list:
+        """The outputs of `new_op` (just added to the new graph by another rewrite), or of
+        an equal op seen before."""
+        if not is_pure(new_op):
+            return list(new_op.outputs)
+        seen = self._seen.setdefault(id(ctx.graph), {})
+        key = _key(new_op.opdef, new_op.inputs, new_op.attrs)
+        first = seen.setdefault(key, new_op)
+        return list(first.outputs)
+
+
+def _key(opdef, inputs, attrs) -> tuple:
+    return (id(opdef), tuple((id(t.op), t.value_index) for t in inputs), _attrs_key(attrs))
 
 
 def _attrs_key(attrs) -> tuple:
