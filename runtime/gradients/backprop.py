@@ -187,9 +187,11 @@ def replay(graph, feeds: dict) -> tuple:
             new = g.add_op(READ, (), {"variable": var}, [(var.shape, var.dtype)],
                            "ReadVariableOp")
         else:
-            try:
-                inputs = [mapping[id(t)] for t in op.inputs]
-            except KeyError:
+            inputs = [mapping.get(id(t)) for t in op.inputs]
+            for k, t in enumerate(op.inputs):
+                if inputs[k] is None and t.op.graph is not graph:
+                    inputs[k] = _in_graph(g, t)  # a node may read an outer tensor directly
+            if any(t is None for t in inputs):
                 continue  # fed by a placeholder the caller does not feed (unused param)
             new = g.add_op(op.opdef, inputs, op.attrs, [(o.shape, o.dtype) for o in op.outputs],
                            op.name)
