@@ -30,6 +30,7 @@ import io
 import sys
 import tokenize
 import types
+import warnings
 from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
@@ -321,7 +322,9 @@ def _indent_of(line: str) -> str:
 
 def _parse(source: str, filename: str) -> ast.Module:
     try:
-        return ast.parse(source, filename)
+        with warnings.catch_warnings():      # the user's warnings are for running it
+            warnings.simplefilter("ignore")
+            return ast.parse(source, filename)
     except SyntaxError as e:
         where = f"{filename}:{e.lineno}" if e.lineno else filename
         raise SourceError(f"{where}: syntax error: {e.msg}") from None
@@ -367,13 +370,14 @@ def _assemble(tree, lines, targets, namespace, filename, report, forced):
     prelude_at = _prelude_line(tree)
     copied = 0                         # lines[:copied] are in out
     spans = []                         # (first output line, end, target)
+    prelude_done = False
 
     def copy_to(n):
-        nonlocal copied
-        if copied < prelude_at <= n:
+        nonlocal copied, prelude_done
+        if not prelude_done and prelude_at <= n:
             out.extend(lines[copied:prelude_at])
             out.append(PRELUDE)
-            copied = prelude_at
+            copied, prelude_done = prelude_at, True
         out.extend(lines[copied:n])
         copied = max(copied, n)
 
@@ -412,7 +416,9 @@ def _assemble(tree, lines, targets, namespace, filename, report, forced):
     copy_to(len(lines))
     text = "".join(out)
     try:
-        compile(text, filename, "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, filename, "exec", dont_inherit=True)
     except SyntaxError as e:
         line = (e.lineno or 0) - 1
         for start, end, target in spans:

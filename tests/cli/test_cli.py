@@ -1,0 +1,280 @@
+"""`autograph convert` through a subprocess, as a user runs it: converted sample programs
+behave like the originals, and bad input is one line on stderr with no output file."""
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "samples")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SAMPLE_FILES = sorted(f for f in os.listdir(SAMPLES) if f.endswith(".py"))
+
+
+def run(*args, cwd=None):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=120)
+
+
+def convert(*args, cwd=None):
+    return run("-m", "autograph", "convert", *args, cwd=cwd)
+
+
+def _without_traceback(stderr: str) -> str:
+    """stderr with each traceback reduced to its last line (frames name other files)."""
+    out, in_traceback = [], False
+    for line in stderr.splitlines():
+        if line.startswith("Traceback (most recent call last):"):
+            in_traceback = True
+            continue
+        if in_traceback and (line.startswith(" ") or not line):
+            continue
+        in_traceback = False
+        out.append(line)
+    return "\n".join(out)
+
+
+def _convert_to(tmp_path, name, *extra):
+    out = tmp_path / name.replace(".py", "_converted.py")
+    result = convert(os.path.join(SAMPLES, name), "-o", str(out), *extra)
+    assert result.returncode == 0, result.stderr
+    return out, result
+
+
+@pytest.mark.parametrize("name", SAMPLE_FILES)
+def test_converted_script_runs_like_the_original(tmp_path, name):
+    out, _ = _convert_to(tmp_path, name)
+    original = run(os.path.join(SAMPLES, name))
+    converted = run(str(out))
+    assert converted.stdout == original.stdout
+    assert converted.returncode == original.returncode
+    assert _without_traceback(converted.stderr) == _without_traceback(original.stderr)
+    assert original.stdout                      # the sample does something
+
+
+def test_samples_exercise_exit_codes_and_exceptions():
+    assert run(os.path.join(SAMPLES, "programs.py")).returncode == 3
+    raised = run(os.path.join(SAMPLES, "raises.py"))
+    assert raised.returncode == 1
+    assert _without_traceback(raised.stderr).endswith(
+        "ValueError: negative value -5 after total 4")
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module            # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def test_imported_converted_module_behaves_like_the_original(tmp_path):
+    out, _ = _convert_to(tmp_path, "programs.py")
+    sys.path.insert(0, ROOT)
+    try:
+        plain = _load(os.path.join(SAMPLES, "programs.py"), "programs_plain")
+        conv = _load(str(out), "programs_conv")
+    finally:
+        sys.path.remove(ROOT)
+        sys.modules.pop("programs_plain", None)
+        sys.modules.pop("programs_conv", None)
+    assert conv.collatz.__autograph_converted__ and not hasattr(plain.collatz, "__autograph_converted__")
+    for fn, args in [("collatz", (97,)), ("first_negative", ([5, -1],)), ("loop_control", (7,)),
+                     ("with_exceptions", ([2, 0],)), ("logic", (0, 0, 0)), ("shapes", ([1, 2],)),
+                     ("star", (1,)), ("fact", (5,))]:
+        assert getattr(conv, fn)(*args) == getattr(plain, fn)(*args), fn
+    assert conv.__doc__ == plain.__doc__ and conv.collatz.__doc__ == plain.collatz.__doc__
+    assert conv.collatz.__annotations__ == plain.collatz.__annotations__
+    assert conv.Account.balance.fget(conv.Account("a", 5)) == 5
+    assert list(conv.squares(3)) == [0, 1, 4]
+    assert conv.Savings("s", 120).withdraw(70) == plain.Savings("s", 120).withdraw(70)
+    with pytest.raises(ValueError, match="insufficient funds for 99"):
+        conv.Account("a", 1).withdraw(99)
+
+
+def test_output_keeps_what_is_not_a_function(tmp_path):
+    out, _ = _convert_to(tmp_path, "programs.py")
+    text = out.read_text()
+    lines = text.splitlines()
+    assert lines[0].startswith('"""Sample program')                  # docstring stays first
+    assert lines.index("from __future__ import annotations") < lines.index(
+        "from autograph import operators as ag__")
+    assert "@traced\n@ag__converted\ndef fib(n):" in text              # decorators kept
+    assert "    @property\n    @ag__converted\n    def balance(self):" in text
+    assert "ag__.while_stmt(" in text and "ag__.for_stmt(" in text      # really converted
+    assert 'if __name__ == "__main__":\n    sys.exit(main())' in text
+    assert "COUNTER = 0" in text and "@dataclass\nclass Point:" in text
+
+
+def test_unconverted_functions_get_a_comment_and_the_summary_counts_them(tmp_path):
+    out, result = _convert_to(tmp_path, "programs.py")
+    text = out.read_text()
+    assert ("# autograph: not converted: generator function\n@ag__.do_not_convert\n"
+            "def squares(n):\n    for i in range(n):\n        yield i * i\n") in text
+    assert "# autograph: not converted: async def\n@ag__.do_not_convert\nasync def later():" in text
+    assert re.search(r"programs\.py:\d+: squares not converted: generator function", result.stderr)
+    summary = result.stderr.strip().splitlines()[-1]
+    assert summary.endswith("programs.py: converted 21 functions, skipped 2")
+
+
+def test_function_filter_converts_only_the_named_functions(tmp_path):
+    out, result = _convert_to(tmp_path, "programs.py", "--function", "collatz",
+                              "Account.withdraw")
+    text = out.read_text()
+    assert text.count("@ag__converted") == 2
+    assert "@ag__converted\ndef collatz(" in text
+    assert "    @ag__converted\n    def withdraw(self, amount):\n        def if_true" not in text
+    assert re.search(r"@ag__converted\n    def withdraw\(self, amount\):", text)
+    assert "    def withdraw(self, amount):\n        while amount > 50:" in text   # Savings'
+    assert "def first_negative(xs):\n    for i, x in enumerate(xs):\n        if x < 0:" in text
+    assert result.stderr.strip().endswith("converted 2 functions, skipped 0")
+    assert run(str(out)).stdout == run(os.path.join(SAMPLES, "programs.py")).stdout
+
+
+def test_function_filter_repeated_flag_and_bare_method_name(tmp_path):
+    out, result = _convert_to(tmp_path, "programs.py", "--function", "collatz",
+                              "--function", "withdraw")
+    assert out.read_text().count("@ag__converted") == 3     # collatz, both withdraws
+    assert result.stderr.strip().endswith("converted 3 functions, skipped 0")
+
+
+def test_stdout_when_no_output_file():
+    result = convert(os.path.join(SAMPLES, "shadowing.py"))
+    assert result.returncode == 0
+    assert result.stdout.startswith('"""A module that shadows')
+    assert "def use_range(n):" in result.stdout
+    compile(result.stdout, "<stdout>", "exec")
+    assert result.stderr.strip() == (
+        f"autograph: {os.path.join(SAMPLES, 'shadowing.py')}: converted 6 functions, skipped 0")
+
+
+def test_quiet_has_no_summary(tmp_path):
+    result = convert(os.path.join(SAMPLES, "shadowing.py"), "-q", "-o", str(tmp_path / "o.py"))
+    assert result.returncode == 0 and result.stderr == ""
+
+
+def test_shadowed_builtins_are_not_treated_as_builtins(tmp_path):
+    out, _ = _convert_to(tmp_path, "shadowing.py")
+    text = out.read_text()
+    assert "ag__.range_" not in text and "ag__.enumerate_" not in text
+    assert "ag__.converted_call(len, xs)" in text
+
+
+# --- bad input: one line on stderr, non-zero exit, no traceback, no output file ----------
+
+def _bad(tmp_path, *args, expect):
+    out = tmp_path / "out.py"
+    result = convert(*args, "-o", str(out), cwd=tmp_path)
+    assert result.returncode != 0
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert re.search(expect, lines[0]), lines[0]
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".autograph")] == []
+    return lines[0]
+
+
+def test_missing_file(tmp_path):
+    _bad(tmp_path, "nope.py", expect=r"^autograph: error: nope\.py: no such file$")
+
+
+def test_directory(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    _bad(tmp_path, "pkg", expect=r"pkg: is a directory")
+
+
+def test_syntax_error_names_file_and_line(tmp_path):
+    (tmp_path / "broken.py").write_text("x = 1\n\ndef f(:\n    pass\n")
+    _bad(tmp_path, "broken.py", expect=r"^autograph: error: broken\.py:3: syntax error: ")
+
+
+def test_undecodable_file_names_the_line(tmp_path):
+    (tmp_path / "bytes.py").write_bytes(b"def f():\n    return 1\nx = '\xff\xfe'\n")
+    _bad(tmp_path, "bytes.py", expect=r"bytes\.py:3: cannot decode the file as utf-8")
+
+
+def test_unknown_encoding_cookie(tmp_path):
+    (tmp_path / "cookie.py").write_bytes(b"# -*- coding: klingon -*-\ndef f():\n    pass\n")
+    _bad(tmp_path, "cookie.py", expect=r"cookie\.py: unknown encoding: klingon")
+
+
+def test_null_bytes(tmp_path):
+    (tmp_path / "nul.py").write_bytes(b"def f():\n    return '\x00'\n")
+    _bad(tmp_path, "nul.py", expect=r"nul\.py: ")
+
+
+def test_empty_file(tmp_path):
+    (tmp_path / "empty.py").write_text("")
+    _bad(tmp_path, "empty.py", expect=r"empty\.py: the file is empty; nothing to convert")
+
+
+def test_file_without_functions(tmp_path):
+    (tmp_path / "data.py").write_text("# just data\nX = [1, 2]\n")
+    _bad(tmp_path, "data.py", expect=r"data\.py: no functions or methods; nothing to convert")
+
+
+def test_function_naming_nothing(tmp_path):
+    shutil.copy(os.path.join(SAMPLES, "shadowing.py"), tmp_path / "s.py")
+    _bad(tmp_path, "s.py", "--function", "use_range", "missing", "Nope.f",
+         expect=r"s\.py: no function named Nope\.f, missing$")
+
+
+def test_function_flag_without_names(tmp_path):
+    shutil.copy(os.path.join(SAMPLES, "shadowing.py"), tmp_path / "s.py")
+    line = _bad(tmp_path, "s.py", "--function", expect=r"--function: expected at least one")
+    assert line.startswith("autograph convert: error:")
+
+
+def test_failed_conversion_leaves_an_existing_output_untouched(tmp_path):
+    out = tmp_path / "out.py"
+    out.write_text("previous\n")
+    (tmp_path / "broken.py").write_text("def f(:\n")
+    result = convert("broken.py", "-o", str(out), cwd=tmp_path)
+    assert result.returncode == 1 and out.read_text() == "previous\n"
+
+
+def test_output_into_missing_directory(tmp_path):
+    result = convert(os.path.join(SAMPLES, "shadowing.py"), "-o",
+                     str(tmp_path / "no" / "such" / "out.py"))
+    assert result.returncode == 1 and "does not exist" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+# --- help and version -------------------------------------------------------------------
+
+def test_help_explains_the_command():
+    top = run("-m", "autograph", "--help")
+    assert top.returncode == 0 and "convert" in top.stdout
+    sub = run("-m", "autograph", "convert", "--help")
+    assert sub.returncode == 0
+    for word in ("FILE.py", "-o OUT.py", "--function NAME", "runs on its own", "generators"):
+        assert word in " ".join(sub.stdout.split()), word
+
+
+def test_version():
+    from autograph.cli import version
+    result = run("-m", "autograph", "--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"autograph {version()}"
+    assert re.fullmatch(r"autograph \d+\.\d+\.\d+", result.stdout.strip())
+
+
+def test_no_command_prints_help_and_fails():
+    result = run("-m", "autograph")
+    assert result.returncode == 2 and "convert" in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("autograph") is None, reason="console script not installed")
+def test_console_script(tmp_path):
+    result = subprocess.run(["autograph", "convert", os.path.join(SAMPLES, "shadowing.py"),
+                             "-o", str(tmp_path / "o.py")], capture_output=True, text=True)
+    assert result.returncode == 0 and (tmp_path / "o.py").exists()
