@@ -81,6 +81,18 @@ class LoopTransformer(StatementTransformer):
         self.generic_visit(node)
         if reason:
             ctx.log(node, f"`for` left to Python: {reason}")
+            extra = anno.get(node, "extra_test", None)
+            if extra is not None:
+                # break_statements replaced its `break`s by a flag that for_stmt would
+                # test; a Python `for` tests it at the end of each iteration instead (not
+                # before fetching the next item, which would consume one more).
+                if isinstance(extra, gast.UnaryOp) and isinstance(extra.op, gast.Not):
+                    check = templates.replace("if flag:\n    break", node.lineno,
+                                              flag=extra.operand)
+                else:
+                    check = templates.replace("if not extra:\n    break", node.lineno,
+                                              extra=extra)
+                node.body += check
             return node
         names = state.state_names(node, modified)
         body_name = ctx.new_name("loop_body")

@@ -10,8 +10,13 @@ VARS = ["a", "b", "c"]
 
 
 class Generator:
-    def __init__(self, seed: int):
+    """`python=True` adds constructs that only Python values support (try/except,
+    `with`, lists, lambdas, nested functions, comprehensions, walrus): those programs
+    are checked plain against converted, not staged."""
+
+    def __init__(self, seed: int, python: bool = False):
         self.rng = random.Random(seed)
+        self.python = python
         self.loops = 0
         self.lines: list = []
 
@@ -55,6 +60,9 @@ class Generator:
         if in_loop:
             choices += ["break", "continue"]
         choices += ["return"]
+        if self.python:
+            choices += ["try", "with", "append", "lambda", "nested_def", "comprehension",
+                        "walrus", "divide"]
         kind = r.choice(choices)
         if kind == "assign":
             self.lines.append(f"{pad}{r.choice(VARS)} = {self.expr()}")
@@ -90,25 +98,65 @@ class Generator:
         elif kind == "continue":
             self.lines.append(f"{pad}if {self.cond()}:")
             self.lines.append(f"{pad}    continue")
-        else:
+        elif kind == "return":
             self.lines.append(f"{pad}if {self.cond()}:")
             self.lines.append(f"{pad}    return {self.expr()}")
+        else:
+            self.python_stmt(kind, pad, indent, depth, in_loop)
+
+    def python_stmt(self, kind, pad, indent, depth, in_loop):
+        r = self.rng
+        v = r.choice(VARS)
+        if kind == "try":
+            self.lines.append(f"{pad}try:")
+            self.lines.append(f"{pad}    {v} = (a * 7) // ({r.choice(VARS)} % 3)")
+            self.block(indent + 1, depth + 1, in_loop)
+            self.lines.append(f"{pad}except ZeroDivisionError:")
+            self.lines.append(f"{pad}    out.append({r.choice(VARS)})")
+            if r.random() < 0.5:
+                self.lines.append(f"{pad}finally:")
+                self.lines.append(f"{pad}    out.append(-{r.choice(VARS)})")
+        elif kind == "with":
+            manager = r.choice(["contextlib.suppress(ZeroDivisionError)", "contextlib.nullcontext()"])
+            self.lines.append(f"{pad}with {manager}:")
+            self.lines.append(f"{pad}    {v} = (b * 5) // ({r.choice(VARS)} % 2)")
+            self.block(indent + 1, depth + 1, in_loop)
+        elif kind == "append":
+            self.lines.append(f"{pad}out.append({self.expr()})")
+        elif kind == "lambda":
+            self.lines.append(f"{pad}fns.append(lambda: {r.choice(VARS)})")
+        elif kind == "nested_def":
+            self.lines.append(f"{pad}def g(v):")
+            self.lines.append(f"{pad}    return (v + {r.choice(VARS)}) % 97")
+            self.lines.append(f"{pad}{v} = g({r.choice(VARS)})")
+        elif kind == "comprehension":
+            self.lines.append(f"{pad}{v} = sum(w * {r.choice(VARS)} for w in range(n) if w % 2) % 97")
+        elif kind == "walrus":
+            self.lines.append(f"{pad}if (d := {self.expr()}) > 20:")
+            self.lines.append(f"{pad}    {v} = d")
+        else:
+            self.lines.append(f"{pad}{v} = {r.choice(VARS)} // ({self.expr()} % 4)")
 
     def program(self, name):
         self.lines = [f"def {name}(x, n):", "    a = x", "    b = 1", "    c = 0"]
+        if self.python:
+            self.lines += ["    out = []", "    fns = []"]
         self.block(1, 0, False)
-        self.lines.append("    return (a * 3 + b * 5 + c * 7) % 97")
+        result = "(a * 3 + b * 5 + c * 7) % 97"
+        if self.python:
+            result = f"{result}, out, [f() for f in fns]"
+        self.lines.append(f"    return {result}")
         return "\n".join(self.lines) + "\n"
 
 
-def make(seed: int):
+def make(seed: int, python: bool = False):
     """(source, function) of random program number `seed`, defined in a registered file
     so that autograph can read its source."""
     import linecache
-    name = f"random_program_{seed}"
-    source = Generator(seed).program(name)
+    name = f"random_{'python_' if python else ''}program_{seed}"
+    source = Generator(seed, python).program(name)
     filename = f"<{name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {}
+    namespace = {"contextlib": __import__("contextlib")}
     exec(compile(source, filename, "exec"), namespace)
     return source, namespace[name]
