@@ -113,11 +113,13 @@ def _targets(body: list, prefix: str = "", in_class: bool = False) -> list:
             found.append(_Target(stmt, prefix + stmt.name, in_class))
         elif isinstance(stmt, ast.ClassDef):
             found += _targets(stmt.body, f"{prefix}{stmt.name}.", True)
-        else:
-            for name in ("body", "orelse", "finalbody"):
-                found += _targets(getattr(stmt, name, None) or [], prefix, in_class)
-            for part in getattr(stmt, "handlers", None) or getattr(stmt, "cases", None) or []:
-                found += _targets(part.body, prefix, in_class)
+        else:                                  # in source order: try, except, else, finally
+            for name in ("body", "handlers", "cases", "orelse", "finalbody"):
+                for part in getattr(stmt, name, None) or ():
+                    if isinstance(part, (ast.ExceptHandler, ast.match_case)):
+                        found += _targets(part.body, prefix, in_class)
+                    else:
+                        found += _targets([part], prefix, in_class)
     return found
 
 
@@ -424,6 +426,13 @@ def _assemble(tree, lines, targets, namespace, filename, report, forced):
         for start, end, target in spans:
             if start <= line < end and target.qualname not in forced:
                 return text, {target.qualname: f"its converted code does not compile: {e.msg}"}
+        try:                 # errors only `compile` finds (a bad `__future__` import)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile("".join(lines), filename, "exec", dont_inherit=True)
+        except SyntaxError as original:
+            raise SourceError(f"{filename}:{original.lineno}: syntax error: "
+                              f"{original.msg}") from None
         raise SourceError(f"{filename}:{e.lineno}: the converted module does not compile: "
                           f"{e.msg}") from None
     return text, None

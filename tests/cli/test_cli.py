@@ -278,3 +278,51 @@ def test_console_script(tmp_path):
     result = subprocess.run(["autograph", "convert", os.path.join(SAMPLES, "shadowing.py"),
                              "-o", str(tmp_path / "o.py")], capture_output=True, text=True)
     assert result.returncode == 0 and (tmp_path / "o.py").exists()
+
+
+# --- layouts met in the standard library (in process: fast) --------------------------------
+
+def _convert_text(source, **kwargs):
+    from autograph.module_converter import convert_source
+    return convert_source(source, "layout.py", **kwargs)
+
+
+def _exec(text):
+    namespace = {"__name__": "layout"}
+    exec(compile(text, "layout.py", "exec"), namespace)
+    return namespace
+
+
+def test_functions_in_try_except_else_stay_in_their_branches():
+    source = ("try:\n    import no_such_module_x\nexcept ImportError:\n"
+              "    def pick(x):\n        if x:\n            return 'fallback'\n        return ''\n"
+              "else:\n    def pick(x):\n        return 'module'\n"
+              "finally:\n    def done():\n        return 1\n")
+    text, report = _convert_text(source)
+    assert report.converted == ["pick", "pick", "done"]
+    namespace = _exec(text)
+    assert namespace["pick"](1) == "fallback" and namespace["done"]() == 1
+
+
+def test_last_line_without_newline_and_crlf():
+    text, _ = _convert_text("x = 1\r\ndef f(a):\r\n    if a:\r\n        return x\r\n    return 0")
+    assert _exec(text)["f"](1) == 1
+
+
+def test_one_line_def_and_docstring_on_the_def_line():
+    text, _ = _convert_text('def f(a): return a if a else -1\ndef g(): "doc"; return 2\n')
+    namespace = _exec(text)
+    assert namespace["f"](0) == -1 and namespace["g"]() == 2 and namespace["g"].__doc__ == "doc"
+
+
+def test_errors_only_compile_finds_are_syntax_errors_of_the_original():
+    from autograph.module_converter import SourceError
+    with pytest.raises(SourceError, match=r"layout\.py:2: syntax error: from __future__"):
+        _convert_text("import os\nfrom __future__ import annotations\ndef f():\n    pass\n")
+
+
+def test_module_without_docstring_gets_the_prelude_first():
+    text, _ = _convert_text("#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nimport os\n"
+                            "def f():\n    return os.sep\n")
+    assert text.splitlines()[:3] == ["#!/usr/bin/env python", "# -*- coding: utf-8 -*-",
+                                     "from autograph import operators as ag__"]
