@@ -141,6 +141,12 @@ def to_graph(entity: Any, recursive: bool = True) -> Any:
         return types.MethodType(to_graph(entity.__func__, recursive), entity.__self__)
     if isinstance(entity, types.FunctionType):
         return convert_function(entity, recursive)
+    call = getattr(type(entity), "__call__", None)
+    if isinstance(call, types.FunctionType) and not isinstance(entity, type):
+        return types.MethodType(convert_function(call, recursive), entity)   # a callable object
+    if callable(entity):
+        logger.info("autograph: %r is not Python source code; called as it is", entity)
+        return entity
     raise TypeError(f"to_graph expects a function or method, got {type(entity).__name__}")
 
 

@@ -127,3 +127,20 @@ def test_verbosity_logs_decisions(caplog):
         assert "left to Python" in caplog.text
     finally:
         ag.set_verbosity(0)
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        if x > 0:
+            return x * self.k
+        return 0
+
+
+def test_callable_objects_builtins_and_classes():
+    converted = ag.to_graph(Scaler(3))
+    assert converted(2) == 6 and converted(-1) == 0
+    assert value(converted(sym(2))) == 6
+    assert ag.to_graph(len) is len and ag.to_graph(Scaler) is Scaler
