@@ -37,6 +37,7 @@ from .shapes import TensorShape, TensorSpec
 from .tensor import EagerTensor, SymbolicTensor, Tensor
 from . import random  # noqa: E402
 from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
+from . import onnx_export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)
 
 
 class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
