@@ -11,7 +11,8 @@ Only ops flagged `pure` with a kernel are folded: never placeholders, random dra
 variable reads or writes, TensorArray ops, prints, asserts, or control flow. A kernel that
 fails (say an integer division by zero) is left in the graph so the error still happens
 when the graph runs, naming the user's line. Results larger than `MAX_ELEMENTS` stay
-computed at run time, so graphs do not swell. A captured constant is inlined into the
+computed at run time, so graphs do not swell. A cond whose predicate is a constant is
+replaced by the branch it takes. A captured constant is inlined into the
 sub-graphs that use it (a cond's branches, a while's test and body), so folding goes on
 inside them.
 """
@@ -21,7 +22,8 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
-from .rewrite import const_value, is_control_flow, rebuild
+from ..ops.core import IDENTITY
+from .rewrite import bodies, const_value, is_control_flow, rebuild
 
 MAX_ELEMENTS = 1_000_000
 
@@ -40,6 +42,8 @@ def _fold(ctx, op, inputs, attrs):
         if value is not None:  # a captured constant: inline it into the body
             return [ctx.const(value, src.dtype, op)]
         return None
+    if name in ("If", "StatelessIf"):
+        return _inline_branch(ctx, op, inputs, attrs)
     if name == "Const" or is_control_flow(op) or not op.opdef.pure or op.opdef.kernel is None:
         return None
     values = [const_value(t) for t in inputs]
@@ -66,3 +70,31 @@ def _fold(ctx, op, inputs, attrs):
     if len(arrays) == 1:
         return [ctx.const(arrays[0], op.outputs[0].dtype, op)]
     return [ctx.const(a, t.dtype, op, name=op.name) for a, t in zip(arrays, op.outputs)]
+
+
+def _inline_branch(ctx, op, inputs, attrs):
+    """A cond whose predicate is a constant becomes the branch it always takes: the
+    branch's (already rewritten) ops move into the enclosing graph where the node stood,
+    so side effects keep their order; each placeholder becomes an Identity of the input
+    that fed it (anything still referring to it keeps working)."""
+    pred = const_value(inputs[0])
+    if pred is None or np.shape(pred) != ():
+        return None
+    body = attrs["then_body" if bool(pred) else "else_body"]
+    g = ctx.graph
+    feeds = {id(p): t for p, t in zip(body.params, inputs[1:]) if p is not None}
+    for sub in body.graph._ops:
+        if sub.opdef.name == "Placeholder":
+            src = feeds.get(id(sub.outputs[0]))
+            if src is None:  # unfed: cannot happen for a well-formed node; keep the node
+                return None
+    for sub in body.graph._ops:
+        if sub.opdef.name == "Placeholder":
+            sub.opdef, sub.inputs, sub.attrs = IDENTITY, (feeds[id(sub.outputs[0])],), {}
+        sub.graph = g
+        sub.name = g.unique_name(f"{op.name}/{sub.name}")
+        for b in bodies(sub):
+            b.graph.outer = g
+        g._ops.append(sub)
+        g._version += 1
+    return list(body.outputs)
