@@ -57,6 +57,8 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     for convert, needs in SCOPE_PASSES:
         if needs in kinds:
             convert.transform(fn_node, ctx)
+    if not kinds & {gast.If, gast.While, gast.For}:
+        return                     # straight-line code: nothing for the analyses to decide
     graph = analysis.analyze(fn_node)
     ctx.graph = graph
     ctx.graph_act = graph.body_activity
