@@ -10,8 +10,9 @@ Every workload is written three ways and run side by side in one process:
 - eager: the plain Python function called with eager tensors (no rt.function).
 - rt.function: the same function traced once, then called.
 All three are checked to give the same results before anything is timed. Timings are
-medians of repeated runs taken in interleaved rounds (numpy, eager, function, numpy, ...)
-so a shared, noisy machine moves the ratios little. Ratios are to numpy by hand.
+taken in interleaved rounds (numpy, eager, function, numpy, ...); a time shown is the
+median over the rounds, a ratio the median of the per-round ratios to numpy by hand, so
+the load of a shared machine, which drifts between rounds, moves the ratios little.
 
 Then the peak memory (tracemalloc) of the large dense workload, ours against numpy, and
 the time to convert and to trace a fresh fizzbuzz (a new function with its own source, so
@@ -206,14 +207,17 @@ def _number_for(call, budget) -> int:
     return max(1, int(budget / max(t, 1e-9)))
 
 
-def time_side_by_side(calls, rounds, budget) -> list:
-    """Per-call medians (seconds) of `calls`, timed in interleaved rounds."""
+def time_side_by_side(calls, rounds, budget) -> tuple:
+    """(per-call medians in seconds, medians of the per-round ratios to the first call).
+    Each round times every call back to back, so a ratio compares timings taken moments
+    apart: on a shared machine the load drifts between rounds, far less within one."""
     numbers = [_number_for(c, budget) for c in calls]
     samples = [[] for _ in calls]
     for _ in range(rounds):
         for c, n, s in zip(calls, numbers, samples):
             s.append(timeit.timeit(c, number=n) / n)
-    return [statistics.median(s) for s in samples]
+    ratios = [statistics.median(s[i] / b for i, b in enumerate(samples[0])) for s in samples]
+    return [statistics.median(s) for s in samples], ratios
 
 
 def peak_memory(call) -> int:
@@ -282,7 +286,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a fast smoke run")
     args = parser.parse_args(argv)
-    rounds, budget = (3, 0.002) if args.quick else (9, 0.05)
+    rounds, budget = (3, 0.002) if args.quick else (15, 0.02)
 
     header = (f"{'workload':<24}| {'numpy by hand':>13} | {'eager (ratio)':>22} | "
               f"{'rt.function (ratio)':>22} | target (TF 2.21)")
@@ -292,9 +296,8 @@ def main(argv=None):
     misses = []
     for w in all_ws:
         check_same(w)
-        t_np, t_eager, t_fn = time_side_by_side([w.np_call, w.eager_call, w.fn_call],
-                                                rounds, budget)
-        r_eager, r_fn = t_eager / t_np, t_fn / t_np
+        (t_np, t_eager, t_fn), (_, r_eager, r_fn) = time_side_by_side(
+            [w.np_call, w.eager_call, w.fn_call], rounds, budget)
         target = "—" if w.target is None else f"<= {w.target:g}x"
         if w.tf is not None:
             target += f" (TF {w.tf:g}x)"
