@@ -11,6 +11,7 @@ values are needed, then run its rules.
 """
 from __future__ import annotations
 
+from .. import dtypes
 from ..graph import current_graph
 
 
@@ -23,20 +24,38 @@ class Grads(list):
         self.variables = variables or {}
 
 
+def differentiable(t) -> bool:
+    """Whether a gradient can flow through tensor `t`: floats, and TensorArray handles
+    (whose gradient is a handle of the elements' gradients)."""
+    return t.dtype.is_floating or t.dtype is dtypes.variant
+
+
 def accumulate(a, b):
-    from ..ops.math_ops import add
     if a is None:
         return b
     if b is None:
         return a
+    if a.dtype is dtypes.variant:
+        from ..ops.core import apply_op
+        from ..ops.tensor_array import ADD
+        return apply_op(ADD, [a, b])
+    from ..ops.math_ops import add
     return add(a, b)
+
+
+def zeros_for(t):
+    """A zero gradient for `t`."""
+    if t.dtype is dtypes.variant:
+        from ..ops.tensor_array import empty_gradient
+        return empty_gradient()
+    from ..ops.array_ops import zeros_like
+    return zeros_like(t)
 
 
 def backprop(entries, seeds: dict, relevant) -> tuple:
     """Gradients of everything in `relevant` (ids of tensors derived from the sources),
     given `seeds` {id(tensor): gradient}. Returns ({id(tensor): gradient},
     {id(Variable): (Variable, gradient)})."""
-    from ..ops.array_ops import zeros_like
     grads = dict(seeds)
     var_grads: dict = {}
     for e in reversed(entries):
@@ -50,7 +69,7 @@ def backprop(entries, seeds: dict, relevant) -> tuple:
             out_grads = [grads.get(id(o)) for o in outs]
             if all(g is None for g in out_grads):
                 continue
-            out_grads = [zeros_like(o) if g is None and o.dtype.is_floating else g
+            out_grads = [zeros_for(o) if g is None and differentiable(o) else g
                          for g, o in zip(out_grads, outs)]
         opdef = e.opdef
         if opdef.name == "ReadVariableOp":
@@ -58,7 +77,7 @@ def backprop(entries, seeds: dict, relevant) -> tuple:
             old = var_grads.get(id(var))
             var_grads[id(var)] = (var, accumulate(None if old is None else old[1], out_grads[0]))
             continue
-        needed = [id(x) in relevant and x.dtype.is_floating for x in e.inputs]
+        needed = [id(x) in relevant and differentiable(x) for x in e.inputs]
         has_bodies = opdef.name in _BODY_OPS or opdef.name == "PartitionedCall"
         if not any(needed) and not has_bodies:
             continue
@@ -122,7 +141,7 @@ def derived(ops, source_ids) -> set:
             hit = any(id(t) in rel for t in op.inputs) or (
                 name in _BODY_OPS and any(v.dtype.is_floating for v in variables_in(op.attrs)))
         if hit:
-            rel.update(id(t) for t in op.outputs if t.dtype.is_floating)
+            rel.update(id(t) for t in op.outputs if differentiable(t))
     return rel
 
 
@@ -221,7 +240,7 @@ def body_gradients(body, values, out_grads, wrt) -> tuple:
     mapping, ops = replay(body.graph, feeds)
     seeds = {}
     for out, og in zip(body.outputs, out_grads):
-        if og is None or not out.dtype.is_floating:
+        if og is None or not differentiable(out):
             continue
         m = mapping[id(out)]
         seeds[id(m)] = accumulate(seeds.get(id(m)), _in_graph(g, og))

@@ -12,8 +12,8 @@ Variables read in the body accumulate their gradients across iterations.
 """
 from __future__ import annotations
 
-from ..ops.array_ops import zeros, zeros_like
-from .backprop import Grads, ancestors, body_gradients, variables_in
+from ..ops.array_ops import zeros
+from .backprop import Grads, accumulate, ancestors, body_gradients, differentiable, variables_in, zeros_for
 
 
 def _here(t):
@@ -47,10 +47,10 @@ def cond_grad(inputs, outputs, grads, then_body, else_body, out_specs):
     from ..control_flow import cond
     pred, ext = inputs[0], list(inputs[1:])
     seeded = [i for i, (o, g) in enumerate(zip(outputs, grads))
-              if g is not None and o.dtype.is_floating]
+              if g is not None and differentiable(o)]
     if not seeded:
         return [None] * len(inputs)
-    floats = [k for k, t in enumerate(ext) if t.dtype.is_floating]
+    floats = [k for k, t in enumerate(ext) if differentiable(t)]
     wrt, variables = _connected((then_body, else_body), seeded, floats)
     if not wrt and not variables:
         return [None] * len(inputs)
@@ -59,7 +59,7 @@ def cond_grad(inputs, outputs, grads, then_body, else_body, out_specs):
     def branch(body):
         def fn():
             g_params, g_vars = body_gradients(body, ext, seeds, wrt)
-            out = [g if g is not None else zeros_like(ext[k]) for k, g in zip(wrt, g_params)]
+            out = [g if g is not None else zeros_for(ext[k]) for k, g in zip(wrt, g_params)]
             for var in variables:
                 found = g_vars.get(id(var))
                 out.append(found[1] if found is not None else zeros(var.shape, var.dtype))
@@ -82,11 +82,11 @@ def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars
     init, ext = list(inputs[:n]), list(inputs[n:])
     max_iter = ext.pop() if has_max else None
     seeded = [i for i, (o, g) in enumerate(zip(outputs, grads))
-              if g is not None and o.dtype.is_floating]
+              if g is not None and differentiable(o)]
     if not seeded:
         return [None] * len(inputs)
-    loop_floats = [k for k in range(n) if init[k].dtype.is_floating]
-    ext_floats = [k for k, t in enumerate(ext) if t.dtype.is_floating]
+    loop_floats = [k for k in range(n) if differentiable(init[k])]
+    ext_floats = [k for k, t in enumerate(ext) if differentiable(t)]
     variables = _float_variables(variables_in({"body": body}))
     if not loop_floats and not ext_floats and not variables:
         return [None] * len(inputs)
@@ -123,18 +123,18 @@ def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars
         for k, y in zip(loop_floats, ys):
             seeds[k] = y
         g_params, g_vars = body_gradients(body, values + ext, seeds, loop_floats + ext_pos)
-        new_ys = [g if g is not None else zeros_like(values[k])
+        new_ys = [g if g is not None else zeros_for(values[k])
                   for k, g in zip(loop_floats, g_params[:len(loop_floats)])]
         new_acc = []
         for a, g in zip(acc, g_params[len(loop_floats):]):
-            new_acc.append(a if g is None else a + g)
+            new_acc.append(accumulate(a, g))
         for a, var in zip(acc[len(ext_floats):], variables):
             found = g_vars.get(id(var))
             new_acc.append(a if found is None else a + found[1])
         return j - 1, new_ys, new_acc
 
-    ys0 = [_here(grads[k]) if k in seeded else zeros_like(outputs[k]) for k in loop_floats]
-    acc0 = [zeros_like(ext[k]) for k in ext_floats] + [zeros(v.shape, v.dtype) for v in variables]
+    ys0 = [_here(grads[k]) if k in seeded else zeros_for(outputs[k]) for k in loop_floats]
+    acc0 = [zeros_for(ext[k]) for k in ext_floats] + [zeros(v.shape, v.dtype) for v in variables]
     (_, ys, acc), _ = stage_while(bwd_cond, bwd_body, (count - 1, ys0, acc0))
     in_grads = [None] * len(inputs)
     for k, y in zip(loop_floats, ys):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from .. import nest
+from .. import dtypes, nest
 
 
 class _State(threading.local):
@@ -26,6 +26,7 @@ class _State(threading.local):
 
 
 _state = _State()
+_VARIANT = dtypes.variant
 # Ops whose sub-graphs may read Variables that the op's inputs do not show.
 _BODY_OPS = frozenset(("If", "StatelessIf", "While", "StatelessWhile"))
 
@@ -154,7 +155,7 @@ class GradientTape:
                 if opdef.name not in _BODY_OPS or not self._reads_watched(attrs):
                     return
         for t in outputs:
-            if t.dtype.is_floating:
+            if t.dtype.is_floating or t.dtype is _VARIANT:  # TensorArray handles carry grads
                 watched[id(t)] = t
         self._entries.append(Entry(opdef, inputs, outputs, attrs, name))
 
@@ -177,7 +178,7 @@ class GradientTape:
         if not hit:
             return False
         for t in entry.outputs:
-            if t.dtype.is_floating:
+            if t.dtype.is_floating or t.dtype is _VARIANT:
                 self._watched[id(t)] = t
         self._entries.append(entry)
         return True

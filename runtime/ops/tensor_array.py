@@ -125,7 +125,92 @@ READ = OpDef("TensorArrayReadV3", _read_infer, _read_kernel, pure=False, default
 STACK = OpDef("TensorArrayStack", _stack_infer, _stack_kernel, pure=False)
 SIZE = OpDef("TensorArraySizeV3", _size_infer, _size_kernel, pure=False, default_name="TensorArraySize")
 UNSTACK = OpDef("TensorArrayUnstack", _unstack_infer, _unstack_kernel, pure=False)
-OPS = [CREATE, WRITE, READ, STACK, SIZE, UNSTACK]
+
+
+# -- gradients ---------------------------------------------------------------------------
+# The gradient of a TensorArray handle is another handle: a storage holding the gradient
+# of each element (a missing element's gradient is zero). Gradient storages are never
+# written in place once made, so sharing them between consumers is safe.
+
+def _grad_read_infer(inputs):
+    return [(inputs[2].shape, inputs[2].dtype)]
+
+
+def _grad_read_kernel(storage, index, like):
+    i = int(index)
+    items = storage.items
+    v = items[i] if 0 <= i < len(items) else None
+    return np.zeros(np.shape(like), dtype=np.asarray(like).dtype) if v is None else v
+
+
+def _grad_stack_infer(inputs):
+    return [(inputs[1].shape, inputs[1].dtype)]
+
+
+def _grad_stack_kernel(storage, like):
+    out = np.zeros(np.shape(like), dtype=np.asarray(like).dtype)
+    for i, v in enumerate(storage.items[:len(out)]):
+        if v is not None:
+            out[i] = v
+    return out
+
+
+def _add_infer(inputs):
+    return _HANDLE
+
+
+def _add_kernel(a, b):
+    n = max(len(a.items), len(b.items))
+    out = _Storage(n, True, a.dtype, a.element_shape)
+    for i in range(n):
+        x = a.items[i] if i < len(a.items) else None
+        y = b.items[i] if i < len(b.items) else None
+        out.items[i] = y if x is None else x if y is None else x + y
+    return out
+
+
+GRAD_READ = OpDef("TensorArrayGradRead", _grad_read_infer, _grad_read_kernel, pure=False)
+GRAD_STACK = OpDef("TensorArrayGradStack", _grad_stack_infer, _grad_stack_kernel, pure=False)
+ADD = OpDef("TensorArrayAdd", _add_infer, _add_kernel, pure=False)
+
+
+def empty_gradient():
+    """A gradient handle with no elements: every element's gradient is zero."""
+    return apply_op(CREATE, [convert_to_tensor(0, dtype=dtypes.int32)],
+                    {"dtype": dtypes.float32, "dynamic_size": True,
+                     "element_shape": TensorShape(None)})
+
+
+def _write_grad(inputs, outputs, grads):
+    handle, index, value = inputs
+    g = grads[0]
+    return [g, None, apply_op(GRAD_READ, [g, index, value])]
+
+
+def _read_grad(inputs, outputs, grads, dtype, element_shape):
+    handle, index = inputs
+    g = apply_op(WRITE, [empty_gradient(), index, grads[0]])
+    return [g, None]
+
+
+def _stack_grad(inputs, outputs, grads, dtype, element_shape):
+    return [apply_op(UNSTACK, [grads[0]], {"dtype_holder": dtype, "dynamic_size": True})]
+
+
+def _unstack_grad(inputs, outputs, grads, dtype_holder, dynamic_size):
+    return [apply_op(GRAD_STACK, [grads[0], inputs[0]])]
+
+
+WRITE.grad = _write_grad
+READ.grad = _read_grad
+STACK.grad = _stack_grad
+UNSTACK.grad = _unstack_grad
+GRAD_READ.grad = lambda inputs, outputs, grads: [
+    apply_op(WRITE, [empty_gradient(), inputs[1], grads[0]]), None, None]
+GRAD_STACK.grad = lambda inputs, outputs, grads: [
+    apply_op(UNSTACK, [grads[0]], {"dtype_holder": grads[0].dtype, "dynamic_size": True}), None]
+ADD.grad = lambda inputs, outputs, grads: [grads[0], grads[0]]
+OPS = [CREATE, WRITE, READ, STACK, SIZE, UNSTACK, GRAD_READ, GRAD_STACK, ADD]
 
 
 class TensorArray:
