@@ -1,6 +1,6 @@
 """Random graphs through the optimiser: arithmetic over placeholders and constants chosen
 to trigger every rewrite (units of every sign and shape, duplicates, double negations,
-transposes, constant subtrees, conds on constant and computed predicates), run as traced
+transposes, constant subtrees, conds on constant and computed predicates, while loops), run as traced
 and optimised: the results must agree bit for bit (NaNs and signs of zero included)."""
 import random
 
@@ -26,7 +26,16 @@ def _expr(rnd, pool, dtype, depth):
     """A random expression over `pool` (tensors of `dtype`) and constants."""
     if depth == 0 or rnd.random() < 0.2:
         return rnd.choice(pool) if rnd.random() < 0.7 else _const(rnd, dtype)
-    kind = rnd.choice(["bin", "bin", "bin", "neg", "transpose", "identity", "cond", "dup"])
+    kind = rnd.choice(["bin", "bin", "bin", "neg", "transpose", "identity", "cond", "dup",
+                       "while"])
+    if kind == "while":
+        start = _expr(rnd, pool, dtype, depth - 1)
+        body_seed = rnd.random()
+
+        def body(i, v):
+            return i + 1, _expr(random.Random(body_seed), [v, *pool], dtype, depth - 1)
+        _, out = rt.while_loop(lambda i, v: i < 3, body, [rt.constant(0), start])
+        return out
     if kind == "bin":
         a, b = _expr(rnd, pool, dtype, depth - 1), _expr(rnd, pool, dtype, depth - 1)
         if rnd.random() < 0.5:
