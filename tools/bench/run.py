@@ -15,7 +15,7 @@ median over the rounds, a ratio the median of the per-round ratios to numpy by h
 the load of a shared machine, which drifts between rounds, moves the ratios little.
 
 Then the peak memory (tracemalloc) of the large dense workload, ours against numpy, and
-the time to convert and to trace a fresh fizzbuzz (a new function with its own source, so
+the time to convert, trace, optimise and compile a fresh fizzbuzz (a new function with its own source, so
 no conversion cache hits).
 """
 from __future__ import annotations
@@ -268,8 +268,9 @@ def workloads() -> list:
 
 
 def conversion_and_trace(n: int):
-    """Median seconds to convert, and to trace (conversion excluded), a fresh fizzbuzz."""
-    convert, trace = [], []
+    """Median seconds to convert, to trace (conversion excluded), to optimise and to
+    compile a fresh fizzbuzz."""
+    convert, trace, optimise, compile_ = [], [], [], []
     for k in range(1, n + 1):
         fresh = fresh_fizzbuzz(1000 + k)
         t0 = timeit.default_timer()
@@ -277,9 +278,16 @@ def conversion_and_trace(n: int):
         convert.append(timeit.default_timer() - t0)
         fn = rt.function(fresh)  # converted above (cached): this times the trace alone
         t1 = timeit.default_timer()
-        fn.get_concrete_function(rt.TensorSpec([], rt.int32))
-        trace.append(timeit.default_timer() - t1)
-    return statistics.median(convert), statistics.median(trace)
+        cf = fn.get_concrete_function(rt.TensorSpec([], rt.int32))
+        t2 = timeit.default_timer()
+        cf._optimized()
+        t3 = timeit.default_timer()
+        cf._compiled()
+        t4 = timeit.default_timer()
+        trace.append(t2 - t1)
+        optimise.append(t3 - t2)
+        compile_.append(t4 - t3)
+    return [statistics.median(v) for v in (convert, trace, optimise, compile_)]
 
 
 def main(argv=None):
@@ -318,11 +326,13 @@ def main(argv=None):
     print(f"  rt.function   {mem_fn / 2**20:7.2f} MiB   {mem_fn / mem_np:5.2f}x   target <= 1.2x"
           + ("  MISSED" if mem_fn / mem_np > 1.2 else ""))
 
-    convert, trace = conversion_and_trace(3 if args.quick else 15)
+    convert, trace, optimise, compile_ = conversion_and_trace(3 if args.quick else 15)
     print()
     print("fresh fizzbuzz (median):")
     print(f"  convert (ag.to_graph)                        {convert * 1e3:8.3f} ms")
     print(f"  trace (get_concrete_function, no conversion) {trace * 1e3:8.3f} ms")
+    print(f"  optimise (first call, runtime/optimize)      {optimise * 1e3:8.3f} ms")
+    print(f"  compile (first call, executor)               {compile_ * 1e3:8.3f} ms")
     if misses:
         print(f"\ntargets missed: {', '.join(misses)}")
 
