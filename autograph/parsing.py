@@ -8,6 +8,7 @@ code, compiled with the user's file name, reports the user's lines in tracebacks
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import linecache
 import types
@@ -93,10 +94,19 @@ def _find_lambda(fn: types.FunctionType, lines: list) -> gast.Lambda:
             names = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
             if names == arg_names:
                 found.append(node)
+    if len(found) > 1:
+        # Several lambdas with these arguments on one line: the body's first instruction
+        # position (3.11 code positions) says which one this is.
+        where = next(((line, col) for line, _, col, _ in code.co_positions()
+                      if line is not None and col), None)
+        if where is not None:
+            found = [n for n in found
+                     if (n.body.lineno, n.body.col_offset) <= where
+                     <= (n.body.end_lineno, n.body.end_col_offset)]
     if len(found) != 1:
         raise ConversionError(f"cannot tell which lambda on {code.co_filename}:"
                               f"{code.co_firstlineno} is {fn!r}")
-    return found[0]
+    return copy.deepcopy(found[0])      # the file's tree is cached; conversion edits in place
 
 
 def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:

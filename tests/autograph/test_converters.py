@@ -226,3 +226,13 @@ def test_generated_code_compiles_and_runs_as_a_module():
     exec("from autograph import operators as ag__\nimport runtime as rt\n" + _code(early),
          namespace)
     assert namespace["early"](5) == 10 and namespace["early"](1) == 2
+
+
+def test_lambdas_on_one_line_spanning_lines_and_inside_expressions():
+    first, second = (lambda x: x + 1 if x else 0), (lambda x: x * 2 if x else 0)  # noqa: E731
+    assert "x + 1" in ag.to_code(first) and "x * 2" in ag.to_code(second)
+    assert ag.to_graph(second)(4) == 8 and ag.to_graph(first)(4) == 5
+    spanning = (lambda a,
+                b: a and b)
+    assert ag.to_code(spanning).strip() == "lambda a, b: ag__.and_(a, lambda: b)"
+    assert sorted([3, 1, 2], key=ag.to_graph(lambda v: -v if v > 1 else v)) == [3, 2, 1]
