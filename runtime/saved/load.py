@@ -338,6 +338,9 @@ def _node(ctx, g, n, name, w, depth):
         r.size(s, f"{w}.outputs[{k}]")
     op = g.add_op(opdef, inputs, attrs, specs, name)
     op.location = _location(r, n, w)
+    for v in attrs.values():  # as tracing does: the Variables a graph reads or writes
+        if isinstance(v, Variable) and all(v is not x for x in g.variables):
+            g.variables.append(v)
 
 
 def _location(r, n, w):

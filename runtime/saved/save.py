@@ -9,7 +9,6 @@ from typing import Optional
 
 import numpy as np
 
-from .. import nest
 from ..concrete import ConcreteFunction, Placeholder, WeakArg
 from ..errors import InvalidGraphError
 from ..ops.state_ops import Variable
