@@ -8,11 +8,12 @@ comments outside converted bodies — is kept as text, line for line. The output
 what converted code needs:
 
     from autograph import operators as ag__
-    from autograph.module_converter import converted as ag__converted
+    from autograph.module_support import converted as __ag_converted__
 
-and each converted `def` gets `@ag__converted` as its innermost decorator, which marks
+and each converted `def` gets `@__ag_converted__` as its innermost decorator, which marks
 it as converted already (`converted_call` and `to_graph` use it as it is instead of
-converting its converted source again). A function the converter cannot handle stays
+converting its converted source again; a dunder name, so that `from module import *`
+and checks of a module's public names do not see it). A function the converter cannot handle stays
 as it was, under a one-line comment saying why and `@ag__.do_not_convert`.
 
 Unlike `to_graph`, there is no live function to look at: the names a function calls are
@@ -35,19 +36,15 @@ from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
+import gast
+
 from autograph import parsing, pipeline
 from autograph.converters.context import Context
+from autograph.errors import ConversionError
 from autograph.operators.calls import ALLOWLIST
 
-_CONVERTED = "__autograph_converted__"
 PRELUDE = ("from autograph import operators as ag__\n"
-           "from autograph.module_converter import converted as ag__converted\n")
-
-
-def converted(fn):
-    """Decorator written on the functions of converted modules: `fn` is converted code."""
-    setattr(fn, _CONVERTED, True)
-    return fn
+           "from autograph.module_support import converted as __ag_converted__\n")
 
 
 class SourceError(Exception):
@@ -166,7 +163,7 @@ def _import_value(module: str, attr: Optional[str]):
     return stand_in
 
 
-def _module_namespace(tree: ast.Module) -> dict:
+def _module_namespace(tree: ast.Module, source: str = "global") -> dict:
     """Module-level name -> value for `call_trees` and `loops`: library imports resolve,
     every other name the module binds (anywhere: `global` in functions counts) is
     UNKNOWN, so that a module that shadows `range` or `len` keeps its own."""
@@ -207,10 +204,11 @@ def _module_namespace(tree: ast.Module) -> dict:
             continue
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             bind(node.name)
-            for inner in ast.walk(node):        # `global x` in a function binds x here
-                if type(inner) is ast.Global:
-                    for name in inner.names:
-                        bind(name)
+            if "global" in source:              # `global x` in a function binds x here
+                for inner in ast.walk(node):
+                    if type(inner) is ast.Global:
+                        for name in inner.names:
+                            bind(name)
             todo.extend(node.decorator_list)
             if kind is not ast.ClassDef:
                 todo.extend(d for d in node.args.defaults + node.args.kw_defaults if d)
@@ -225,8 +223,13 @@ def _module_namespace(tree: ast.Module) -> dict:
             bind(node.rest)
         elif kind is ast.ExceptHandler and node.name:
             bind(node.name)
-        elif kind is ast.Lambda or kind in _COMPREHENSIONS:
-            continue                            # their names are their own
+        elif kind is ast.Lambda:
+            continue                            # its names are its own
+        elif kind in _COMPREHENSIONS:           # so are theirs, but for `:=` targets
+            for inner in ast.walk(node):
+                if type(inner) is ast.NamedExpr:
+                    bind(inner.target.id)
+            continue
         todo.extend(ast.iter_child_nodes(node))
     namespace = _StarNamespace() if star else {}
     namespace.update(bound)
@@ -253,36 +256,31 @@ class _Unparser(ast._Unparser):   # the stdlib printer; only its indentation is 
         self.write(self._prefix + "    " * self._indent + text)
 
 
-def _skip_reason(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.AsyncFunctionDef):
-        return "async def"
-    for inner in _walk_scope(node):
-        if isinstance(inner, (ast.Yield, ast.YieldFrom)):
-            return "generator function"
-        if isinstance(inner, ast.Await):
-            return "uses await"
-    return None
-
-
-def _walk_scope(node: ast.AST):
-    """The nodes of one function's own scope (not of nested functions, lambdas, classes)."""
+def _is_generator(node: ast.AST) -> bool:
+    """Whether `yield` is in the function's own scope (not in a nested function)."""
     todo = list(node.body)
     while todo:
         n = todo.pop()
-        yield n
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return True
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             todo.extend(ast.iter_child_nodes(n))
         else:
             todo.extend(getattr(n, "decorator_list", ()))
+    return False
 
 
 def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
                           in_class: bool, prefix: str = "") -> str:
     """Source of the converted `def` (without decorators), each line starting with
     `prefix`. `node` is left as it was; raises ConversionError (or any converter bug)."""
+    if isinstance(node, ast.AsyncFunctionDef):
+        raise ConversionError("async def")
     fn = parsing.from_ast(node)
     fn.decorator_list = []
     ctx = Context(fn, filename, namespace, recursive=True)
+    if (gast.Yield in ctx.node_kinds or gast.YieldFrom in ctx.node_kinds) and _is_generator(node):
+        raise ConversionError("generator function")
     shadowed = ctx.all_locals & _BUILTIN_NAMES
     if shadowed:       # a local `range` is not the builtin, in nested functions too
         ctx.namespace = ChainMap(dict.fromkeys(shadowed, UNKNOWN), namespace)
@@ -350,7 +348,7 @@ def convert_source(source: str, filename: str = "<string>",
         missing = wanted - {t.qualname for t in targets} - {t.node.name for t in targets}
         if missing:
             raise SourceError(f"{filename}: no function named {', '.join(sorted(missing))}")
-    namespace = _module_namespace(tree)
+    namespace = _module_namespace(tree, source)
     lines = _split_lines(source)
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
@@ -392,7 +390,7 @@ def _assemble(tree, lines, targets, namespace, filename, report, forced):
         node = target.node
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
         indent = _indent_of(lines[node.lineno - 1])
-        reason = forced.get(target.qualname) or _skip_reason(node)
+        reason = forced.get(target.qualname)
         code = None
         if reason is None:
             try:
@@ -410,7 +408,7 @@ def _assemble(tree, lines, targets, namespace, filename, report, forced):
             report.skipped.append((target.qualname, node.lineno, reason))
         else:
             copy_to(node.lineno - 1)
-            out.append(f"{indent}@ag__converted\n")
+            out.append(f"{indent}@__ag_converted__\n")
             out.append(code + "\n")
             copied = node.end_lineno
             report.converted.append(target.qualname)

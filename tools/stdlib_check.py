@@ -15,8 +15,10 @@ autograph (whose own imports, such as logging -> string, keep the original modul
 drops the module from sys.modules and puts the directory first on sys.path, so that
 every later import of the module — the test module's, and other standard-library
 modules' imported from then on — gets the converted one; it asserts that it did, then
-runs `python -m test -v test_<module>` (regrtest, in process). The same command without
-the converted module gives the figures to compare with. Modules with a C accelerator (heapq/_heapq, bisect/_bisect): their CPython tests
+runs `python -m test -v test_<module>` (regrtest, in process). Unless the module is one
+that interpreter startup imports, the directory is also on PYTHONPATH, for the child
+processes some tests start. The same command without the converted module gives the
+figures to compare with. Modules with a C accelerator (heapq/_heapq, bisect/_bisect): their CPython tests
 import the module twice, with the accelerator blocked and with it, so the pure-Python
 (converted) functions are the ones tested in the blocked half; --block-accelerators
 also blocks it for the whole run.
@@ -143,13 +145,26 @@ sys.modules.pop({module!r}, None)
 sys.path.insert(0, {tmp!r})
 import {module} as m
 assert m.__file__.startswith({tmp!r}), m.__file__
-assert hasattr(m, "ag__converted"), "not a converted module"
+assert hasattr(m, "__ag_converted__"), "not a converted module"
 """
 _RUN = """
 sys.argv = ["-m test", "-v", "test_{module}"]
 import runpy
 runpy.run_module("test", run_name="__main__", alter_sys=True)
 """
+
+
+_STARTUP: list = []
+
+
+def _startup_modules() -> set:
+    """Modules a fresh interpreter has imported before autograph can be (site, .pth
+    files): a converted one on PYTHONPATH would need autograph before it is importable."""
+    if not _STARTUP:
+        out = subprocess.run([sys.executable, "-c", "import sys; print(*sys.modules)"],
+                             capture_output=True, text=True, check=True).stdout
+        _STARTUP.append(set(out.split()))
+    return _STARTUP[0]
 
 
 def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
@@ -159,9 +174,13 @@ def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
     if tmp is not None:
         code += _CHECK.format(module=module, tmp=tmp)
     code += _RUN.format(module=module)
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if tmp is not None and module not in _startup_modules():
+        env["PYTHONPATH"] = tmp     # child processes the tests start get it too (tabnanny)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=tempfile.gettempdir(), timeout=900)
+                          cwd=tempfile.gettempdir(), timeout=900, env=env)
     seconds = time.perf_counter() - start
     output = proc.stdout + proc.stderr
     ran = sum(int(n) for n in _SUMMARY.findall(output))

@@ -107,8 +107,8 @@ def test_output_keeps_what_is_not_a_function(tmp_path):
     assert lines[0].startswith('"""Sample program')                  # docstring stays first
     assert lines.index("from __future__ import annotations") < lines.index(
         "from autograph import operators as ag__")
-    assert "@traced\n@ag__converted\ndef fib(n):" in text              # decorators kept
-    assert "    @property\n    @ag__converted\n    def balance(self):" in text
+    assert "@traced\n@__ag_converted__\ndef fib(n):" in text              # decorators kept
+    assert "    @property\n    @__ag_converted__\n    def balance(self):" in text
     assert "ag__.while_stmt(" in text and "ag__.for_stmt(" in text      # really converted
     assert 'if __name__ == "__main__":\n    sys.exit(main())' in text
     assert "COUNTER = 0" in text and "@dataclass\nclass Point:" in text
@@ -129,10 +129,10 @@ def test_function_filter_converts_only_the_named_functions(tmp_path):
     out, result = _convert_to(tmp_path, "programs.py", "--function", "collatz",
                               "Account.withdraw")
     text = out.read_text()
-    assert text.count("@ag__converted") == 2
-    assert "@ag__converted\ndef collatz(" in text
-    assert "    @ag__converted\n    def withdraw(self, amount):\n        def if_true" not in text
-    assert re.search(r"@ag__converted\n    def withdraw\(self, amount\):", text)
+    assert text.count("@__ag_converted__") == 2
+    assert "@__ag_converted__\ndef collatz(" in text
+    assert "    @__ag_converted__\n    def withdraw(self, amount):\n        def if_true" not in text
+    assert re.search(r"@__ag_converted__\n    def withdraw\(self, amount\):", text)
     assert "    def withdraw(self, amount):\n        while amount > 50:" in text   # Savings'
     assert "def first_negative(xs):\n    for i, x in enumerate(xs):\n        if x < 0:" in text
     assert result.stderr.strip().endswith("converted 2 functions, skipped 0")
@@ -142,7 +142,7 @@ def test_function_filter_converts_only_the_named_functions(tmp_path):
 def test_function_filter_repeated_flag_and_bare_method_name(tmp_path):
     out, result = _convert_to(tmp_path, "programs.py", "--function", "collatz",
                               "--function", "withdraw")
-    assert out.read_text().count("@ag__converted") == 3     # collatz, both withdraws
+    assert out.read_text().count("@__ag_converted__") == 3     # collatz, both withdraws
     assert result.stderr.strip().endswith("converted 3 functions, skipped 0")
 
 
