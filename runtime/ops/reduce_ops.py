@@ -1,0 +1,234 @@
+"""Reductions (sum, mean, max, min, prod, any, all) and argmax/argmin, with their
+gradient rules."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import InvalidArgumentError
+from ..shapes import TensorShape
+from . import shape_utils
+from .core import OpDef, apply_op, constant, convert_to_tensor
+from .math_ops import BOOL, NUMERIC, _check_kind, cast, equal, single_axis, static_axis
+
+
+def _reduce_infer(opname, kind):
+    def infer(inputs, axis, keepdims):
+        x = inputs[0]
+        _check_kind(opname, x.dtype, kind)
+        axes = shape_utils.normalize_axes(axis, x.shape.rank)
+        return [(shape_utils.reduce(x.shape, axes, keepdims), x.dtype)]
+    return infer
+
+
+def _sum(x, axis, keepdims):
+    return np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+
+def _prod(x, axis, keepdims):
+    return np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+
+def _mean(x, axis, keepdims):
+    if x.dtype.kind in "iu":  # TensorFlow truncates the integer mean
+        count = x.size if axis is None else int(np.prod([np.shape(x)[a] for a in axis]))
+        s = np.sum(x, axis=axis, keepdims=keepdims, dtype=np.int64)
+        return np.trunc(s / max(count, 1)).astype(x.dtype)
+    if x.size == 0:  # TensorFlow: nan, without numpy's "Mean of empty slice" warning
+        shape = np.shape(np.sum(x, axis=axis, keepdims=keepdims))
+        return np.full(shape, np.nan, dtype=x.dtype)
+    return np.mean(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+
+
+def _extreme(fn):
+    def kernel(x, axis, keepdims):
+        if x.size == 0:  # TensorFlow: the identity of the reduction
+            info = np.finfo(x.dtype) if x.dtype.kind == "f" else np.iinfo(x.dtype)
+            fill = -np.inf if fn is np.max else np.inf
+            if x.dtype.kind != "f":
+                fill = info.min if fn is np.max else info.max
+            shape = np.sum(np.zeros(x.shape), axis=axis, keepdims=keepdims).shape
+            return np.full(shape, fill, dtype=x.dtype)
+        return fn(x, axis=axis, keepdims=keepdims)
+    return kernel
+
+
+def _any(x, axis, keepdims):
+    return np.any(x, axis=axis, keepdims=keepdims)
+
+
+def _all(x, axis, keepdims):
+    return np.all(x, axis=axis, keepdims=keepdims)
+
+
+REDUCE_TABLE = [
+    ("Sum", "reduce_sum", _sum, NUMERIC),
+    ("Mean", "reduce_mean", _mean, NUMERIC),
+    ("Max", "reduce_max", _extreme(np.max), NUMERIC),
+    ("Min", "reduce_min", _extreme(np.min), NUMERIC),
+    ("Prod", "reduce_prod", _prod, NUMERIC),
+    ("Any", "reduce_any", _any, BOOL),
+    ("All", "reduce_all", _all, BOOL),
+]
+REDUCE = {name: OpDef(name, _reduce_infer(name, kind), kernel) for name, _, kernel, kind in REDUCE_TABLE}
+
+
+def _keepdims_grad(g, x, axis, keepdims):
+    """A reduction's output gradient with the reduced axes back as 1s (broadcastable
+    against `x`)."""
+    if keepdims or axis is None:  # a scalar broadcasts as it is
+        return g
+    from .array_ops import expand_dims
+    for a in sorted(axis):
+        g = expand_dims(g, a)
+    return g
+
+
+def _broadcast_like(g, x):
+    from .broadcast_ops import broadcast_like
+    return broadcast_like(g, x)
+
+
+def _sum_grad(inputs, outputs, grads, axis, keepdims):
+    x = inputs[0]
+    return [_broadcast_like(_keepdims_grad(grads[0], x, axis, keepdims), x)]
+
+
+def _mean_grad(inputs, outputs, grads, axis, keepdims):
+    x, y = inputs[0], outputs[0]
+    n_in, n_out = x.shape.num_elements(), y.shape.num_elements()
+    if n_in is not None and n_out is not None:
+        count = constant(max(n_in // max(n_out, 1), 1), x.dtype)
+    else:
+        from .array_ops import size
+        count = cast(size(x), x.dtype) / cast(size(y), x.dtype)
+    g = _keepdims_grad(grads[0], x, axis, keepdims) / count
+    return [_broadcast_like(g, x)]
+
+
+def _extreme_grad(inputs, outputs, grads, axis, keepdims):
+    x = inputs[0]
+    y = _keepdims_grad(outputs[0], x, axis, keepdims)
+    g = _keepdims_grad(grads[0], x, axis, keepdims)
+    hits = cast(equal(x, y), x.dtype)
+    count = _make_reduce(REDUCE["Sum"])(hits, axis, keepdims=True)
+    return [hits / count * g]
+
+
+def _prod_grad(inputs, outputs, grads, axis, keepdims):
+    x = inputs[0]
+    g = _broadcast_like(_keepdims_grad(grads[0], x, axis, keepdims), x)
+    return [g * apply_op(PROD_OTHERS, [x], {"axis": axis})]
+
+
+def _prod_others_infer(inputs, axis):
+    return [(inputs[0].shape, inputs[0].dtype)]
+
+
+def _prod_others_kernel(x, axis):
+    """For each element, the product of the other elements of its reduction (exact with
+    zeros: exclusive cumulative products from both ends)."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+    rest = tuple(a for a in range(x.ndim) if a not in axes)
+    moved = np.transpose(x, rest + axes)
+    lead = moved.shape[:len(rest)]
+    flat = moved.reshape(lead + (-1,))
+    ones = np.ones(lead + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    out = (left * right).reshape(moved.shape)
+    return np.transpose(out, np.argsort(rest + axes)).astype(x.dtype, copy=False)
+
+
+PROD_OTHERS = OpDef("ProdOthers", _prod_others_infer, _prod_others_kernel)
+REDUCE["Sum"].grad = _sum_grad
+REDUCE["Mean"].grad = _mean_grad
+REDUCE["Max"].grad = _extreme_grad
+REDUCE["Min"].grad = _extreme_grad
+REDUCE["Prod"].grad = _prod_grad
+
+
+def _reduce_emit(method, floats_only=False, nonempty=False):
+    """The array method (`x.sum(axis)`) where it gives the kernel's result: float sums keep
+    their dtype (integer sums would widen to int64), and max/min need a known non-empty
+    input (the kernel gives the reduction's identity for an empty one)."""
+    def emit(op, args):
+        x = op.inputs[0]
+        if floats_only and not x.dtype.is_floating:
+            return None
+        if nonempty and not (x.shape.is_fully_defined() and x.shape.num_elements()):
+            return None
+        axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+        return f"{args[0]}.{method}(axis={axis!r}{', keepdims=True' if keepdims else ''})"
+    return emit
+
+
+REDUCE["Sum"].emit = _reduce_emit("sum", floats_only=True)
+REDUCE["Prod"].emit = _reduce_emit("prod", floats_only=True)
+REDUCE["Max"].emit = _reduce_emit("max", nonempty=True)
+REDUCE["Min"].emit = _reduce_emit("min", nonempty=True)
+REDUCE["Any"].emit = _reduce_emit("any")
+REDUCE["All"].emit = _reduce_emit("all")
+
+
+def _make_reduce(opdef):
+    def fn(input_tensor, axis=None, keepdims: bool = False, name: Optional[str] = None):
+        x = convert_to_tensor(input_tensor)
+        axes = shape_utils.normalize_axes(static_axis(axis), x.shape.rank)
+        return apply_op(opdef, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)
+    return fn
+
+
+reduce_sum = _make_reduce(REDUCE["Sum"])
+reduce_mean = _make_reduce(REDUCE["Mean"])
+reduce_max = _make_reduce(REDUCE["Max"])
+reduce_min = _make_reduce(REDUCE["Min"])
+reduce_prod = _make_reduce(REDUCE["Prod"])
+reduce_any = _make_reduce(REDUCE["Any"])
+reduce_all = _make_reduce(REDUCE["All"])
+
+
+def _arg_infer(opname):
+    def infer(inputs, axis, output_type):
+        x = inputs[0]
+        _check_kind(opname, x.dtype, NUMERIC)
+        if x.shape.rank is None:
+            return [(TensorShape(None), output_type)]
+        if x.shape.rank == 0:
+            raise InvalidArgumentError(f"{opname} needs a tensor of rank >= 1")
+        axes = shape_utils.normalize_axes(axis, x.shape.rank)
+        return [(shape_utils.reduce(x.shape, axes, False), output_type)]
+    return infer
+
+
+def _arg_kernel(fn):
+    def kernel(x, axis, output_type):
+        if np.shape(x)[axis] == 0:
+            raise InvalidArgumentError("Reduction axis is empty")
+        return fn(x, axis=axis).astype(output_type.np_dtype)
+    return kernel
+
+
+ARGMAX = OpDef("ArgMax", _arg_infer("ArgMax"), _arg_kernel(np.argmax))
+ARGMIN = OpDef("ArgMin", _arg_infer("ArgMin"), _arg_kernel(np.argmin))
+
+
+def _make_arg(opdef):
+    def fn(input, axis=None, output_type=dtypes.int64, name: Optional[str] = None):  # noqa: A002
+        x = convert_to_tensor(input)
+        axis = 0 if axis is None else single_axis(axis, opdef.name)
+        if x.shape.rank:  # checked, not wrapped: axis 3 of a vector is an error
+            axis = shape_utils.normalize_axes(axis, x.shape.rank)[0]
+        return apply_op(opdef, [x], {"axis": axis, "output_type": dtypes.as_dtype(output_type)},
+                        name=name)
+    return fn
+
+
+argmax = _make_arg(ARGMAX)
+argmin = _make_arg(ARGMIN)
+
+
+OPS = [*REDUCE.values(), ARGMAX, ARGMIN, PROD_OTHERS]
