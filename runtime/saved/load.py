@@ -39,7 +39,13 @@ def load(path: str) -> "Loaded":
         raise r.fail("top level.version", f"the file is format version {version}, written by "
                                           f"{newer} release; this runtime reads version {fmt.VERSION}")
     arrays = _Arrays(r, os.path.join(path, fmt.ARRAYS_NAME), r.get(doc, "arrays", dict, "top level"))
-    ctx = _Context(r, arrays)
+    try:
+        return _load(r, doc, _Context(r, arrays))
+    finally:
+        arrays.close()
+
+
+def _load(r: Reader, doc: dict, ctx) -> "Loaded":
     for i, v in enumerate(r.get(doc, "variables", list, "top level")):
         ctx.variables.append(_variable(ctx, v, f"variables[{i}]"))
     functions = []
@@ -155,6 +161,10 @@ class _Arrays:
             if not shape.is_fully_defined():
                 raise r.fail(where + ".shape", "an array needs a fully known shape")
             self.table[key] = (dt.np_dtype, shape.as_tuple())
+
+    def close(self):
+        if self._zip is not None:
+            self._zip.close()
 
     def get(self, key, where: str) -> np.ndarray:
         r = self.r

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..concrete import ConcreteFunction, Placeholder, WeakArg
 from ..errors import InvalidGraphError
+from ..ops import registry
 from ..ops.state_ops import Variable
 from ..tensor import Tensor
 from . import format as fmt
@@ -176,6 +177,9 @@ class _Writer:
         nodes = []
         for op in graph._ops:
             where = f"node '{op.name}' ({op.type})"
+            if registry().get(op.type) is not op.opdef:
+                raise SaveError(f"{where}{_at(op)}: the op is not in runtime.ops.registry(), so a "
+                                "saved graph could not be loaded; register it there")
             if op.type == "EagerPyFunc":
                 raise SaveError(f"{where}{_at(op)}: rt.py_function calls Python code, which a saved "
                                 "graph cannot hold; compute it with rt ops to save the function")
