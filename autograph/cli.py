@@ -96,9 +96,10 @@ def convert(file: str, output: Optional[str], functions: Optional[Sequence[str]]
     converted, report = module_converter.convert_source(text, file, functions)
     if output:
         _write(output, converted, encoding)
-    else:
-        sys.stdout.write(converted)
+    else:                        # the bytes -o would write: the coding cookie stays true
         sys.stdout.flush()
+        sys.stdout.buffer.write(converted.encode(encoding, errors="replace"))
+        sys.stdout.buffer.flush()
     if not quiet:
         for name, line, reason in report.skipped:
             print(f"{file}:{line}: {name} not converted: {reason}", file=sys.stderr)

@@ -326,3 +326,28 @@ def test_module_without_docstring_gets_the_prelude_first():
                             "def f():\n    return os.sep\n")
     assert text.splitlines()[:3] == ["#!/usr/bin/env python", "# -*- coding: utf-8 -*-",
                                      "from autograph import operators as ag__"]
+
+
+def test_stdout_keeps_the_file_encoding(tmp_path):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run([sys.executable, "-m", "autograph", "convert", "-q",
+                             os.path.join(SAMPLES, "latin1.py")], capture_output=True, env=env)
+    assert result.returncode == 0
+    assert b"Jos\xe9" in result.stdout                     # latin-1 bytes, as the cookie says
+    (tmp_path / "out.py").write_bytes(result.stdout)
+    assert run(str(tmp_path / "out.py")).stdout == run(os.path.join(SAMPLES, "latin1.py")).stdout
+
+
+def test_library_calls_stay_plain_and_module_names_are_checked_at_run_time():
+    text, _ = _convert_text("import math\nfrom os.path import join as j\n"
+                            "def helper(x):\n    return x\n"
+                            "def f(x):\n    if x:\n        return math.sqrt(x) + len(j('a', 'b'))\n"
+                            "    return helper(x)\n")
+    assert "math.sqrt(x)" in text and "len(j('a', 'b'))" in text
+    assert "ag__.converted_call(helper, x)" in text
+
+
+def test_star_import_of_an_unknown_module_makes_every_name_unknown():
+    text, _ = _convert_text("from somewhere_else import *\n"
+                            "def f(xs):\n    for i in range(len(xs)):\n        pass\n")
+    assert "ag__.range_" not in text and "ag__.converted_call(len, xs)" in text
