@@ -15,7 +15,7 @@ graph computes bit for bit, the side effects and their order, and the errors it 
 """
 from __future__ import annotations
 
-from .constant_folding import _fold, fold_constants
+from .constant_folding import _fold, fold_constants, returned_ops
 from .cse import CSE, eliminate_common_subexpressions
 from .prune import prune
 from .rewrite import count_ops, rebuild, set_captures
@@ -44,10 +44,11 @@ def optimize(graph, outputs, passes=None):
 def rewrite_ops(graph, outputs):
     """Constant folding, arithmetic simplification and CSE in one rebuild of the graph."""
     cse = CSE()
+    protected = returned_ops(outputs)
 
     def rule(ctx, op, inputs, attrs):
         start = len(ctx.graph._ops)
-        result = _fold(ctx, op, inputs, attrs)
+        result = _fold(ctx, op, inputs, attrs, protected)
         if result is None:
             result = _simplify(ctx, op, inputs, attrs)
         if result is None:

@@ -30,11 +30,26 @@ MAX_ELEMENTS = 1_000_000
 
 def fold_constants(graph, outputs):
     """(new graph, new outputs) with every foldable op replaced by a Const."""
-    new, outs, _ = rebuild(graph, outputs, _fold)
+    protected = returned_ops(outputs)
+    new, outs, _ = rebuild(graph, outputs, lambda *a: _fold(*a, protected=protected))
     return new, outs
 
 
-def _fold(ctx, op, inputs, attrs):
+def returned_ops(outputs) -> set:
+    """ids of the ops whose values the graph returns (through Identity ops). They are not
+    folded: a folded value would be one array shared by the results of every call, so a
+    caller changing one result's array in place would change what later calls return."""
+    ids = set()
+    for t in outputs:
+        op = t.op
+        while op.opdef.name == "Identity":
+            ids.add(id(op))
+            op = op.inputs[0].op
+        ids.add(id(op))
+    return ids
+
+
+def _fold(ctx, op, inputs, attrs, protected=frozenset()):
     name = op.opdef.name
     if name == "Placeholder":
         src = ctx.param_sources.get(id(op.outputs[0]))
@@ -44,7 +59,8 @@ def _fold(ctx, op, inputs, attrs):
         return None
     if name in ("If", "StatelessIf"):
         return _inline_branch(ctx, op, inputs, attrs)
-    if name == "Const" or is_control_flow(op) or not op.opdef.pure or op.opdef.kernel is None:
+    if (name == "Const" or is_control_flow(op) or not op.opdef.pure or op.opdef.kernel is None
+            or id(op) in protected):
         return None
     values = [const_value(t) for t in inputs]
     if any(v is None for v in values):
