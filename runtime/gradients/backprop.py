@@ -69,8 +69,9 @@ def backprop(entries, seeds: dict, relevant) -> tuple:
             out_grads = [grads.get(id(o)) for o in outs]
             if all(g is None for g in out_grads):
                 continue
-            out_grads = [zeros_for(o) if g is None and differentiable(o) else g
-                         for g, o in zip(out_grads, outs)]
+            if e.opdef.name not in _BODY_OPS:  # those rules tell unseeded outputs apart
+                out_grads = [zeros_for(o) if g is None and differentiable(o) else g
+                             for g, o in zip(out_grads, outs)]
         opdef = e.opdef
         if opdef.name == "ReadVariableOp":
             var = e.attrs["variable"]

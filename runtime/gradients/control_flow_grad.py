@@ -13,7 +13,7 @@ Variables read in the body accumulate their gradients across iterations.
 from __future__ import annotations
 
 from ..ops.array_ops import zeros
-from .backprop import Grads, accumulate, ancestors, body_gradients, differentiable, variables_in, zeros_for
+from .backprop import Grads, accumulate, ancestors, body_gradients, differentiable, zeros_for
 
 
 def _here(t):
@@ -74,6 +74,22 @@ def cond_grad(inputs, outputs, grads, then_body, else_body, out_specs):
     return Grads(in_grads, var_grads)
 
 
+def _loop_connected(body, n, init, ext, seeded) -> tuple:
+    """The loop variables whose gradients matter (the seeded ones and, across iterations,
+    those they are computed from), and the invariant inputs and Variables they reach."""
+    wanted = {k for k in seeded if differentiable(init[k])}
+    while True:
+        tensors, found = ancestors(body.graph, [body.outputs[k] for k in wanted])
+        more = {k for k in range(n) if differentiable(init[k]) and body.params[k] is not None
+                and id(body.params[k]) in tensors} - wanted
+        if not more:
+            break
+        wanted |= more
+    ext_wanted = [k for k, t in enumerate(ext) if differentiable(t)
+                  and body.params[n + k] is not None and id(body.params[n + k]) in tensors]
+    return sorted(wanted), ext_wanted, _float_variables(found.values())
+
+
 def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars, has_max):
     from ..ops.tensor_array import TensorArray
     from ..while_staging import stage_while
@@ -85,9 +101,7 @@ def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars
               if g is not None and differentiable(o)]
     if not seeded:
         return [None] * len(inputs)
-    loop_floats = [k for k in range(n) if differentiable(init[k])]
-    ext_floats = [k for k, t in enumerate(ext) if differentiable(t)]
-    variables = _float_variables(variables_in({"body": body}))
+    loop_floats, ext_floats, variables = _loop_connected(body, n, init, ext, seeded)
     if not loop_floats and not ext_floats and not variables:
         return [None] * len(inputs)
     shapes = [s for s, _ in out_specs]

@@ -192,3 +192,38 @@ def test_gradient_in_a_plain_graph():
         dx = tape.gradient(total, x)
     np.testing.assert_allclose(g.run(dx, {x: [1.0, 2.0]}).numpy(), [4.0, 32.0])
     np.testing.assert_allclose(g.run(dx, {x: [-1.0, -2.0]}).numpy(), [9.0, 36.0])
+
+
+def test_loop_inputs_the_target_does_not_depend_on_get_none():
+    w = rt.Variable(2.0)
+
+    @rt.function
+    def f(x, unused):
+        with rt.GradientTape() as tape:
+            tape.watch([x, unused])
+            i, y, other = rt.constant(0), x, unused
+            while i < 3:
+                y = y * x
+                other = other * w + unused
+                i += 1
+            total = rt.reduce_sum(y)
+        return tape.gradient(total, [x, unused, w], unconnected_gradients="zero")
+    dx, dunused, dw = f(rt.constant(2.0), rt.constant(1.0))
+    assert dx.numpy() == 32.0 and dunused.numpy() == 0.0 and dw.numpy() == 0.0
+
+
+def test_loop_gradient_with_unconnected_state_is_none():
+    w = rt.Variable(2.0)
+
+    @rt.function
+    def f(x, unused):
+        with rt.GradientTape(persistent=True) as tape:
+            tape.watch([x, unused])
+            i, y, other = rt.constant(0), x, unused
+            while i < 3:
+                y = y * x
+                other = other * w + unused
+                i += 1
+            total = y * 1.0
+        return [tape.gradient(total, s) is None for s in (x, unused, w)]
+    assert [bool(v) for v in f(rt.constant(2.0), rt.constant(1.0))] == [False, True, True]
