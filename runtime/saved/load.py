@@ -546,14 +546,16 @@ def _function(ctx, obj, where) -> ConcreteFunction:
     return cf
 
 
+_ARGUMENT_KINDS = tuple(k for k in fmt.STRUCTURE_KINDS if k != "output")
+_RESULT_KINDS = tuple(k for k in fmt.STRUCTURE_KINDS if k not in ("input", "variable"))
+
+
 def _structure(ctx, obj, where, records, used_inputs, outputs, depth):
+    """An argument (outputs None: tensors are inputs) or the result (tensors are outputs)."""
     r = ctx.r
     if depth > fmt.MAX_DEPTH:
         raise r.fail(where, "nested too deeply")
-    allowed = fmt.STRUCTURE_KINDS if outputs is None else tuple(
-        k for k in fmt.STRUCTURE_KINDS if k not in ("input", "variable"))
-    if outputs is None:
-        allowed = tuple(k for k in allowed if k != "output")
+    allowed = _ARGUMENT_KINDS if outputs is None else _RESULT_KINDS
     kind = fmt.tagged(r, obj, where, allowed)
     if kind == "input":
         i = r.index(r.get(obj, "index", int, where), len(records), where + ".index", "input")

@@ -541,3 +541,30 @@ def test_fuzz_mutated_saved_files(tmp_path):
 
     check()
     assert outcomes["refused"] > outcomes["loaded"] > 0  # most damage is caught; some is harmless
+
+
+def test_saving_an_object_with_function_methods(tmp_path):
+    class Model:
+        def __init__(self):
+            self.w = rt.Variable([[1.0], [2.0]], name="w")
+
+        @rt.function(input_signature=[rt.TensorSpec([None, 2], rt.float32)])
+        def predict(self, x):
+            return x @ self.w
+
+        @rt.function
+        def train(self, x, lr):
+            self.w.assign_sub(lr * rt.transpose(x)[:, :1])
+            return self.w.read_value()
+
+    m = Model()
+    m.predict(rt.constant([[1.0, 1.0]]))
+    m.train(rt.constant([[1.0, 1.0]]), 0.5)
+    saved.save(m, str(tmp_path / "model"))
+    loaded = saved.load(str(tmp_path / "model"))
+    assert loaded.signatures == {}  # two functions: none is the default
+    assert loaded.predict(rt.constant([[1.0, 1.0]])).numpy().tolist() == [[2.0]]
+    loaded.train(rt.constant([[1.0, 1.0]]), 0.5)
+    assert loaded.predict(rt.constant([[1.0, 1.0]])).numpy().tolist() == [[1.0]]
+    with pytest.raises(TypeError, match="constructed with float value 0.5 in lr"):
+        loaded.train(rt.constant([[1.0, 1.0]]), 0.25)
