@@ -332,6 +332,48 @@ def _parse(source: str, filename: str) -> ast.Module:
         raise SourceError(f"{filename}: cannot parse: {e}") from None
 
 
+_FRAME_FUNCTIONS = frozenset({"_getframe", "currentframe", "stack", "getouterframes",
+                              "extract_stack", "format_stack", "print_stack", "walk_stack"})
+_FRAME_HINTS = ("_getframe", "currentframe", "stacklevel", "stack(", "_stack")
+
+
+def _frame_sensitive(targets: list, source: str) -> dict:
+    """Functions that look at the call stack (`sys._getframe`, `warnings.warn(...,
+    stacklevel=)`, `inspect.stack`), and the module's functions that call them, by name,
+    transitively: converted code runs branches and loop bodies in functions of their
+    own, so counting frames up from there would land somewhere else. They stay as written
+    ({def line: reason})."""
+    if not any(hint in source for hint in _FRAME_HINTS):
+        return {}
+    calls, sensitive = [], {}
+    for target in targets:
+        called = set()
+        for node in ast.walk(target.node):
+            if type(node) is not ast.Call:
+                continue
+            func = node.func
+            name = func.id if type(func) is ast.Name else getattr(func, "attr", None)
+            if name is None:
+                continue
+            called.add(name)
+            if (name in _FRAME_FUNCTIONS or any(k.arg == "stacklevel" for k in node.keywords)
+                    or (name == "warn" and len(node.args) >= 3)):
+                sensitive[target.node.lineno] = (f"{name}() looks at the call stack, which "
+                                                 "converted code deepens")
+        calls.append((target, called))
+    names = {t.node.name for t in targets if t.node.lineno in sensitive}
+    while names:
+        found = set()
+        for target, called in calls:
+            if target.node.lineno not in sensitive and called & names:
+                callee = sorted(called & names)[0]
+                sensitive[target.node.lineno] = (f"calls {callee}(), which looks at the call "
+                                                 "stack")
+                found.add(target.node.name)
+        names = found
+    return sensitive
+
+
 def convert_source(source: str, filename: str = "<string>",
                    only: Optional[Sequence[str]] = None) -> tuple[str, Report]:
     """The converted module's source and what was converted. `only`: function names or
@@ -342,6 +384,7 @@ def convert_source(source: str, filename: str = "<string>",
     targets = _targets(tree.body)
     if not targets:
         raise SourceError(f"{filename}: no functions or methods; nothing to convert")
+    forced = _frame_sensitive(targets, source)      # def line -> why it stays as written
     if only is not None:
         wanted = set(only)
         targets = [t for t in targets if t.qualname in wanted or t.node.name in wanted]
@@ -353,7 +396,6 @@ def convert_source(source: str, filename: str = "<string>",
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
     report = Report(lines=len(lines))
-    forced: dict = {}
     while True:
         text, broken = _assemble(tree, lines, targets, namespace, filename, report, forced)
         if broken is None:
@@ -390,7 +432,7 @@ def _assemble(tree, lines, targets, namespace, filename, report, forced):
         node = target.node
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
         indent = _indent_of(lines[node.lineno - 1])
-        reason = forced.get(target.qualname)
+        reason = forced.get(node.lineno)
         code = None
         if reason is None:
             try:
@@ -422,8 +464,8 @@ def _assemble(tree, lines, targets, namespace, filename, report, forced):
     except SyntaxError as e:
         line = (e.lineno or 0) - 1
         for start, end, target in spans:
-            if start <= line < end and target.qualname not in forced:
-                return text, {target.qualname: f"its converted code does not compile: {e.msg}"}
+            if start <= line < end and target.node.lineno not in forced:
+                return text, {target.node.lineno: f"its converted code does not compile: {e.msg}"}
         try:                 # errors only `compile` finds (a bad `__future__` import)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -158,10 +158,11 @@ _STARTUP: list = []
 
 
 def _startup_modules() -> set:
-    """Modules a fresh interpreter has imported before autograph can be (site, .pth
-    files): a converted one on PYTHONPATH would need autograph before it is importable."""
+    """Modules a fresh interpreter has imported once autograph is (site, .pth files,
+    autograph's own imports): a converted one on PYTHONPATH would need autograph before
+    it is importable."""
     if not _STARTUP:
-        out = subprocess.run([sys.executable, "-c", "import sys; print(*sys.modules)"],
+        out = subprocess.run([sys.executable, "-c", "import sys, autograph; print(*sys.modules)"],
                              capture_output=True, text=True, check=True).stdout
         _STARTUP.append(set(out.split()))
     return _STARTUP[0]

@@ -351,3 +351,20 @@ def test_star_import_of_an_unknown_module_makes_every_name_unknown():
     text, _ = _convert_text("from somewhere_else import *\n"
                             "def f(xs):\n    for i in range(len(xs)):\n        pass\n")
     assert "ag__.range_" not in text and "ag__.converted_call(len, xs)" in text
+
+
+def test_functions_that_count_stack_frames_and_their_callers_stay_as_written():
+    source = ("import sys, warnings\n"
+              "def caller_name():\n    return sys._getframe(2).f_code.co_name\n"
+              "def who(x):\n    if x:\n        return caller_name()\n    return None\n"
+              "def old(x):\n    if x:\n        warnings.warn('old', DeprecationWarning, stacklevel=2)\n"
+              "    return x\n"
+              "def unrelated(x):\n    return -x if x else x\n")
+    text, report = _convert_text(source)
+    reasons = {name: reason for name, _, reason in report.skipped}
+    assert reasons == {"caller_name": "_getframe() looks at the call stack, which converted code deepens",
+                       "who": "calls caller_name(), which looks at the call stack",
+                       "old": "warn() looks at the call stack, which converted code deepens"}
+    assert report.converted == ["unrelated"]
+    namespace = _exec(text + "def main():\n    return who(1)\n")
+    assert namespace["main"]() == "main"
