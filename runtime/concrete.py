@@ -6,7 +6,7 @@ import weakref
 
 import numpy as np
 
-from . import dtypes, nest
+from . import config, dtypes, nest
 from .errors import InvalidArgumentError
 from .gradients.tape import _state as _tape_state
 from .ops.core import to_numpy, wrap
@@ -110,7 +110,9 @@ class ConcreteFunction:
         if opt is None:
             from .optimize import optimize
             leaves = [t for t in nest.flatten(self.structured_outputs) if isinstance(t, Tensor)]
-            if [id(t) for t in self.graph.inputs] == [id(t) for t in self.inputs]:
+            if not config.graphs_optimized():
+                opt = (self.graph, list(self.inputs), leaves)
+            elif [id(t) for t in self.graph.inputs] == [id(t) for t in self.inputs]:
                 g, outs = optimize(self.graph, leaves)
                 opt = (g, list(g.inputs), outs)
             else:  # inputs the graph does not list: run it as traced

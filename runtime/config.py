@@ -13,3 +13,18 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 def functions_run_eagerly() -> bool:
     return _run_eagerly
+
+
+_optimize_graphs = True
+
+
+def optimize_graphs(enabled: bool) -> None:
+    """With False, concrete functions compiled from now on run their graphs as traced,
+    without the optimisation passes (runtime/optimize): to check whether the passes change
+    a result, or to time them."""
+    global _optimize_graphs
+    _optimize_graphs = bool(enabled)
+
+
+def graphs_optimized() -> bool:
+    return _optimize_graphs

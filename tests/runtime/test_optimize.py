@@ -466,3 +466,17 @@ def test_concrete_function_runs_the_optimised_graph_and_shows_the_traced_one():
     assert cf.graph_for(optimized=True) is cf.optimized_graph
     assert count_ops(cf.optimized_graph) < n_traced
     assert "Mul" in cf.optimized_graph.to_text()
+
+
+def test_config_switch_runs_graphs_as_traced():
+    rt.config.optimize_graphs(False)
+    try:
+        @rt.function
+        def f(x):
+            return x * (rt.constant(2.0) * rt.constant(3.0))
+        assert float(f(rt.constant(1.0))) == 6.0
+        cf = f.get_concrete_function(spec([]))
+        assert cf.optimized_graph is cf.graph
+    finally:
+        rt.config.optimize_graphs(True)
+    assert rt.config.graphs_optimized()
