@@ -139,6 +139,9 @@ class Graph:
                 return name
 
     def add_op(self, opdef, inputs, attrs, out_specs, name=None) -> Operation:
+        # A node reads only tensors of its own graph: an outer graph's tensor (the initial
+        # value of a loop nested in a branch, say) comes in as a capture.
+        inputs = [t if t.op.graph is self else self.capture(t) for t in inputs]
         name = self.unique_name(name or opdef.default_name)
         op = Operation(self, name, opdef, inputs, attrs, out_specs,
                        location=user_location())

@@ -60,6 +60,10 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
                 init[i] = nest.map_structure(placeholder_value, learned[i])
                 flag_slots.append(i)
     active = [i for i in range(len(init)) if not (is_undefined and is_undefined(init[i]))]
+    if len(active) < len(init):
+        # Values that stay undefined (the body never assigns them) are not loop variables,
+        # but the test and the body still take every value: give them the marker.
+        cond_fn, body_fn = _over_active(cond_fn, body_fn, init, active)
 
     structures = [init[i] for i in active]
     for i in active:
@@ -145,6 +149,23 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
     for j, i in enumerate(flag_slots):
         defined[i] = outs[k + j]
     return tuple(result), tuple(defined)
+
+
+def _over_active(cond_fn, body_fn, init, active):
+    """`cond_fn`/`body_fn` taking and giving only the values at positions `active`."""
+    def full(values):
+        args = list(init)
+        for pos, i in enumerate(active):
+            args[i] = values[pos]
+        return args
+
+    def cond(*values):
+        return cond_fn(*full(values))
+
+    def body(*values):
+        out = cf._as_var_list(body_fn(*full(values)), len(init))
+        return [out[i] for i in active]
+    return cond, body
 
 
 def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes, n_flags,
