@@ -55,6 +55,7 @@ class Backward:
         self.n_outputs = len(outs)
         self.backward = bg.compile(seeds_ph + [ph for _, ph in captured], results)
         self.output_dtypes = [t.dtype for t in outs]
+        self.function = cf
 
 
 def _backward_of(cf) -> Backward:
@@ -87,6 +88,8 @@ def call(cf, args, kwargs):
 
 def _call_grad(inputs, outputs, grads, backward, saved):
     bw = backward
+    if _tape.eager_tapes():  # an outer tape records this gradient: higher order
+        return _grad_by_replay(bw, inputs, outputs, grads)
     seeds = []
     for i in bw.float_outputs:
         g = grads[i]
@@ -102,6 +105,70 @@ def _call_grad(inputs, outputs, grads, backward, saved):
 
 
 CALL.grad = _call_grad
+
+
+def _grad_by_replay(bw, inputs, outputs, grads):
+    """The call's gradient computed op by op eagerly (the function's graph interpreted
+    under a private tape), so that the open tapes record it and can differentiate again.
+    The compiled backward plan is opaque to them."""
+    from .tape import GradientTape
+    cf = bw.function
+    with GradientTape(persistent=True) as inner:
+        inner.watch(list(inputs))
+        values = {id(p): t for p, t in zip(cf.inputs, inputs)}
+        run_eagerly(cf.graph, values)
+        outs = [values[id(t)] for t in nest.flatten(cf.structured_outputs) if isinstance(t, Tensor)]
+    pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o.dtype.is_floating]
+    sources = list(inputs) + list(bw.read_variables)
+    result = inner.gradient([o for o, _ in pairs], sources,
+                            output_gradients=[g for _, g in pairs])
+    n = len(inputs)
+    var_grads = {id(v): (v, g) for v, g in zip(bw.read_variables, result[n:]) if g is not None}
+    return Grads(result[:n], var_grads)
+
+
+def run_eagerly(graph, values: dict):
+    """Runs `graph`'s ops one by one with eager tensors (so open tapes see each of them).
+    `values` maps id(tensor) to its value: the fed placeholders, and it receives the rest.
+    Staged cond and while run as Python `if` and `while` over their bodies."""
+    from ..ops.core import CONST, apply_op
+    for op in graph._ops:
+        name = op.opdef.name
+        if name in ("Placeholder", "PrintV2", "Assert"):  # fed; ran in the forward pass
+            continue
+        if op.opdef is CONST:
+            values[id(op.outputs[0])] = EagerTensor(op.attrs["value"], op.attrs["dtype"])
+            continue
+        inputs = [values[id(t)] for t in op.inputs]
+        if name in ("If", "StatelessIf"):
+            body = op.attrs["then_body" if bool(inputs[0]) else "else_body"]
+            outs = _run_body(body, inputs[1:], values)
+        elif name in ("While", "StatelessWhile"):
+            n = op.attrs["num_loop_vars"]
+            state, ext = inputs[:n], inputs[n:]
+            limit = int(ext.pop()) if op.attrs["has_max"] else None
+            count = 0
+            while (limit is None or count < limit) and bool(
+                    _run_body(op.attrs["cond_body"], state + ext, values)[0]):
+                state = _run_body(op.attrs["body"], state + ext, values)
+                count += 1
+            outs = state
+        elif name == "AssignVariableOp":  # the forward pass made the write already
+            var = op.attrs["variable"]
+            outs = [var.read_value()]
+        else:
+            out = apply_op(op.opdef, inputs, op.attrs)
+            outs = list(out) if op.opdef.multi_output else [out]
+        for t, v in zip(op.outputs, outs):
+            values[id(t)] = v
+
+
+def _run_body(body, inputs, values) -> list:
+    for p, v in zip(body.params, inputs):
+        if p is not None:
+            values[id(p)] = v
+    run_eagerly(body.graph, values)
+    return [values[id(t)] for t in body.outputs]
 
 
 def _inputs(cf, args, kwargs) -> tuple:

@@ -226,3 +226,33 @@ def test_tape_used_inside_a_staged_loop():
             x = x - f / tape.gradient(f, x)
         return x
     assert newton_sqrt(rt.constant(2.0)).numpy() == pytest.approx(np.sqrt(2.0), rel=1e-6)
+
+
+def test_second_order_through_a_function_call():
+    f = rt.function(lambda x: rt.sin(x) * x)
+    loop = rt.function(lambda x: rt.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x),
+                                               [0, x])[1])
+    x = rt.constant(0.5)
+    with rt.GradientTape() as outer:
+        outer.watch(x)
+        with rt.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x) + loop(x)   # sin(x) x + x^3
+        dy = inner.gradient(y, x)
+    assert dy.numpy() == pytest.approx(np.cos(0.5) * 0.5 + np.sin(0.5) + 3 * 0.25, rel=1e-6)
+    assert outer.gradient(dy, x).numpy() == pytest.approx(
+        -np.sin(0.5) * 0.5 + 2 * np.cos(0.5) + 6 * 0.5, rel=1e-6)
+
+
+def test_second_order_with_nested_tapes_inside_a_function():
+    @rt.function
+    def f(x):
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                y = rt.sin(x) * x
+            dy = inner.gradient(y, x)
+        return outer.gradient(dy, x)
+    assert f(rt.constant(0.5)).numpy() == pytest.approx(-np.sin(0.5) * 0.5 + 2 * np.cos(0.5),
+                                                        rel=1e-6)
