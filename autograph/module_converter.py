@@ -10,11 +10,13 @@ what converted code needs:
     from autograph import operators as ag__
     from autograph.module_support import converted as __ag_converted__
 
-and each converted `def` gets `@__ag_converted__` as its innermost decorator, which marks
-it as converted already (`converted_call` and `to_graph` use it as it is instead of
-converting its converted source again; a dunder name, so that `from module import *`
-and checks of a module's public names do not see it). A function the converter cannot handle stays
-as it was, under a one-line comment saying why and `@ag__.do_not_convert`.
+and each converted `def` gets `@__ag_converted__` as its innermost decorator: it marks the
+function as converted already, so that `converted_call` and `to_graph` use it as it is
+rather than converting converted source again (a dunder name: `from module import *` and
+checks of a module's public names do not see it). A function that is not converted —
+generators, `async def`, functions that count stack frames and their callers (see
+`_frame_sensitive`), converter failures — stays as written, under a one-line comment
+saying why and `@ag__.do_not_convert`.
 
 Unlike `to_graph`, there is no live function to look at: the names a function calls are
 resolved statically (see `_module_namespace`). A name the module binds is unknown,
@@ -312,7 +314,8 @@ def _prelude_line(tree: ast.Module) -> int:
         elif isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
             after = stmt.end_lineno
         else:
-            return after if after is not None else stmt.lineno - 1
+            first = stmt.decorator_list[0] if getattr(stmt, "decorator_list", None) else stmt
+            return after if after is not None else first.lineno - 1
     return after if after is not None else 0
 
 

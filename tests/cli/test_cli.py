@@ -368,3 +368,9 @@ def test_functions_that_count_stack_frames_and_their_callers_stay_as_written():
     assert report.converted == ["unrelated"]
     namespace = _exec(text + "def main():\n    return who(1)\n")
     assert namespace["main"]() == "main"
+
+
+def test_prelude_goes_before_a_decorated_first_statement():
+    text, _ = _convert_text("@staticmethod\ndef f(x):\n    return x\n")
+    assert text.startswith("from autograph import operators as ag__\n")
+    assert "@staticmethod\n@__ag_converted__\ndef f(x):" in text
