@@ -46,20 +46,42 @@ def _with_flags(outs: Sequence[Any], defined: Sequence[Any], names: Sequence[str
 
 
 class _Tracer:
-    """Runs branch/body functions for a backend; tells user errors from staging errors."""
+    """Runs branch/body functions for a backend; tells user errors from staging errors.
 
-    def __init__(self) -> None:
+    A branch that reads a name no path has assigned (`ld` of an `Undefined`) cannot be
+    traced; with `backend` given (an `if`), it is staged as a run-time error instead —
+    raised only if the graph takes that branch, as Python would — and gives undefined
+    values, which the backend replaces with zeros of the other branch's types.
+    """
+
+    def __init__(self, backend: Any = None, n_outputs: int = 0) -> None:
         self.user_errors: set = set()
         self.outputs: list = []
+        self.backend, self.n_outputs = backend, n_outputs     # n_outputs: values only
+        self.undefined_reads: list = []
+        self.raw_outputs: list = []     # before unwrapping MaybeUndefined
 
     def wrap(self, fn: Callable, post: Callable) -> Callable:
         def run(*args):
             try:
                 result = fn(*args)
             except BaseException as e:
-                self.user_errors.add(id(e))
-                raise
-            result = tuple(unwrap(v) for v in post(result))
+                read = getattr(e, "ag_undefined", None)
+                if read is None or self.backend is None:
+                    self.user_errors.add(id(e))
+                    raise
+                self.undefined_reads.append(e)
+                name, where = read
+                self.backend.assert_(
+                    self.backend.convert(False),
+                    f"name '{name}' is used at {where} but was not assigned on the path taken; "
+                    f"assign it on every path before this line")
+                result = post(_pack([Undefined(name)] * self.n_outputs, self.n_outputs))
+                self.outputs.append(None)
+                return tuple(unwrap(v) for v in result)
+            raw = tuple(post(result))
+            self.raw_outputs.append(raw)
+            result = tuple(unwrap(v) for v in raw)
             self.outputs.append(result)
             return result
         return run
@@ -75,7 +97,7 @@ class _Tracer:
 
 def _check_returns(outputs: list, names: Sequence[str]) -> None:
     """A path that returns a value while another returns nothing cannot be staged."""
-    if len(outputs) != 2:
+    if len(outputs) != 2 or None in outputs:
         return
     for i, name in enumerate(names):
         a, b = outputs[0][i], outputs[1][i]
@@ -87,25 +109,52 @@ def _check_returns(outputs: list, names: Sequence[str]) -> None:
                 f"same structure (add a `return` / assignment on the path that lacks it)")
 
 
+def _flag(value: Any) -> Any:
+    """Whether a branch output is defined: True, False, or a staged bool."""
+    kind = type(value)
+    return False if kind is Undefined else value.defined if kind is MaybeUndefined else True
+
+
 def _staged_if(backend, test, if_true, if_false, state, names, out_names):
+    """Stage an `if`. When a state value may be undefined (an Undefined marker or a
+    MaybeUndefined), every output also carries its `defined` flag through the `cond`,
+    so that a flag made by a construct inside a branch survives the merge."""
     n = len(names)
-    tracer = _Tracer()
-    post = (lambda r: _unpack(r, n)) if n else (lambda r: (r,))
+    with_flags = n and any(type(v) in (Undefined, MaybeUndefined) for v in state)
+    tracer = _Tracer(backend, max(n, 1))
+    if not n:
+        post = lambda r: (r,)
+    elif with_flags:
+        post = lambda r: _unpack(r, n) + tuple(_flag(v) for v in _unpack(r, n))
+    else:
+        post = lambda r: _unpack(r, n)
     true_fn = tracer.wrap(if_true, post)
     false_fn = tracer.wrap(if_false if if_false is not None else lambda *s: _pack(s, n), post)
+    cond_names = tuple(out_names) + (tuple(f"{x} (defined)" for x in out_names)
+                                     if with_flags else ())
     try:
         outs, defined = backend.cond(test, lambda: true_fn(*state), lambda: false_fn(*state),
-                                     tuple(out_names), is_undefined)
+                                     cond_names, is_undefined)
     except TypeError as e:
         _check_returns(tracer.outputs, out_names)
         raise tracer.staging_error(
             e, out_names, "Give it the same dtype and structure on both branches") from e
+    if len(tracer.undefined_reads) == 2:        # neither branch can run: as Python would
+        raise tracer.undefined_reads[0]
     _check_returns(tracer.outputs, out_names)
     if not n:
         # A value (return value, expression): a branch gives an Undefined marker only for
         # `retval_` under `if do_return:`, whose flag says that branch is not taken.
         return outs[0]
-    return _pack(_with_flags(outs, defined, out_names), n)
+    if not with_flags:
+        return _pack(_with_flags(outs, defined, out_names), n)
+    results = []
+    for i, name in enumerate(out_names):
+        value = outs[i]
+        always = all(out is None or out[n + i] is True for out in tracer.outputs)
+        results.append(value if always or is_undefined(value)
+                       else MaybeUndefined(value, outs[n + i], name))
+    return _pack(results, n)
 
 
 def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
@@ -153,18 +202,43 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
 
 
 def _staged_while(backend, test, body, state, names, opts):
+    """Stage a loop. A loop variable that may be undefined (Undefined or MaybeUndefined
+    before the loop) carries its `defined` flag as one more loop variable: the body sees
+    it wrapped again (so reads check it, and `if`s inside merge it), and the flag after an
+    iteration says whether some path assigned the variable. (The backend's own flag for
+    an Undefined init only knows whether the body *can* assign it.)"""
     n = len(names)
+    flagged = [i for i, v in enumerate(state) if type(v) in (Undefined, MaybeUndefined)]
+
+    def wrapped(vs):
+        values = list(vs[:n])
+        for j, i in enumerate(flagged):
+            if not is_undefined(values[i]):
+                values[i] = MaybeUndefined(values[i], vs[n + j], names[i])
+        return values
+
+    def flagged_body(*vs):
+        outs = _unpack(body(*wrapped(vs)), n)
+        flags = tuple(outs[i].defined if type(outs[i]) is MaybeUndefined else True
+                      for i in flagged)
+        return tuple(unwrap(v) for v in outs) + flags
+
     tracer = _Tracer()
-    body_fn = tracer.wrap(body, lambda r: _unpack(r, n))
-    init = tuple(unwrap(v) for v in state)
+    body_fn = tracer.wrap(flagged_body, tuple)
+    init = tuple(unwrap(v) for v in state) + tuple(_flag(state[i]) for i in flagged)
+    all_names = tuple(names) + tuple(f"{names[i]} (defined)" for i in flagged)
     try:
-        outs, defined = backend.while_loop(lambda *vs: unwrap(test(*vs)), body_fn, init, names,
-                                           is_undefined, dict(opts or {}))
+        outs, defined = backend.while_loop(lambda *vs: unwrap(test(*wrapped(vs))), body_fn,
+                                           init, all_names, is_undefined, dict(opts or {}))
     except TypeError as e:
         raise tracer.staging_error(
             e, names, "A loop variable must keep its dtype and structure across "
                       "iterations: give it its final dtype before the loop") from e
-    return _with_flags(outs, defined, names)
+    results = _with_flags(outs[:n], defined[:n], names)
+    for j, i in enumerate(flagged):
+        if not is_undefined(outs[i]):
+            results[i] = MaybeUndefined(outs[i], outs[n + j], names[i])
+    return results
 
 
 def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),

@@ -49,9 +49,13 @@ def ld(value: Any) -> Any:
     """Read a name that may be unassigned: raise like Python, or check at run time."""
     kind = type(value)
     if kind is Undefined:
-        raise UnboundLocalError(
+        where = user_location(2)
+        error = UnboundLocalError(
             f"cannot access local variable '{value.name}' where it is not associated "
-            f"with a value ({user_location(2)})")
+            f"with a value ({where})")
+        # Inside a staged branch this becomes a run-time check (see control_flow._Tracer).
+        error.ag_undefined = (value.name, where)
+        raise error
     if kind is MaybeUndefined:
         backend = type(value.defined).__autograph_backend__
         backend.assert_(

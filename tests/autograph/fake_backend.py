@@ -114,8 +114,24 @@ def _merge(name, a, b, pred, where):
 
 
 class FakeBackend:
+    """Assertions recorded while a `cond` branch runs belong to that branch: they are
+    checked only if the branch is the one taken (as a graph would run them), and
+    those recorded while learning a loop's types are dropped."""
+
     def __init__(self):
         self.counts = collections.Counter()
+        self.pending: list = []          # stack of assertion lists of the branches running
+
+    def _run_branch(self, fn):
+        self.pending.append([])
+        try:
+            return fn(), self.pending[-1]
+        finally:
+            self.pending.pop()
+
+    def _check(self, asserts):
+        for pred, message in asserts:
+            self.assert_(pred, message)
 
     def convert(self, value):
         return _convert(value)
@@ -123,7 +139,8 @@ class FakeBackend:
     def cond(self, pred, true_fn, false_fn, names, is_undefined):
         self.counts["cond"] += 1
         pred = _convert(pred)
-        outs_t, outs_f = true_fn(), false_fn()
+        (outs_t, asserts_t), (outs_f, asserts_f) = self._run_branch(true_fn), self._run_branch(false_fn)
+        self._check(asserts_t if pred.value else asserts_f)
         outs, defined = [], []
         for name, a, b in zip(names, outs_t, outs_f):
             if is_undefined(a) and is_undefined(b):
@@ -143,7 +160,7 @@ class FakeBackend:
         values = [v if is_undefined(v) else _convert(v) for v in init]
         defined = [None] * len(values)
         if any(is_undefined(v) for v in values):
-            scratch = body_fn(*values)          # learn dtypes, as a tracer would
+            scratch, _ = self._run_branch(lambda: body_fn(*values))   # learn dtypes
             for i, v in enumerate(values):
                 if is_undefined(v) and not is_undefined(scratch[i]):
                     values[i] = Sym(np.zeros_like(_convert(scratch[i]).value))
@@ -191,7 +208,9 @@ class FakeBackend:
         return Sym(np.logical_not(_convert(x).value))
 
     def assert_(self, pred, message):
-        if not _convert(pred).value:
+        if self.pending:
+            self.pending[-1].append((pred, message))
+        elif not _convert(pred).value:
             raise FakeRuntimeError(message)
 
 

@@ -54,7 +54,7 @@ class Generator:
     def stmt(self, indent, depth, in_loop):
         r = self.rng
         pad = "    " * indent
-        choices = ["assign", "assign", "ifexp"]
+        choices = ["assign", "assign", "ifexp", "assign_d"]
         if depth < 3:
             choices += ["if", "if", "while", "for"]
         if in_loop:
@@ -66,6 +66,8 @@ class Generator:
         kind = r.choice(choices)
         if kind == "assign":
             self.lines.append(f"{pad}{r.choice(VARS)} = {self.expr()}")
+        elif kind == "assign_d":          # `d` is assigned on some paths only
+            self.lines.append(f"{pad}d = {self.expr()}")
         elif kind == "ifexp":
             self.lines.append(f"{pad}{r.choice(VARS)} = {self.expr()} if {self.cond()} else {self.expr()}")
         elif kind == "if":
@@ -143,6 +145,8 @@ class Generator:
             self.lines += ["    out = []", "    fns = []"]
         self.block(1, 0, False)
         result = "(a * 3 + b * 5 + c * 7) % 97"
+        if any(line.lstrip().startswith("d = ") for line in self.lines):
+            result = "(a * 3 + b * 5 + c * 7 + d) % 97"
         if self.python:
             result = f"{result}, out, [f() for f in fns]"
         self.lines.append(f"    return {result}")

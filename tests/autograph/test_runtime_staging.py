@@ -84,24 +84,18 @@ def test_staged_loop_with_return_inside_staged_branch(x, n, expected):
     assert _py(staged(rt.constant(x), rt.constant(n))) == expected
 
 
-# Programs that hit runtime bugs written down in /work/notes/runtime-bugs.md.
-_RUNTIME_BUGS = {10: "nested while in cond reading an outer value", 26: "undefined loop var",
-                 94: "undefined loop var", 96: "undefined loop var"}
-
-
-# The runtime's graph optimizer (new at 77d33fe..c28666a) raises KeyError in
-# optimize/rewrite.py on graphs with nested control flow: tolerated as a known runtime
-# bug (runtime-bugs.md #2); any other failure (a wrong value) fails the test.
-@pytest.mark.parametrize("seed", [
-    pytest.param(s, marks=pytest.mark.xfail(reason=_RUNTIME_BUGS[s], strict=False))
-    if s in _RUNTIME_BUGS else
-    pytest.param(s, marks=pytest.mark.xfail(raises=KeyError, strict=False,
-                                            reason="runtime optimizer bug"))
-    for s in range(60)])
+@pytest.mark.parametrize("seed", range(60))
 def test_random_program_through_runtime(seed):
     import random_programs
     source, fn = random_programs.make(seed)
     staged = rt.function(fn)
+
+    def outcome(f, args):
+        try:
+            return ("ok", _py(f(*args)))
+        except (UnboundLocalError, rt.errors.InvalidArgumentError) as e:
+            return ("unbound", "'d'" in str(e))    # `d` is assigned on some paths only
+
     for x, n in [(0, 0), (5, 3), (13, 6), (40, 2)]:
-        assert _py(staged(rt.constant(x), rt.constant(n))) == fn(x, n), source
-    assert staged.experimental_get_tracing_count() == 1
+        assert outcome(staged, (rt.constant(x), rt.constant(n))) == outcome(fn, (x, n)), source
+    assert staged.experimental_get_tracing_count() <= 1     # 0: every call failed tracing
