@@ -11,6 +11,7 @@ import numpy as np
 from . import dtypes
 from .autograph_backend import BACKEND
 from .errors import OperatorNotAllowedInGraphError
+from .gradients.tape import _state as _tape_state
 from .shapes import TensorShape
 
 
@@ -224,6 +225,10 @@ class EagerTensor(Tensor):
         shape = np.shape(self._value)
         if not shape:
             raise TypeError("cannot iterate over a scalar tensor")
+        if _tape_state.tapes:  # an open GradientTape must see each row being taken
+            for i in range(shape[0]):
+                yield _array.getitem(self, i)
+            return
         for row in np.asarray(self._value):
             yield EagerTensor(row, self._dtype)
 

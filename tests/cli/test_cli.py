@@ -374,3 +374,21 @@ def test_prelude_goes_before_a_decorated_first_statement():
     text, _ = _convert_text("@staticmethod\ndef f(x):\n    return x\n")
     assert text.startswith("from autograph import operators as ag__\n")
     assert "@staticmethod\n@__ag_converted__\ndef f(x):" in text
+
+
+def test_a_converter_failure_keeps_the_function_with_the_reason(monkeypatch):
+    from autograph import module_converter, pipeline
+    real = pipeline.convert
+
+    def failing(node, ctx):
+        if node.name == "bad":
+            raise RuntimeError("boom\nsecond line")
+        return real(node, ctx)
+    monkeypatch.setattr(module_converter.pipeline, "convert", failing)
+    text, report = _convert_text("def good(x):\n    return x or 1\n\n"
+                                 "def bad(x):\n    return x or 2\n")
+    assert report.converted == ["good"]
+    assert report.skipped == [("bad", 4, "converter error: RuntimeError: boom")]
+    assert ("# autograph: not converted: converter error: RuntimeError: boom\n"
+            "@ag__.do_not_convert\ndef bad(x):\n    return x or 2\n") in text
+    assert _exec(text)["bad"](0) == 2

@@ -227,3 +227,14 @@ def test_loop_gradient_with_unconnected_state_is_none():
             total = y * 1.0
         return [tape.gradient(total, s) is None for s in (x, unused, w)]
     assert [bool(v) for v in f(rt.constant(2.0), rt.constant(1.0))] == [False, True, True]
+
+
+def test_for_over_a_tensor_and_break():
+    def f(x):
+        acc = x[0] * 0.0
+        for row in x:
+            acc = acc + row * row
+            if rt.reduce_sum(acc) > 3.0:
+                break
+        return acc
+    check_gradients(f, [RNG.uniform(0.5, 1.0, size=(5, 2))])

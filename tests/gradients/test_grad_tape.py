@@ -256,3 +256,25 @@ def test_second_order_with_nested_tapes_inside_a_function():
         return outer.gradient(dy, x)
     assert f(rt.constant(0.5)).numpy() == pytest.approx(-np.sin(0.5) * 0.5 + 2 * np.cos(0.5),
                                                         rel=1e-6)
+
+
+# Ops without a rule, and why: bool/int/string outputs, no inputs, side effects, helpers.
+NO_RULE = {
+    "All", "Any", "Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "LogicalAnd",
+    "LogicalNot", "LogicalOr", "NotEqual",                       # bool outputs
+    "ArgMax", "ArgMin", "Where", "Rank", "Shape", "Size", "StringLength",
+    "TensorArraySizeV3",                                        # integer outputs
+    "AsString", "StringJoin",                                   # strings
+    "Const", "Placeholder", "Eye", "RandomStandardNormal", "RandomUniform",
+    "TensorArrayV3",                                            # no float inputs
+    "ReadVariableOp",                                           # a source: the Variable's
+    "Assert", "PrintV2",                                        # no outputs
+    "EagerPyFunc",                      # Python code: LookupError (tested above)
+    "ProdOthers",                       # inside reduce_prod's rule only (first order)
+}
+
+
+def test_every_op_has_a_gradient_rule_or_a_reason():
+    from runtime.ops import registry
+    missing = sorted(name for name, op in registry().items() if op.grad is None)
+    assert missing == sorted(NO_RULE)
