@@ -30,6 +30,13 @@ class TensorShape:
                     out.append(d)
             self._dims = tuple(out)
 
+    @classmethod
+    def from_numpy(cls, dims: tuple) -> "TensorShape":
+        """A fully known shape from a numpy shape tuple (already valid: no checks)."""
+        shape = cls.__new__(cls)
+        shape._dims = dims
+        return shape
+
     @property
     def rank(self) -> Optional[int]:
         return None if self._dims is None else len(self._dims)

@@ -176,7 +176,7 @@ class EagerTensor(Tensor):
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(np.shape(self._value))
+        return TensorShape.from_numpy(np.shape(self._value))
 
     @property
     def name(self):

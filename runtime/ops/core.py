@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..gradients import tape as _tape
+from ..executor import _quiet_numpy, _restore_numpy
 from ..graph import current_graph
 from ..shapes import TensorShape, as_shape
 from ..tensor import EagerTensor, SymbolicTensor, Tensor
@@ -68,14 +69,16 @@ def apply_op(opdef: OpDef, inputs: list, attrs: Optional[dict] = None, name: Opt
                 from ..leaks import leaked_tensor_error
                 raise leaked_tensor_error(t)
         specs = opdef.infer(inputs, **attrs)
+        quiet = _quiet_numpy()  # as in graphs: inf/nan, no warnings
         try:
-            with np.errstate(all="ignore"):  # as in graphs: inf/nan, no warnings
-                result = opdef.kernel(*[t._value for t in inputs], **attrs)
+            result = opdef.kernel(*[t._value for t in inputs], **attrs)
         except InvalidArgumentError:
             raise
         except (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError,
                 OverflowError) as e:
             raise InvalidArgumentError(f"{opdef.name}: {e}") from None
+        finally:
+            _restore_numpy(quiet)
         if opdef.multi_output:
             out = tuple(wrap(r, d) for r, (_, d) in zip(result, specs))
         else:

@@ -12,7 +12,8 @@ import numpy as np
 from .. import dtypes
 from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..shapes import TensorShape
-from ..tensor import Tensor
+from ..graph import current_graph
+from ..tensor import EagerTensor, Tensor
 from . import shape_utils
 from .core import OpDef, apply_op, constant_value, convert_to_tensor
 
@@ -150,6 +151,10 @@ UNARY["Neg"].emit = lambda op, args: f"(-{args[0]})"
 
 def binary_operands(x, y):
     """Both operands as tensors of one dtype: a Python value adopts the other's dtype."""
+    if type(x) is EagerTensor and type(y) in (float, int):  # `t + 1.0`: the common case
+        scalar = _eager_scalar(y, x._dtype)
+        if scalar is not None:
+            return x, scalar
     if isinstance(y, Tensor) and not isinstance(x, Tensor):
         y = convert_to_tensor(y)
         if not _fits(x, y.dtype) and isinstance(x, (bool, int, float)):
@@ -164,6 +169,19 @@ def binary_operands(x, y):
         else:
             y = convert_to_tensor(y)
     return x, y
+
+
+def _eager_scalar(value, dtype):
+    """A Python float or int as an eager scalar of a float dtype (an int also of an int
+    dtype it fits), with no graph being built; else None (the general path decides)."""
+    if current_graph() is not None:
+        return None
+    if dtype.is_floating or (dtype.is_integer and type(value) is int
+                             and dtype.min <= value <= dtype.max):
+        if type(value) is float and not dtype.is_floating:
+            return None
+        return EagerTensor(np.array(value, dtype=dtype.np_dtype), dtype)
+    return None
 
 
 def _python_value_error(value, dtype) -> DTypeMismatchError:

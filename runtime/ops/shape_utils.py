@@ -7,9 +7,11 @@ from ..shapes import TensorShape
 
 def broadcast(a: TensorShape, b: TensorShape, what: str = "operands") -> TensorShape:
     """numpy/TensorFlow broadcasting of two static shapes."""
-    if a.rank is None or b.rank is None:
-        return TensorShape(None)
     da, db = a.as_tuple(), b.as_tuple()
+    if da is None or db is None:
+        return TensorShape(None)
+    if da == db and None not in da:  # the common case: nothing to broadcast
+        return a
     n = max(len(da), len(db))
     da = (1,) * (n - len(da)) + da
     db = (1,) * (n - len(db)) + db
