@@ -9,22 +9,27 @@ of cond and while nodes. One pass per module:
 - cse: duplicate pure ops (and equal constants) merge.
 - prune: ops that neither the outputs nor a side effect need go.
 
-`optimize(graph, outputs)` runs them (the first three in one sweep). Every rewrite keeps the values the
-graph computes bit for bit, the side effects and their order, and the errors it raises
-(a kernel that would fail is not folded away).
+`optimize(graph, outputs)` runs them (the first three in one sweep). Every rewrite keeps
+the values the graph computes bit for bit, the side effects and their order, and the
+errors it raises (a kernel that would fail is not folded away).
 """
 from __future__ import annotations
 
+from ..graph import Graph
+from ..ops.core import CONST
 from .constant_folding import _fold, fold_constants, returned_ops
 from .cse import CSE, eliminate_common_subexpressions
 from .prune import prune
 from .rewrite import count_ops, rebuild, set_captures
 from .simplify import _simplify, simplify_arithmetic
 
+# Folding first: it makes the constants simplification looks for (x * (3 - 2)). CSE after
+# both: it merges what they leave, folded constants included. Pruning last: every earlier
+# rewrite leaves dead ops behind.
 PASSES = (fold_constants, simplify_arithmetic, eliminate_common_subexpressions, prune)
 
 
-def optimize(graph, outputs, passes=None):
+def optimize(graph: Graph, outputs: list, passes=None) -> tuple:
     """(optimised graph, its tensors for `outputs`); the new graph's `inputs` match
     `graph.inputs` position by position. By default folding, simplification and CSE run
     together in one sweep (each op sees its inputs already rewritten, so the rewrites
@@ -41,7 +46,7 @@ def optimize(graph, outputs, passes=None):
     return graph, outputs
 
 
-def rewrite_ops(graph, outputs):
+def rewrite_ops(graph: Graph, outputs: list) -> tuple:
     """Constant folding, arithmetic simplification and CSE in one rebuild of the graph."""
     cse = CSE()
     protected = returned_ops(outputs)
@@ -51,6 +56,9 @@ def rewrite_ops(graph, outputs):
         result = _fold(ctx, op, inputs, attrs, protected)
         if result is None:
             result = _simplify(ctx, op, inputs, attrs)
+            if result is not None and id(op) in protected and any(
+                    t.op.opdef is CONST for t in result):
+                result = None  # a returned value stays computed (see returned_ops)
         if result is None:
             return cse.rule(ctx, op, inputs, attrs)
         added = {id(o): cse.dedupe(ctx, o) for o in ctx.graph._ops[start:]}

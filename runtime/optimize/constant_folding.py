@@ -28,7 +28,7 @@ from .rewrite import bodies, const_value, is_control_flow, rebuild
 MAX_ELEMENTS = 1_000_000
 
 
-def fold_constants(graph, outputs):
+def fold_constants(graph, outputs: list) -> tuple:
     """(new graph, new outputs) with every foldable op replaced by a Const."""
     protected = returned_ops(outputs)
     new, outs, _ = rebuild(graph, outputs, lambda *a: _fold(*a, protected=protected))

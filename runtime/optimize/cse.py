@@ -24,7 +24,7 @@ from .rewrite import is_pure, rebuild
 MAX_CONST_BYTES = 1 << 16  # larger constants are compared by identity, not contents
 
 
-def eliminate_common_subexpressions(graph, outputs):
+def eliminate_common_subexpressions(graph, outputs: list) -> tuple:
     """(new graph, new outputs) with duplicate pure ops merged."""
     new, outs, _ = rebuild(graph, outputs, CSE().rule)
     return new, outs

@@ -39,7 +39,7 @@ def _live(graph, outputs) -> tuple:
     return seen, kept
 
 
-def prune(graph, outputs):
+def prune(graph, outputs: list) -> tuple:
     """(new graph, new outputs) without the dead ops."""
     live, kept = _live(graph, outputs)
 

@@ -23,7 +23,7 @@ import numpy as np
 from .rewrite import const_value, rebuild
 
 
-def simplify_arithmetic(graph, outputs):
+def simplify_arithmetic(graph, outputs: list) -> tuple:
     """(new graph, new outputs) with the rewrites above applied."""
     new, outs, _ = rebuild(graph, outputs, _simplify)
     return new, outs

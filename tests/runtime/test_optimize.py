@@ -480,3 +480,27 @@ def test_config_switch_runs_graphs_as_traced():
     finally:
         rt.config.optimize_graphs(True)
     assert rt.config.graphs_optimized()
+
+
+def test_a_returned_value_simplified_to_a_folded_constant_stays_computed():
+    @rt.function
+    def f():
+        return rt.zeros([3]) * 1.0
+    a = f()
+    a.numpy()[0] = 5.0
+    assert f().numpy().tolist() == [0.0, 0.0, 0.0]
+
+
+def test_optimised_graph_def():
+    def f(x):
+        y = x * (rt.constant(2.0) * rt.constant(3.0))
+        return rt.negative(rt.negative(y * 1.0)) + y * (rt.constant(2.0) * rt.constant(3.0))
+    cf = concrete(f, spec([]))
+    g, _ = optimize(cf.graph, cf.outputs)
+    nodes = [(n.name, n.op, list(n.input)) for n in g.as_graph_def().node]
+    # 2 * 3 folded once (the second copy merged with it), -(-(y * 1)) is y, Identity gone
+    assert nodes == [("x", "Placeholder", []),
+                     ("mul", "Const", []),
+                     ("mul_1", "Mul", ["x", "mul"]),
+                     ("mul_4", "Mul", ["mul_1", "mul"]),
+                     ("add", "AddV2", ["mul_1", "mul_4"])]
