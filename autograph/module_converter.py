@@ -30,6 +30,7 @@ import ast
 import builtins
 import contextlib  # noqa: F401  (loaded, so that `contextlib.suppress` resolves to itself)
 import io
+import re
 import sys
 import tokenize
 import types
@@ -171,6 +172,7 @@ def _module_namespace(tree: ast.Module, source: str = "global") -> dict:
     UNKNOWN, so that a module that shadows `range` or `len` keeps its own."""
     bound: dict = {}
     star = False
+    has_global = re.search(r"\bglobal[ \t]+\w", source) is not None
 
     def bind(name, value=UNKNOWN):
         bound[name] = value if name not in bound else UNKNOWN
@@ -206,7 +208,7 @@ def _module_namespace(tree: ast.Module, source: str = "global") -> dict:
             continue
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             bind(node.name)
-            if "global" in source:              # `global x` in a function binds x here
+            if has_global:                      # `global x` in a function binds x here
                 for inner in ast.walk(node):
                     if type(inner) is ast.Global:
                         for name in inner.names:

@@ -34,6 +34,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -85,7 +86,9 @@ def scan_one(path: str) -> dict:
         if key in ("converter error", "output did not compile"):
             result.setdefault("details", []).append(f"{path}:{line}: {name}: {reason}")
     try:
-        compile(out, path, "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(out, path, "exec", dont_inherit=True)
         result["compiles"] = True
     except SyntaxError as e:
         result["compiles"] = False
