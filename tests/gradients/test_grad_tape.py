@@ -278,3 +278,26 @@ def test_every_op_has_a_gradient_rule_or_a_reason():
     from runtime.ops import registry
     missing = sorted(name for name, op in registry().items() if op.grad is None)
     assert missing == sorted(NO_RULE)
+
+
+def test_unknown_dimensions_reduce_and_broadcast_when_the_graph_runs():
+    @rt.function(input_signature=[rt.TensorSpec([None, 3], rt.float64),
+                                  rt.TensorSpec([None], rt.float64)])
+    def grads(x, b):
+        with rt.GradientTape() as tape:
+            tape.watch([x, b])
+            y = rt.reduce_mean(rt.square(x + b[:1]) * rt.expand_dims(b, 1)) + rt.reduce_max(x)
+        return tape.gradient(y, [x, b])
+
+    for n in (2, 4):
+        x = np.arange(3.0 * n).reshape(n, 3) / 7.0
+        b = np.linspace(0.5, 1.5, n)
+        gx, gb = grads(rt.constant(x), rt.constant(b))
+        xs, bs = rt.constant(x), rt.constant(b)
+        with rt.GradientTape() as tape:
+            tape.watch([xs, bs])
+            y = rt.reduce_mean(rt.square(xs + bs[:1]) * rt.expand_dims(bs, 1)) + rt.reduce_max(xs)
+        ex, eb = tape.gradient(y, [xs, bs])
+        np.testing.assert_allclose(gx.numpy(), ex.numpy())
+        np.testing.assert_allclose(gb.numpy(), eb.numpy())
+    assert grads.experimental_get_tracing_count() == 1
