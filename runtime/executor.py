@@ -145,6 +145,10 @@ class _Emitter:
         outs = [self.fresh() for _ in op.outputs]
         for t, n in zip(op.outputs, outs):
             self.names[id(t)] = n
+        if not _makes_new_array(op):
+            # Its result may be a view of its inputs (reshape, slice, ...) or it may keep
+            # them (a TensorArray): their buffers are shared from now on.
+            self.fresh_buffers.difference_update(arg_names)
         if not op.opdef.multi_output:
             self.emit(indent, f"{outs[0]} = {call}", op)
             if indent == 1:
@@ -160,8 +164,6 @@ class _Emitter:
         """Records which values own a fresh buffer (made by a ufunc or a matmul, never a view
         of an input or constant), and which ufunc lines could write into a dead input."""
         kernel = op.opdef.kernel
-        if not op.opdef.pure:  # it may keep its inputs (a TensorArray stores them): hands off
-            self.fresh_buffers.difference_update(arg_names)
         if isinstance(kernel, np.ufunc) or op.opdef.name == "MatMul":
             self.fresh_buffers.add(out)
         if not op.inputs:
@@ -199,6 +201,7 @@ class _Emitter:
 
     def emit_cond(self, op, indent):
         pred, *ext = [self.name_of(t) for t in op.inputs]
+        self.fresh_buffers.difference_update(ext)
         outs = [self.fresh() for _ in op.outputs]
         for t, n in zip(op.outputs, outs):
             self.names[id(t)] = n
@@ -215,6 +218,7 @@ class _Emitter:
     def emit_while(self, op, indent):
         n = op.attrs["num_loop_vars"]
         names = [self.name_of(t) for t in op.inputs]
+        self.fresh_buffers.difference_update(names)
         init, ext = names[:n], names[n:]
         max_iter = ext.pop() if op.attrs["has_max"] else None
         loop_vars = [self.fresh("w") for _ in range(n)]
@@ -306,6 +310,15 @@ def _inferred_message_for(node, values):
     except Exception:  # noqa: BLE001 - only a better message is at stake
         return None
     return None
+
+
+_NEW_ARRAY_OPS = {"MatMul", "Sum", "Mean", "Max", "Min", "Prod", "Any", "All"}
+
+
+def _makes_new_array(op) -> bool:
+    """Whether the op's result is a new array that shares no memory with its inputs."""
+    return op.opdef.pure and (isinstance(op.opdef.kernel, np.ufunc)
+                              or op.opdef.name in _NEW_ARRAY_OPS)
 
 
 _VALUE_NAME = re.compile(r"\b[tw]\d+\b")
