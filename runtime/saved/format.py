@@ -136,6 +136,8 @@ def shape_json(shape: TensorShape):
 # dtype      {"value": "float32"}                  DType
 # shape      {"value": [2, null] | null}           TensorShape
 # array      {"key": "a0"}                         numpy array, from arrays.npz
+# numbers    {"dtype": "int32", "shape": [2], "items": [1, 2]}   a small numeric array, inline
+#            (floats as float.hex text)
 # strings    {"shape": [2], "items": [BASE64...]}  string tensor value (object array of bytes)
 # body       {"graph": GRAPH, "params": [...], "outputs": [...]}  a cond/while sub-graph
 # variable   {"index": 0}                          a Variable (the file's variables list)
@@ -144,7 +146,8 @@ def shape_json(shape: TensorShape):
 # output     {"index": 0}                          a function's tensor output (structures only)
 
 PLAIN_KINDS = ("none", "bool", "int", "float", "str", "bytes", "tuple")
-ATTR_KINDS = PLAIN_KINDS + ("dtype", "shape", "array", "strings", "body", "variable", "rng")
+ATTR_KINDS = PLAIN_KINDS + ("dtype", "shape", "array", "numbers", "strings", "body", "variable",
+                            "rng")
 STRUCTURE_KINDS = PLAIN_KINDS + ("dtype", "list", "dict", "variable", "input", "output")
 
 
@@ -224,6 +227,40 @@ def decode_strings(r: Reader, obj: dict, where: str) -> np.ndarray:
     for i, text in enumerate(items):
         out[i] = decode_b64(r, r.check(text, str, f"{where}.items[{i}]"), f"{where}.items[{i}]")
     return out.reshape(shape.as_tuple())
+
+
+SMALL_ARRAY = 64  # arrays up to this many elements are written in the JSON (kind "numbers")
+
+
+def encode_numbers(a: np.ndarray) -> dict:
+    if a.dtype.kind == "f":
+        items = [float.hex(float(v)) for v in a.reshape(-1)]
+    else:
+        items = [v.item() for v in a.reshape(-1)]
+    return {"kind": "numbers", "dtype": dtypes.as_dtype(a.dtype).name, "shape": list(a.shape),
+            "items": items}
+
+
+def decode_numbers(r: Reader, obj: dict, where: str) -> np.ndarray:
+    dt = r.dtype(r.get(obj, "dtype", str, where), where + ".dtype")
+    shape = r.shape(r.get(obj, "shape", list, where), where + ".shape")
+    items = r.get(obj, "items", list, where)
+    if dt.is_string or not shape.is_fully_defined() or len(items) != shape.num_elements():
+        raise r.fail(where, f"{len(items)} numbers do not make a {dt.name} array of shape {shape}")
+    if dt.is_floating:
+        kind = "a hexadecimal float"
+        ok = all(isinstance(v, str) and _FLOAT_HEX.match(v) for v in items)
+        items = [float.fromhex(v) for v in items] if ok else items
+    elif dt.is_bool:
+        kind, ok = "true/false", all(isinstance(v, bool) for v in items)
+    else:
+        kind = "an integer"
+        info = np.iinfo(dt.np_dtype)
+        ok = all(isinstance(v, int) and not isinstance(v, bool) and info.min <= v <= info.max
+                 for v in items)
+    if not ok:
+        raise r.fail(where + ".items", f"each item of a {dt.name} array must be {kind} in range")
+    return np.array(items, dtype=dt.np_dtype).reshape(shape.as_tuple())
 
 
 def encode_rng(rng) -> dict:

@@ -216,8 +216,8 @@ def _variable(ctx, obj, where) -> Variable:
     dt = r.dtype(r.get(obj, "dtype", str, where), where + ".dtype")
     shape = r.shape(r.get(obj, "shape", (list, type(None)), where), where + ".shape")
     trainable = r.get(obj, "trainable", bool, where)
-    value = _value(ctx, r.get(obj, "value", dict, where), where + ".value", ("array", "strings"),
-                   None, 0)
+    value = _value(ctx, r.get(obj, "value", dict, where), where + ".value",
+                   ("array", "numbers", "strings"), None, 0)
     if value.dtype != dt.np_dtype or not shape.is_compatible_with(value.shape):
         raise r.fail(where, f"the value ({value.dtype} {value.shape}) does not fit the declared "
                             f"{dt.name} {shape}")
@@ -240,6 +240,8 @@ def _value(ctx, obj, where, allowed, graph, depth):
         return ctx.arrays.get(r.get(obj, "key", str, where), where + ".key")
     if kind == "strings":
         return fmt.decode_strings(r, obj, where)
+    if kind == "numbers":
+        return fmt.decode_numbers(r, obj, where)
     if kind == "variable":
         return ctx.variables[r.index(r.get(obj, "index", int, where), len(ctx.variables),
                                      where + ".index", "variable")]
@@ -299,9 +301,16 @@ def _graph(ctx, obj, where, outer, depth) -> Graph:
     return g
 
 
+_ATTR_NAMES: dict = {}  # id(opdef) -> its attribute names (registered OpDefs live forever)
+
+
 def _attr_names(opdef) -> set:
-    params = list(inspect.signature(opdef.infer).parameters.values())[1:]
-    return {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    names = _ATTR_NAMES.get(id(opdef))
+    if names is None:
+        params = list(inspect.signature(opdef.infer).parameters.values())[1:]
+        names = _ATTR_NAMES[id(opdef)] = {
+            p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return names
 
 
 def _node(ctx, g, n, name, w, depth):

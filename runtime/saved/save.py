@@ -62,7 +62,8 @@ def save(obj, path: str, signatures=None) -> None:
     doc["arrays"] = {k: {"dtype": a.dtype.name, "shape": list(a.shape)} for k, a in w.arrays.items()}
     os.makedirs(path, exist_ok=True)
     _write_atomic(os.path.join(path, fmt.ARRAYS_NAME), lambda f: np.savez(f, **w.arrays))
-    text = json.dumps(doc, indent=1, allow_nan=False)
+    # one line, written by json's fast C encoder; `python -m json.tool saved.json` shows it
+    text = json.dumps(doc, separators=(",", ":"), allow_nan=False)
     _write_atomic(os.path.join(path, fmt.JSON_NAME), lambda f: f.write(text.encode("utf-8")))
 
 
@@ -156,7 +157,7 @@ class _Writer:
                 return enc
             if v.dtype.kind not in "biuf":
                 raise SaveError(f"{where}: arrays of dtype {v.dtype} cannot be saved")
-            return self.array(v)
+            return fmt.encode_numbers(v) if v.size <= fmt.SMALL_ARRAY else self.array(v)
         if isinstance(v, (tuple, list)):
             return {"kind": "tuple", "items": [self.value(x, where) for x in v]}
         if isinstance(v, Variable):

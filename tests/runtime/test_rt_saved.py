@@ -279,7 +279,8 @@ def test_untraced_function_needs_a_trace(tmp_path):
 def small(tmp_path):
     @rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
     def f(x):
-        y = x * 2.0 + rt.constant([1.0, 2.0, 3.0])[0]
+        y = x * 2.0 + rt.constant([1.0, 2.0, 3.0])[0]       # small: inline in the JSON
+        y += rt.reduce_min(rt.constant(np.arange(100, dtype=np.float32)))  # "a0" in the .npz
         if rt.reduce_sum(y) > 0:
             y = y + 1.0
         return y
@@ -309,6 +310,15 @@ def _node(doc, op):
 
 def test_small_loads_and_runs(small):
     np.testing.assert_array_equal(saved.load(small).f(rt.constant([1.0, 2.0])).numpy(), [4.0, 6.0])
+
+
+def test_small_numbers_out_of_range(small):
+    doc = _doc(small)
+    const = _node(doc, "Const")
+    const["attrs"]["value"] = {"kind": "numbers", "dtype": "uint8", "shape": [], "items": [300]}
+    _write(small, doc)
+    with pytest.raises(rt.errors.InvalidGraphError, match="must be an integer in range"):
+        saved.load(small)
 
 
 def test_truncated_json(small):
@@ -493,7 +503,8 @@ def _mutations(doc):
 
 _REPLACEMENTS = [None, 0, -1, 1, 2 ** 40, 10 ** 30, 1.5, "", "x", "float32", "int32", "Placeholder",
                  "If", [], [0], [0, 0], [None], {}, {"kind": "int", "value": 3},
-                 {"kind": "tuple", "items": []}, {"kind": "body"}, True]
+                 {"kind": "tuple", "items": []}, {"kind": "body"}, True,
+                 {"kind": "numbers", "dtype": "int32", "shape": [1], "items": [1]}]
 
 
 def test_fuzz_mutated_saved_files(tmp_path):
