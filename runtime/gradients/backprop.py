@@ -11,8 +11,25 @@ values are needed, then run its rules.
 """
 from __future__ import annotations
 
+import threading
+
 from .. import dtypes
 from ..graph import current_graph
+
+
+class _RuleState(threading.local):
+    needed = None
+
+
+_rule_state = _RuleState()
+
+
+def wanted(k: int) -> bool:
+    """Inside a gradient rule: whether the backward pass uses the gradient of input `k`.
+    A rule may skip computing the others (TensorFlow's `skip_input_indices`): eagerly
+    that saves the work; in graphs the executor would drop them anyway."""
+    needed = _rule_state.needed
+    return needed is None or needed[k]
 
 
 class Grads(list):
@@ -88,7 +105,11 @@ def backprop(entries, seeds: dict, relevant) -> tuple:
                 f"No gradient defined for operation '{getattr(e, 'name', opdef.name)}' "
                 f"(op type: {opdef.name}). Compute it outside the tape, or wrap it with "
                 "tape.stop_recording().")
-        in_grads = rule(e.inputs, outs, out_grads, **e.attrs)
+        previous, _rule_state.needed = _rule_state.needed, needed
+        try:
+            in_grads = rule(e.inputs, outs, out_grads, **e.attrs)
+        finally:
+            _rule_state.needed = previous
         for x, g, need in zip(e.inputs, in_grads, needed):
             if need and g is not None:
                 grads[id(x)] = accumulate(grads.get(id(x)), g)

@@ -260,6 +260,11 @@ def _sum_to(g, x):
     return sum_to(g, x)
 
 
+def _wanted(k):
+    from ..gradients.backprop import wanted
+    return wanted(k)
+
+
 UNARY["Neg"].grad = lambda inputs, outputs, grads: [negative(grads[0])]
 UNARY["Abs"].grad = lambda inputs, outputs, grads: [grads[0] * sign(inputs[0])]
 UNARY["Sign"].grad = lambda inputs, outputs, grads: [_zeros_like(inputs[0])]
@@ -287,13 +292,14 @@ def _sub_grad(inputs, outputs, grads):
 def _mul_grad(inputs, outputs, grads):
     x, y = inputs
     g = grads[0]
-    return [_sum_to(g * y, x), _sum_to(g * x, y)]
+    return [_sum_to(g * y, x) if _wanted(0) else None, _sum_to(g * x, y) if _wanted(1) else None]
 
 
 def _div_grad(inputs, outputs, grads):
     x, y = inputs
     g = grads[0]
-    return [_sum_to(g / y, x), _sum_to(negative(g) * outputs[0] / y, y)]
+    return [_sum_to(g / y, x) if _wanted(0) else None,
+            _sum_to(negative(g) * outputs[0] / y, y) if _wanted(1) else None]
 
 
 def _floormod_grad(inputs, outputs, grads):
@@ -373,16 +379,16 @@ MATMUL = OpDef("MatMul", _matmul_infer, _matmul_kernel)
 def _matmul_grad(inputs, outputs, grads, transpose_a, transpose_b):
     a, b = inputs
     g = grads[0]
-    if not transpose_a and not transpose_b:
-        ga, gb = matmul(g, b, transpose_b=True), matmul(a, g, transpose_a=True)
-    elif not transpose_a:
-        ga, gb = matmul(g, b), matmul(g, a, transpose_a=True)
-    elif not transpose_b:
-        ga, gb = matmul(b, g, transpose_b=True), matmul(a, g)
-    else:
-        ga, gb = matmul(b, g, transpose_a=True, transpose_b=True), matmul(
-            g, a, transpose_a=True, transpose_b=True)
-    return [_sum_to(ga, a), _sum_to(gb, b)]
+    ga = gb = None
+    if _wanted(0):
+        ga = (matmul(g, b, transpose_b=not transpose_b) if not transpose_a
+              else matmul(b, g, transpose_a=transpose_b, transpose_b=True))
+        ga = _sum_to(ga, a)
+    if _wanted(1):
+        gb = (matmul(a, g, transpose_a=not transpose_a) if not transpose_b
+              else matmul(g, a, transpose_a=True, transpose_b=transpose_a))
+        gb = _sum_to(gb, b)
+    return [ga, gb]
 
 
 MATMUL.grad = _matmul_grad
