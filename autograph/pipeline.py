@@ -64,8 +64,7 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     ctx.graph_act = graph.body_activity
     ctx.captured = ctx.graph_act.captured
     for convert in CONTROL_FLOW_PASSES:
-        if convert is not variables or ctx.may_hold_undefined:
-            convert.transform(fn_node, ctx)
+        convert.transform(fn_node, ctx)
 
 
 def convert(node: gast.AST, ctx: Context) -> gast.AST:

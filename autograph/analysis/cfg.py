@@ -157,10 +157,18 @@ class _Builder:
         return self._after(s, breaks + self.block(s.orelse, [head]))
 
     def stmt_With(self, s, preds):
+        # A context manager may suppress an exception: any statement of the body may
+        # continue right after the `with`.
         before = self._around(s, preds)
         items = self.node(s, [i for it in s.items for i in (it.context_expr, it.optional_vars) if i],
                           [before])
-        return self._after(s, self.block(s.body, [items]))
+        after = self.g.new(s)
+        anno.set_(s, "cfg_after", after)
+        self.raise_targets.append([after])
+        exits = self.block(s.body, [items])
+        self.raise_targets.pop()
+        _link(exits, after)
+        return [after]
 
     def stmt_Try(self, s, preds):
         before = self._around(s, preds)

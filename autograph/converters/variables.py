@@ -17,8 +17,9 @@ from autograph.converters.context import Context, SCOPES
 
 
 class LoadTransformer(gast.NodeTransformer):
-    def __init__(self, ctx: Context):
+    def __init__(self, ctx: Context, wrap: set):
         self.ctx = ctx
+        self.wrap = wrap               # names whose maybe-unassigned reads get `ld`
         self.bound: list = [set()]     # names bound as parameters of enclosing generated functions
 
     def visit_FunctionDef(self, node):
@@ -50,7 +51,13 @@ class LoadTransformer(gast.NodeTransformer):
             # A construct's state name that some paths leave unassigned and no enclosing
             # construct passes in: bind it to a marker at function entry.
             self.ctx.needs_init.add(node.id)
-        if (isinstance(node.ctx, gast.Load) and node.id in self.ctx.may_hold_undefined
+        if (len(self.bound) > 1 and isinstance(node.ctx, gast.Load)
+                and anno.get(node, "maybe_undefined", False)
+                and node.id not in self.bound[-1] and node.id in self.ctx.graph.locals):
+            # Read from a generated function's closure: unassigned, Python would raise
+            # NameError ("free variable") where the user's code raises UnboundLocalError.
+            self.ctx.needs_init.add(node.id)
+        if (isinstance(node.ctx, gast.Load) and node.id in self.wrap
                 and anno.get(node, "maybe_undefined", False)
                 and not anno.get(node, "generated", False)):
             return templates.replace_as_expression("ag__.ld(name)", node.lineno, name=node)
@@ -58,7 +65,12 @@ class LoadTransformer(gast.NodeTransformer):
 
 
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
-    LoadTransformer(ctx).generic_visit(fn_node)
+    LoadTransformer(ctx, set(ctx.may_hold_undefined)).generic_visit(fn_node)
+    added = ctx.needs_init - ctx.may_hold_undefined
+    if added:
+        # Names now bound to a marker at entry: every read that may see it needs `ld`.
+        ctx.may_hold_undefined |= added
+        LoadTransformer(ctx, added).generic_visit(fn_node)
     if ctx.needs_init:
         inits = []
         for n in sorted(ctx.needs_init):
