@@ -301,3 +301,26 @@ def test_unknown_dimensions_reduce_and_broadcast_when_the_graph_runs():
         np.testing.assert_allclose(gx.numpy(), ex.numpy())
         np.testing.assert_allclose(gb.numpy(), eb.numpy())
     assert grads.experimental_get_tracing_count() == 1
+
+
+def test_function_method_under_tape_and_unwatched_calls_unchanged():
+    class Dense:
+        def __init__(self):
+            self.w = rt.Variable([[1.0], [2.0]])
+            self.traces = 0
+
+        @rt.function
+        def __call__(self, x):
+            self.traces += 1
+            return x @ self.w
+
+    layer = Dense()
+    x = rt.constant([[1.0, 1.0]])
+    with rt.GradientTape() as tape:
+        y = layer(x)
+        z = layer(rt.constant([[3.0, 3.0]]))
+    assert z.numpy()[0, 0] == 9.0
+    np.testing.assert_allclose(tape.gradient(y, layer.w).numpy(), [[1.0], [1.0]])
+    with rt.GradientTape():  # another tape: the same trace serves it
+        layer(x)
+    assert layer.traces == 1
