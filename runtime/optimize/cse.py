@@ -34,12 +34,20 @@ class CSE:
     """The ops seen so far, per new graph, by (op, inputs, attributes)."""
 
     def __init__(self):
+        # id(graph) -> (graph, {key: op}); holding the graph keeps its id from being
+        # reused by a later graph while the pass runs (an inlined branch's graph is freed)
         self._seen: dict = {}
+
+    def _table(self, graph) -> dict:
+        entry = self._seen.get(id(graph))
+        if entry is None:
+            entry = self._seen[id(graph)] = (graph, {})
+        return entry[1]
 
     def rule(self, ctx, op, inputs, attrs):
         if not is_pure(op):
             return None
-        seen = self._seen.setdefault(id(ctx.graph), {})
+        seen = self._table(ctx.graph)
         key = _key(op.opdef, inputs, attrs)
         first = seen.get(key)
         if first is not None:
@@ -53,7 +61,7 @@ class CSE:
         an equal op seen before."""
         if not is_pure(new_op):
             return list(new_op.outputs)
-        seen = self._seen.setdefault(id(ctx.graph), {})
+        seen = self._table(ctx.graph)
         key = _key(new_op.opdef, new_op.inputs, new_op.attrs)
         first = seen.setdefault(key, new_op)
         return list(first.outputs)
