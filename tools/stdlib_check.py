@@ -4,6 +4,7 @@ compiles, and CPython's own tests pass on converted modules as they pass on the 
     python tools/stdlib_check.py                 # both parts, all cores for the scan
     python tools/stdlib_check.py --scan-only --jobs 1
     python tools/stdlib_check.py --tests-only --modules heapq bisect
+    python tools/stdlib_check.py --tests-only --known    # the modules that differ, and why
 
 Scan: each `.py` file under the installed standard library (site-packages excluded) goes
 through `module_converter.convert_source`, as `autograph convert` does; the output is
@@ -41,8 +42,23 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from autograph import module_converter  # noqa: E402
 
 MODULES = ["heapq", "bisect", "textwrap", "fractions", "statistics", "colorsys", "shlex",
-           "difflib", "calendar", "base64", "fnmatch", "graphlib", "string", "pprint",
-           "ipaddress", "quopri"]
+           "difflib", "calendar", "base64", "fnmatch", "string", "pprint", "ipaddress",
+           "quopri", "argparse", "configparser", "getopt", "optparse", "csv", "glob", "queue",
+           "sched", "reprlib", "copy", "dataclasses", "enum", "typing", "tokenize"]
+# Modules whose CPython tests do not pass converted, and why (run them with --known).
+KNOWN = {
+    "graphlib": "converter bug: `if (x := f()) is None:` whose branch assigns x passes no "
+                "state, and the false path fails (IndexError in if_stmt)",
+    "datetime": "converter bug: methods of the test's classes, converted at run time by "
+                "converted_call, lose private-name mangling (self.__offset)",
+    "functools": "a test replaces builtins.len with an lru_cache wrapper; the operators "
+                 "call len() and recurse",
+    "gettext": "plural functions made with exec walk frames while their globals are "
+               "gettext's; converted callers add autograph frames (stacklevel differs)",
+    "operator": "test___all__ sees the public global `ag__` (a module, without __module__)",
+    "tabnanny": "a test starts `python -I -m tabnanny`, which ignores PYTHONPATH and runs "
+                "the original, then compares its usage line with the converted file's path",
+}
 ACCELERATORS = {"heapq": "_heapq", "bisect": "_bisect", "statistics": "_statistics"}
 
 
@@ -225,6 +241,8 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--limit", type=int, default=None, help="scan only the first N files")
     parser.add_argument("--modules", nargs="+", default=MODULES)
+    parser.add_argument("--known", action="store_true",
+                        help="run the modules with known differences (KNOWN) instead")
     parser.add_argument("--scan-only", action="store_true")
     parser.add_argument("--tests-only", action="store_true")
     parser.add_argument("--block-accelerators", action="store_true",
@@ -238,7 +256,11 @@ def main() -> int:
         print(f"scan: {time.perf_counter() - start:.1f} s\n")
     if not args.scan_only:
         start = time.perf_counter()
-        ok &= run_tests(args.modules, args.block_accelerators, args.keep_output)
+        modules = sorted(KNOWN) if args.known else args.modules
+        ok &= run_tests(modules, args.block_accelerators, args.keep_output)
+        if args.known:
+            for module in modules:
+                print(f"  {module}: {KNOWN[module]}")
         print(f"tests: {time.perf_counter() - start:.1f} s")
     return 0 if ok else 1
 
