@@ -15,6 +15,7 @@ a variable read) are dropped when nothing uses them, as the executor already doe
 """
 from __future__ import annotations
 
+from ..control_flow import Body
 from .rewrite import bodies, is_control_flow, rebuild
 
 
@@ -60,7 +61,7 @@ def prune(graph, outputs: list) -> tuple:
 def _drop_unused_inputs(op, inputs, attrs):
     """A control-flow node's inputs and bodies without the fixed inputs (a cond's
     captures, a while's captured tensors) that no body reads any more."""
-    names = [k for k, v in attrs.items() if hasattr(v, "params") and hasattr(v, "graph")]
+    names = [k for k, v in attrs.items() if isinstance(v, Body)]
     if op.opdef.name in ("If", "StatelessIf"):
         first, last = 1, len(inputs)
         param_offset = -1  # input i feeds params[i - 1]
@@ -76,5 +77,5 @@ def _drop_unused_inputs(op, inputs, attrs):
     for k in names:
         b = attrs[k]
         params = [p for j, p in enumerate(b.params) if j - param_offset not in drop]
-        attrs[k] = type(b)(b.graph, params, b.outputs)
+        attrs[k] = Body(b.graph, params, b.outputs)
     return [t for i, t in enumerate(inputs) if i not in drop], attrs

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..control_flow import Body
 from ..graph import Graph, Operation
 from ..ops.core import CONST, _const_infer
 
@@ -33,7 +34,7 @@ def bodies(op) -> list:
 
 
 def _is_body(v) -> bool:
-    return hasattr(v, "graph") and hasattr(v, "params") and hasattr(v, "outputs")
+    return isinstance(v, Body)
 
 
 def is_pure(op) -> bool:
@@ -141,7 +142,7 @@ def _rebuild_bodies(op, inputs, rule, new_graph, mapping) -> dict:
         g, outs, m = rebuild(body.graph, body.outputs, rule, outer=new_graph,
                              param_sources=sources, parent=mapping)
         params = [None if p is None else dict.get(m, id(p)) for p in body.params]
-        attrs[key] = type(body)(g, params, outs)
+        attrs[key] = Body(g, params, outs)
     return attrs
 
 
