@@ -192,7 +192,7 @@ class GradientTape:
         """d(sum of `target`)/d(each of `sources`): tensors (or Variables) shaped like
         `sources`. A source the target does not depend on (or reaches only through integer
         or boolean values) gets None (zeros with unconnected_gradients="zero")."""
-        if self._entries is None or (self._used and not self._persistent):
+        if self._used and not self._persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
         self._used = True
@@ -208,8 +208,10 @@ class GradientTape:
         if unconnected_gradients not in (None, "none", "zero"):
             raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
                              f"{unconnected_gradients!r}")
-        was = self._recording
-        self._recording = False  # the backward ops are not recorded on this tape
+        # As in TensorFlow: a persistent tape still open records the backward ops too (so
+        # it can differentiate them again); a non-persistent one stops recording.
+        was = self._recording and self._persistent
+        self._recording = was
         try:
             seeds = {}
             for t, seed in zip(targets, seeds_given):
@@ -219,7 +221,7 @@ class GradientTape:
                     continue
                 g = ones_like(t) if seed is None else convert_to_tensor(seed, dtype=t.dtype)
                 seeds[id(t)] = accumulate(seeds.get(id(t)), g)
-            grads, var_grads = backprop(self._entries, seeds, self._watched)
+            grads, var_grads = backprop(list(self._entries), seeds, dict(self._watched))
             out = []
             for s in nest.flatten(sources):
                 if isinstance(s, Variable):
@@ -235,11 +237,10 @@ class GradientTape:
                 out.append(g)
         finally:
             self._recording = was
-        if not self._persistent:
-            self._entries = None
-            self._watched = {}
+        if not self._persistent:  # its records are freed; it records nothing more
+            self._entries, self._watched, self._recording = [], {}, False
         return nest.pack_sequence_as(sources, out) if nest.is_nested(sources) else out[0]
 
     def __repr__(self):
-        n = 0 if self._entries is None else len(self._entries)
-        return f"<rt.GradientTape persistent={self._persistent} with {n} recorded ops>"
+        return (f"<rt.GradientTape persistent={self._persistent} with {len(self._entries)} "
+                "recorded ops>")

@@ -324,3 +324,20 @@ def test_function_method_under_tape_and_unwatched_calls_unchanged():
     with rt.GradientTape():  # another tape: the same trace serves it
         layer(x)
     assert layer.traces == 1
+
+
+def test_gradient_inside_the_tape_block():
+    x = rt.constant(3.0)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+        dy = tape.gradient(y, x)
+        z = dy * 2.0  # a non-persistent tape records nothing after its gradient
+    assert z.numpy() == 12.0
+    with rt.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x
+        dy = tape.gradient(y, x)
+        z = dy * y
+    # a persistent tape records its own backward ops: z = 2x * x^2, dz/dx = 6x^2
+    assert tape.gradient(z, x).numpy() == 54.0
