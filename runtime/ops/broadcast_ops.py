@@ -53,7 +53,8 @@ def _broadcast_to_infer(inputs, shape):
 
 
 def _broadcast_to_kernel(g, shape):
-    return np.broadcast_to(g, shape)
+    # a writable array, not numpy's read-only broadcast view: gradients reach users
+    return np.array(np.broadcast_to(g, shape))
 
 
 BROADCAST_TO = OpDef("BroadcastTo", _broadcast_to_infer, _broadcast_to_kernel)
@@ -64,7 +65,7 @@ def _broadcast_like_infer(inputs):
 
 
 def _broadcast_like_kernel(g, x):
-    return np.broadcast_to(g, np.shape(x))
+    return np.array(np.broadcast_to(g, np.shape(x)))
 
 
 BROADCAST_LIKE = OpDef("BroadcastLike", _broadcast_like_infer, _broadcast_like_kernel)
