@@ -369,6 +369,9 @@ GATHER = OpDef("GatherV2", _gather_infer, _gather_kernel)
 
 def _gather_grad_infer(inputs, axis):
     g, indices, params_shape = inputs
+    known = constant_value(params_shape)
+    if known is not None:
+        return [(TensorShape([int(d) for d in known]), g.dtype)]
     return [(TensorShape([None] * params_shape.shape[0]) if params_shape.shape.rank == 1
              and params_shape.shape[0] is not None else TensorShape(None), g.dtype)]
 

@@ -164,3 +164,20 @@ def test_softmax_cross_entropy_like():
         e = rt.exp(logits - m)
         return rt.log(rt.reduce_sum(e, axis=1)) + rt.reduce_sum(m, axis=1)
     check_gradients(loss, [normal(3, 4)])
+
+
+def test_rules_of_the_gradient_helper_ops():
+    """The ops that gradient rules emit have rules too (so gradients differentiate again)."""
+    from runtime.ops.array_ops import GATHER_GRAD
+    from runtime.ops.broadcast_ops import broadcast_like, sum_to
+    from runtime.ops.core import apply_op
+    from runtime.ops.slicing import SLICE_GRAD, _spec
+    like_x = rt.constant(np.zeros((3, 1)))
+    check_gradients(lambda g: sum_to(g, like_x), [normal(2, 3, 4)])
+    check_gradients(lambda g: broadcast_like(g, rt.constant(np.zeros((2, 3, 4)))), [normal(3, 1)])
+    indices = rt.constant([2, 0, 2])
+    check_gradients(lambda g: apply_op(GATHER_GRAD, [g, indices, rt.constant([4, 2])],
+                                       {"axis": 0}), [normal(3, 2)])
+    spec, _ = _spec((slice(1, None), 0))
+    check_gradients(lambda g: apply_op(SLICE_GRAD, [g, rt.constant(np.zeros((3, 2)))],
+                                       {"spec": spec}), [normal(2)])
