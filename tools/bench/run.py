@@ -2,6 +2,7 @@
 
     python tools/bench/run.py            # the full run (about a minute)
     python tools/bench/run.py --quick    # a smoke run: few, short timings
+    python tools/bench/run.py --blas-threads 2   # BLAS threads (default 1, see below)
 
 Every workload is written three ways and run side by side in one process:
 - numpy by hand: the honest best plain-numpy program for the same job. Vectorisable work
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import gc
 import linecache
+import os
 import statistics
 import sys
 import timeit
@@ -30,6 +32,28 @@ import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+BLAS_THREADS_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _set_blas_threads(argv) -> str:
+    """BLAS threads are fixed before numpy loads: one by default, since on a shared,
+    loaded machine threaded BLAS calls swing by 2x or more from one timing to the next
+    (threads wait for cores), which would drown the ratios of the large workload. Both
+    sides call the same BLAS, so the ratios hold for any thread count."""
+    n = "1"
+    for i, a in enumerate(argv):
+        if a == "--blas-threads" and i + 1 < len(argv):
+            n = argv[i + 1]
+        elif a.startswith("--blas-threads="):
+            n = a.split("=", 1)[1]
+    for var in BLAS_THREADS_ENV:
+        os.environ[var] = n
+    return n
+
+
+if __name__ == "__main__":
+    _set_blas_threads(sys.argv)
 
 import numpy as np  # noqa: E402
 
@@ -293,7 +317,11 @@ def conversion_and_trace(n: int):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a fast smoke run")
+    parser.add_argument("--blas-threads", default="1",
+                        help="BLAS threads (set before numpy loads; default 1)")
     args = parser.parse_args(argv)
+    print(f"BLAS threads: {os.environ.get(BLAS_THREADS_ENV[0], 'default')}, "
+          f"{'quick' if args.quick else 'full'} run\n")
     rounds, budget = (3, 0.002) if args.quick else (15, 0.02)
 
     header = (f"{'workload':<24}| {'numpy by hand':>13} | {'eager (ratio)':>22} | "
