@@ -23,6 +23,8 @@ from ..shapes import TensorShape
 
 FORMAT = "autograph-rt.saved"
 VERSION = 1
+ABOUT = ("functions saved by rt.saved.save (autograph-rt): graphs of registered ops, "
+         "arrays in arrays.npz; described in docs/saved_format.md")
 JSON_NAME = "saved.json"
 ARRAYS_NAME = "arrays.npz"
 

@@ -54,7 +54,9 @@ def save(obj, path: str, signatures=None) -> None:
             w.functions[index[id(cf)]] = w.function(cf)
         return index[id(cf)]
 
-    doc = {"format": fmt.FORMAT, "version": fmt.VERSION,
+    from .. import __version__
+    doc = {"format": fmt.FORMAT, "version": fmt.VERSION, "about": fmt.ABOUT,
+           "producer": f"autograph-rt {__version__}",
            "objects": {name: [add(cf) for cf in cfs] for name, cfs in objects},
            "signatures": {name: add(cf) for name, cf in sigs.items()}}
     doc["functions"] = w.functions
