@@ -119,129 +119,123 @@ def cond(pred, true_fn: Callable, false_fn: Callable, name: Optional[str] = None
 
 def stage_cond(pred, true_fn, false_fn, names=None, is_undefined=None, name=None):
     """Traces both branches and records the node. Returns (outputs as nested values,
-    defined flags per top-level output or None) -- see the autograph protocol."""
+    defined flags per top-level output or None) -- see the autograph protocol.
+
+    With `names`, each branch returns a tuple of len(names) values (autograph's state);
+    without, one value of any nesting (rt.cond)."""
     graph = current_graph()
     if pred.dtype is not dtypes.bool_ or pred.shape.rank not in (0, None):
         raise TypeError(f"the condition of a staged `if` must be a scalar bool tensor, got {pred!r}")
-    branches = []
-    for which, fn in (("true", true_fn), ("false", false_fn)):
-        g = Graph(f"cond_{which}", outer=graph)
-        with g.as_default():
-            out = fn()
-        branches.append((g, out))
-    (gt, out_t), (gf, out_f) = branches
-    if names is None:
-        out_t_list, out_f_list, top = [out_t], [out_f], ["output"]
-    else:
-        out_t_list, out_f_list, top = list(out_t), list(out_f), list(names)
+    gt, out_t = _trace_branch("true", true_fn, graph)
+    gf, out_f = _trace_branch("false", false_fn, graph)
+    labels = ["output"] if names is None else list(names)
+    outs_t, outs_f = ([out_t], [out_f]) if names is None else (list(out_t), list(out_f))
+    flags = _fill_undefined(outs_t, outs_f, gt, gf, is_undefined)
 
-    flags = [None] * len(top)
-    if is_undefined is not None:
-        for i, (a, b) in enumerate(zip(out_t_list, out_f_list)):
-            ua, ub = is_undefined(a), is_undefined(b)
-            if ua and ub:
-                continue
-            if ua or ub:
-                defined_g, other_g = (gf, gt) if ua else (gt, gf)
-                template = b if ua else a
-                from .while_staging import placeholder_value
-                with other_g.as_default():
-                    filler = nest.map_structure(placeholder_value, template)
-                if ua:
-                    out_t_list[i] = filler
-                else:
-                    out_f_list[i] = filler
-                flags[i] = (not ua)  # the value of the flag in the true branch
+    # Pair the branches' leaves: each becomes one output of the node.
+    t_leaves, f_leaves = [], []
+    layouts = [_pair_leaves(label, a, b, gt, gf, t_leaves, f_leaves, is_undefined)
+               for label, a, b in zip(labels, outs_t, outs_f)]
+    first_flag = len(t_leaves)
+    for in_true in flags:
+        if in_true is not None:  # a "was it defined" output, constant in each branch
+            for g, leaves, value in ((gt, t_leaves, in_true), (gf, f_leaves, not in_true)):
+                with g.as_default():
+                    leaves.append(constant(value))
 
-    # Pair the leaves of both branches and make them tensors of one dtype.
-    t_leaves, f_leaves, templates, passthrough = [], [], [], {}
-    results_t, results_f = [], []
-    for i, (a, b) in enumerate(zip(out_t_list, out_f_list)):
-        label = top[i]
-        if is_undefined is not None and is_undefined(a) and is_undefined(b):
-            passthrough[i] = a
-            results_t.append(None)
-            results_f.append(None)
-            continue
-        if not nest.same_structure(a, b):
-            raise TypeError(
-                f"'{label}' has a different structure in the two branches: "
-                f"{nest.structure_repr(a)} if the condition holds, {nest.structure_repr(b)} "
-                "if not. Make both branches give it the same structure.")
-        la, lb = nest.flatten(a), nest.flatten(b)
-        pa, pb = [], []
-        for j, (x, y) in enumerate(zip(la, lb)):
-            leaf_label = label if len(la) == 1 else _path_names(a, label)[j]
-            if not (_is_tensorish(x) and _is_tensorish(y)):
-                if x is y or (x is None and y is None):
-                    pa.append(("pass", x))
-                    pb.append(("pass", y))
-                    continue
-                raise TypeError(
-                    f"'{leaf_label}' is {_describe(x)} if the condition holds but {_describe(y)} "
-                    "if not; only tensors and Python numbers can differ between the branches of "
-                    "a staged `if`.")
-            with gt.as_default():
-                tx = _branch_tensor(x, y)
-            with gf.as_default():
-                ty = _branch_tensor(y, tx)
-            if tx.dtype is not ty.dtype:
-                raise DTypeMismatchError(
-                    f"'{leaf_label}' is {tx.dtype.name} if the condition holds but "
-                    f"{ty.dtype.name} if not; both branches must give it one dtype "
-                    "(use rt.cast).")
-            pa.append(("t", len(t_leaves)))
-            pb.append(("t", len(t_leaves)))
-            t_leaves.append(tx)
-            f_leaves.append(ty)
-            templates.append(x if not isinstance(x, (int, float, bool)) else y)
-        results_t.append(pa)
-        results_f.append(pb)
-
-    flag_tensors = []
-    for i, f in enumerate(flags):
-        if f is not None:
-            with gt.as_default():
-                t_leaves.append(_in_graph_tensor(gt, constant(bool(f))))
-            with gf.as_default():
-                f_leaves.append(_in_graph_tensor(gf, constant(not f)))
-            flag_tensors.append(i)
-
-    t_leaves = [_in_graph_tensor(gt, t) for t in t_leaves]
-    f_leaves = [_in_graph_tensor(gf, t) for t in f_leaves]
     out_specs = [(a.shape.most_specific_common(b.shape), a.dtype)
                  for a, b in zip(t_leaves, f_leaves)]
     ext, (pt, pf) = _subgraph_inputs([gt, gf])
-    then_body, else_body = Body(gt, pt, t_leaves), Body(gf, pf, f_leaves)
     opdef = IF_STATEFUL if _has_side_effects(gt, gf) else IF
+    outs = []
     if out_specs or opdef.side_effect:
-        op = graph.add_op(opdef, [pred, *ext],
-                          {"then_body": then_body, "else_body": else_body, "out_specs": out_specs},
-                          out_specs, name)
+        op = graph.add_op(opdef, [pred, *ext], {"then_body": Body(gt, pt, t_leaves),
+                                               "else_body": Body(gf, pf, f_leaves),
+                                               "out_specs": out_specs}, out_specs, name)
         outs = list(op.outputs)
-    else:
-        outs = []
 
-    # Rebuild the user's structures.
-    values = []
-    for i in range(len(top)):
-        if i in passthrough:
-            values.append(passthrough[i])
-            continue
-        template = out_t_list[i]
-        leaves = nest.flatten(template)
-        rebuilt = []
-        for (kind, v), leaf in zip(results_t[i], leaves):
-            rebuilt.append(v if kind == "pass" else _rebuild(leaf, outs[v]))
-        values.append(nest.pack_sequence_as(template, rebuilt) if nest.is_nested(template)
-                      else rebuilt[0])
-    defined = [None] * len(top)
-    base = len(t_leaves) - len(flag_tensors)
-    for k, i in enumerate(flag_tensors):
-        defined[i] = outs[base + k]
+    values = [_unpack_layout(layout, outs) for layout in layouts]
+    flag_outputs = iter(outs[first_flag:])
+    defined = [None if f is None else next(flag_outputs) for f in flags]
     if names is None:
         return values[0], None
     return tuple(values), tuple(defined)
+
+
+def _trace_branch(which: str, fn: Callable, outer: Graph):
+    g = Graph(f"cond_{which}", outer=outer)
+    with g.as_default():
+        out = fn()
+    return g, out
+
+
+def _fill_undefined(outs_t, outs_f, gt, gf, is_undefined) -> list:
+    """Where one branch leaves an output undefined, gives it a zero of the other branch's
+    type there. Returns per output None, or the value of its "defined" flag in the true
+    branch."""
+    flags = [None] * len(outs_t)
+    if is_undefined is None:
+        return flags
+    from .while_staging import placeholder_value
+    for i, (a, b) in enumerate(zip(outs_t, outs_f)):
+        ua, ub = is_undefined(a), is_undefined(b)
+        if ua == ub:
+            continue
+        graph, outs, template = (gt, outs_t, b) if ua else (gf, outs_f, a)
+        with graph.as_default():
+            outs[i] = nest.map_structure(placeholder_value, template)
+        flags[i] = not ua
+    return flags
+
+
+def _pair_leaves(label, a, b, gt, gf, t_leaves, f_leaves, is_undefined):
+    """Checks that the branches give `label` one structure and one dtype per leaf, appends
+    the tensors each branch returns, and says how to rebuild the value from the node's
+    outputs: (_UNDEFINED, marker) or (template, [("pass", object) | ("out", index)])."""
+    if is_undefined is not None and is_undefined(a) and is_undefined(b):
+        return (_UNDEFINED, a)
+    if not nest.same_structure(a, b):
+        raise TypeError(
+            f"'{label}' has a different structure in the two branches: "
+            f"{nest.structure_repr(a)} if the condition holds, {nest.structure_repr(b)} "
+            "if not. Make both branches give it the same structure.")
+    la, lb = nest.flatten(a), nest.flatten(b)
+    leaf_labels = [label] if len(la) == 1 else _path_names(a, label)
+    parts = []
+    for leaf_label, x, y in zip(leaf_labels, la, lb):
+        if not (_is_tensorish(x) and _is_tensorish(y)):
+            if x is y:
+                parts.append(("pass", x))
+                continue
+            raise TypeError(
+                f"'{leaf_label}' is {_describe(x)} if the condition holds but {_describe(y)} "
+                "if not; only tensors and Python numbers can differ between the branches of "
+                "a staged `if`.")
+        with gt.as_default():
+            tx = _branch_tensor(x, y)
+        with gf.as_default():
+            ty = _branch_tensor(y, tx)
+        if tx.dtype is not ty.dtype:
+            raise DTypeMismatchError(
+                f"'{leaf_label}' is {tx.dtype.name} if the condition holds but "
+                f"{ty.dtype.name} if not; both branches must give it one dtype (use rt.cast).")
+        parts.append(("out", len(t_leaves)))
+        t_leaves.append(_in_graph_tensor(gt, tx))
+        f_leaves.append(_in_graph_tensor(gf, ty))
+    return (a, parts)
+
+
+_UNDEFINED = object()  # a layout tag: undefined on both paths, passed through
+
+
+def _unpack_layout(layout, outs):
+    """The user's value for one output, rebuilt from the node's outputs."""
+    template, parts = layout
+    if template is _UNDEFINED:
+        return parts
+    leaves = [obj if kind == "pass" else _rebuild(leaf, outs[obj])
+              for (kind, obj), leaf in zip(parts, nest.flatten(template))]
+    return nest.pack_sequence_as(template, leaves) if nest.is_nested(template) else leaves[0]
 
 
 def _describe(v) -> str:
