@@ -3,6 +3,7 @@
     python tools/bench/run.py            # the full run (about a minute)
     python tools/bench/run.py --quick    # a smoke run: few, short timings
     python tools/bench/run.py --blas-threads 2   # BLAS threads (default 1, see below)
+    python tools/bench/run.py --passes   # also rt.function without the optimisation passes
 
 Every workload is written three ways and run side by side in one process:
 - numpy by hand: the honest best plain-numpy program for the same job. Vectorisable work
@@ -203,6 +204,17 @@ class Workload:
         traced = rt.function(rt_fn)
         self.function = traced
         self.fn_call = lambda: traced(*rt_args)
+        self._rt_fn, self._rt_args = rt_fn, rt_args
+
+    def unoptimised_call(self):
+        """A call of the same function compiled without the graph optimisation passes."""
+        plain = rt.function(self._rt_fn)
+        rt.config.optimize_graphs(False)
+        try:
+            plain(*self._rt_args)  # traced and compiled now, as traced
+        finally:
+            rt.config.optimize_graphs(True)
+        return lambda: plain(*self._rt_args)
 
 
 def _arrays(result):
@@ -317,6 +329,8 @@ def conversion_and_trace(n: int):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a fast smoke run")
+    parser.add_argument("--passes", action="store_true",
+                        help="also time rt.function without the graph optimisation passes")
     parser.add_argument("--blas-threads", default="1",
                         help="BLAS threads (set before numpy loads; default 1)")
     args = parser.parse_args(argv)
@@ -342,6 +356,14 @@ def main(argv=None):
             target += "  MISSED"
         print(f"{w.name:<24}| {_fmt_time(t_np):>13} | {r_eager:8.2f}x ({_fmt_time(t_eager)}) | "
               f"{r_fn:8.2f}x ({_fmt_time(t_fn)}) | {target}", flush=True)
+
+    if args.passes:
+        print()
+        print("graph optimisation passes (runtime/optimize): rt.function ratio to numpy by hand")
+        for w in all_ws:
+            _, (_, r_on, r_off) = time_side_by_side(
+                [w.np_call, w.fn_call, w.unoptimised_call()], rounds, budget)
+            print(f"  {w.name:<24} with {r_on:6.2f}x   without {r_off:6.2f}x", flush=True)
 
     dense = all_ws[-1]
     mem_np = peak_memory(dense.np_call)
