@@ -131,3 +131,41 @@ def name(id_: str, store: bool = False) -> gast.Name:
 def names_tuple(ids: list, store: bool = False) -> gast.Tuple:
     return gast.Tuple(elts=[name(i, store) for i in ids],
                       ctx=gast.Store() if store else gast.Load())
+
+
+# Direct builders for the nodes every construct generates: the same trees as the
+# corresponding templates, built without parsing or copying (conversion-time hot path).
+
+def _at(node: Any, lineno: int) -> Any:
+    node.lineno = node.end_lineno = lineno
+    node.col_offset = node.end_col_offset = 0
+    return node
+
+
+def function_def(fn_name: str, params: list, body: list, lineno: int) -> gast.FunctionDef:
+    """`def fn_name(*params): body`."""
+    args = gast.arguments(args=[_at(_generated(gast.Name(id=p, ctx=gast.Param(), annotation=None,
+                                                         type_comment=None)), lineno)
+                                for p in params],
+                          posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                          defaults=[])
+    return _at(gast.FunctionDef(name=fn_name, args=args, body=body, decorator_list=[],
+                                returns=None, type_comment=None, type_params=[]), lineno)
+
+
+def operator_call(op: str, args: list, lineno: int, keywords: list = ()) -> gast.Call:
+    """`ag__.op(*args, **keywords)`."""
+    func = _at(gast.Attribute(value=_at(_generated(gast.Name(id="ag__", ctx=gast.Load(),
+                                                             annotation=None,
+                                                             type_comment=None)), lineno),
+                              attr=op, ctx=gast.Load()), lineno)
+    return _at(gast.Call(func=func, args=list(args), keywords=list(keywords)), lineno)
+
+
+def statement(value: Any, lineno: int, target: Any = None, returns: bool = False) -> Any:
+    """`value` as a statement: `target = value`, `return value`, or an expression."""
+    if returns:
+        return _at(gast.Return(value=value), lineno)
+    if target is not None:
+        return _at(gast.Assign(targets=[target], value=value, type_comment=None), lineno)
+    return _at(gast.Expr(value=value), lineno)

@@ -38,6 +38,7 @@ def annotate(graph: Graph) -> None:
                 if s not in pending:
                     pending.add(s)
                     work.append(s)
+    graph.maybe_undefined_reads = 0
     for node in graph.nodes:
         state = state_in[node]
         if state is None:
@@ -45,6 +46,7 @@ def annotate(graph: Graph) -> None:
         for name in node.act.read_nodes:
             if name.id in state[0]:
                 anno.set_(name, "maybe_undefined", True)
+                graph.maybe_undefined_reads += 1
         stmt = node.ast
         if stmt is not None and anno.get(stmt, "cfg_before", None) is node:
             anno.set_(stmt, "undefined_on_entry", state[0])

@@ -66,15 +66,9 @@ class IfTransformer(StatementTransformer):
             args.append(state.initial_values(node, inputs, ctx))
         if outputs:
             args.append(state.names_literal(outputs))
-        call = templates.replace_as_expression("ag__.if_stmt()", node.lineno)
-        call.args = args
-        if return_form:
-            out += templates.replace("return call", node.lineno, call=call)
-        elif outputs:
-            out += templates.replace("target = call", node.lineno, target=state.assigned(outputs),
-                                     call=call)
-        else:
-            out += templates.replace("call", node.lineno, call=call)
+        call = templates.operator_call("if_stmt", args, node.lineno)
+        out.append(templates.statement(call, node.lineno, returns=return_form,
+                                       target=state.assigned(outputs) if outputs else None))
         return out
 
 

@@ -31,16 +31,12 @@ from autograph.converters.context import Context, StatementTransformer
 
 
 def _call(op: str, args: list, lineno: int, keywords: list = ()) -> gast.Call:
-    call = templates.replace_as_expression(f"ag__.{op}()", lineno)
-    call.args = args
-    call.keywords = list(keywords)
-    return call
+    return templates.operator_call(op, args, lineno, keywords)
 
 
 def _finish(call: gast.Call, names: list, lineno: int) -> list:
-    if names:
-        return templates.replace("target = call", lineno, target=state.assigned(names), call=call)
-    return templates.replace("call", lineno, call=call)
+    target = state.assigned(names) if names else None
+    return [templates.statement(call, lineno, target=target)]
 
 
 class LoopTransformer(StatementTransformer):

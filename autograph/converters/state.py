@@ -102,8 +102,8 @@ def initial_values(node: gast.AST, names: list, ctx: Context) -> gast.Tuple:
             elts.append(templates.name(n))
         elif n not in defined:
             ctx.may_hold_undefined.add(n)
-            elts.append(templates.replace_as_expression(
-                "ag__.Undefined(n)", node.lineno, n=gast.Constant(value=n, kind=None)))
+            elts.append(templates.operator_call(
+                "Undefined", [gast.Constant(value=n, kind=None)], node.lineno))
         else:           # assigned on some paths only: see variables.transform
             ctx.may_hold_undefined.add(n)
             ref = templates.name(n)
@@ -133,8 +133,7 @@ def assigned(names: list) -> gast.AST:
 def function(name: str, params: list, body: list, result: Optional[gast.AST], lineno: int,
              ctx: Context, modified_all: set) -> gast.FunctionDef:
     """`def name(*params): body; return result`, declaring the user's global/nonlocal names."""
-    fn = templates.replace("def fn(params):\n    body", lineno, fn=name, params=list(params),
-                           body=list(body))[0]
+    fn = templates.function_def(name, list(params), list(body), lineno)
     declared = []
     if modified_all & ctx.graph_act.declared_global:
         declared.append(gast.Global(names=sorted(modified_all & ctx.graph_act.declared_global)))
@@ -146,5 +145,5 @@ def function(name: str, params: list, body: list, result: Optional[gast.AST], li
     anno.set_(fn, "generated", True)
     anno.set_(fn, "params", set(params))
     if result is not None:
-        fn.body += templates.replace("return result", lineno, result=result)
+        fn.body.append(templates.statement(result, lineno, returns=True))
     return fn
