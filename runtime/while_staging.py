@@ -80,45 +80,13 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
     init_tensors += [constant(False) for _ in flag_slots]
     leaf_labels += [f"{labels[i]} (defined)" for i in flag_slots]
 
-    # `fixed[k]`: leaf k's shape invariant (None: the loop may relax its shape).
-    fixed = [None] * len(init_tensors)
-    if isinstance(shape_invariants, dict):  # autograph's opts: {variable name: shape}
-        fixed = []
-        for i in active:
-            inv = shape_invariants.get(labels[i])
-            n = len(nest.flatten(init[i]))
-            fixed += [None] * n if inv is None else [as_shape(s) for s in nest.flatten(inv)]
-        fixed += [None] * n_flags
-        if len(fixed) != len(init_tensors):
-            raise ValueError("shape_invariants must have the structure of the loop variables")
-    elif shape_invariants is not None:
-        fixed = [as_shape(s) for s in shape_invariants] + [TensorShape(())] * n_flags
-    for t, s, label in zip(init_tensors, fixed, leaf_labels):
-        if s is not None and not s.is_compatible_with(t.shape):
-            raise ValueError(f"'{label}' has shape {t.shape} before the loop, which does not "
-                             f"fit its shape invariant {s}")
+    fixed = _invariants(shape_invariants, init, active, labels, init_tensors, n_flags,
+                        leaf_labels)
     shapes = [t.shape if s is None else s for t, s in zip(init_tensors, fixed)]
 
-    for _attempt in range(4):
-        traced = _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes,
-                        n_flags, leaf_labels, is_undefined, [labels[i] for i in active])
-        cond_g, body_g, cond_out, body_leaves, body_templates = traced
-        bad = [(k, t) for k, t in enumerate(body_leaves) if not shapes[k].is_compatible_with(t.shape)]
-        if not bad:
-            break
-        stuck = [(k, t) for k, t in bad if fixed[k] is not None or not relax_shapes]
-        if stuck:
-            k, t = stuck[0]
-            hint = ("its shape invariant" if fixed[k] is not None
-                    else "the `shape_invariants` argument of rt.while_loop")
-            before = (f"the shape invariant {shapes[k]}" if fixed[k] is not None
-                      else f"shape {shapes[k]} before the loop")
-            raise ValueError(
-                f"'{leaf_labels[k]}' has {before} but shape {t.shape} "
-                f"after one iteration. To let the shape vary across iterations, relax it with "
-                f"{hint} (None for a dimension that changes).")
-        shapes = [s if f is not None else s.most_specific_common(t.shape)
-                  for s, f, t in zip(shapes, fixed, body_leaves)]
+    cond_g, body_g, cond_out, body_leaves, body_templates, shapes = _trace_until_stable(
+        cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes, fixed, n_flags,
+        leaf_labels, is_undefined, [labels[i] for i in active], relax_shapes)
 
     ext, (cond_params, body_params) = cf._subgraph_inputs([cond_g, body_g])
     n = len(init_tensors)
@@ -135,20 +103,66 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
                                       "has_max": has_max}, out_specs, name)
     outs = list(op.outputs)
 
-    values, k = [], 0
-    templates = body_templates
-    for pos, i in enumerate(active):
-        leaves = nest.flatten(templates[pos])
+    result, k = list(init), 0
+    for template, i in zip(body_templates, active):
+        leaves = nest.flatten(template)
         rebuilt = [cf._rebuild(leaf, outs[k + j]) for j, leaf in enumerate(leaves)]
         k += len(leaves)
-        values.append(nest.pack_sequence_as(templates[pos], rebuilt))
-    result = list(init)
-    for pos, i in enumerate(active):
-        result[i] = values[pos]
+        result[i] = nest.pack_sequence_as(template, rebuilt)
     defined = [None] * len(init)
     for j, i in enumerate(flag_slots):
         defined[i] = outs[k + j]
     return tuple(result), tuple(defined)
+
+
+def _invariants(shape_invariants, init, active, labels, init_tensors, n_flags, leaf_labels):
+    """Per loop leaf, its shape invariant, or None where the loop may relax its shape.
+    `shape_invariants` is rt.while_loop's list, or autograph's {variable name: shape}."""
+    fixed = [None] * len(init_tensors)
+    if isinstance(shape_invariants, dict):
+        fixed = []
+        for i in active:
+            inv = shape_invariants.get(labels[i])
+            n = len(nest.flatten(init[i]))
+            fixed += [None] * n if inv is None else [as_shape(s) for s in nest.flatten(inv)]
+        fixed += [None] * n_flags
+        if len(fixed) != len(init_tensors):
+            raise ValueError("shape_invariants must have the structure of the loop variables")
+    elif shape_invariants is not None:
+        fixed = [as_shape(s) for s in shape_invariants] + [TensorShape(())] * n_flags
+    for t, s, label in zip(init_tensors, fixed, leaf_labels):
+        if s is not None and not s.is_compatible_with(t.shape):
+            raise ValueError(f"'{label}' has shape {t.shape} before the loop, which does not "
+                             f"fit its shape invariant {s}")
+    return fixed
+
+
+def _trace_until_stable(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes,
+                        fixed, n_flags, leaf_labels, is_undefined, top_labels, relax_shapes):
+    """Traces test and body with loop variables of `shapes`; where an iteration changes a
+    shape, relaxes it (unknown where it changes) and traces again, unless its shape is
+    fixed. Returns the traced graphs, the body's results and the settled shapes."""
+    for _attempt in range(4):
+        cond_g, body_g, cond_out, body_leaves, body_templates = _trace(
+            cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes, n_flags,
+            leaf_labels, is_undefined, top_labels)
+        bad = [(k, t) for k, t in enumerate(body_leaves) if not shapes[k].is_compatible_with(t.shape)]
+        if not bad:
+            break
+        stuck = [(k, t) for k, t in bad if fixed[k] is not None or not relax_shapes]
+        if stuck:
+            k, t = stuck[0]
+            hint = ("its shape invariant" if fixed[k] is not None
+                    else "the `shape_invariants` argument of rt.while_loop")
+            before = (f"the shape invariant {shapes[k]}" if fixed[k] is not None
+                      else f"shape {shapes[k]} before the loop")
+            raise ValueError(
+                f"'{leaf_labels[k]}' has {before} but shape {t.shape} "
+                f"after one iteration. To let the shape vary across iterations, relax it with "
+                f"{hint} (None for a dimension that changes).")
+        shapes = [s if f is not None else s.most_specific_common(t.shape)
+                  for s, f, t in zip(shapes, fixed, body_leaves)]
+    return cond_g, body_g, cond_out, body_leaves, body_templates, shapes
 
 
 def _over_active(cond_fn, body_fn, init, active):
