@@ -76,6 +76,10 @@ def _category(reason: str) -> str:
         return "converter error"
     if "does not compile" in reason:
         return "output did not compile"
+    if reason.startswith("calls "):
+        return "calls a function that counts stack frames"
+    if "looks at the call stack" in reason:
+        return "counts stack frames"
     return reason.split(":")[0]
 
 
