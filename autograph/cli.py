@@ -54,8 +54,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="where to write the converted module (default: stdout)")
     convert.add_argument("--function", metavar="NAME", nargs="+", action="extend",
                          dest="functions",
-                         help="convert only these functions: a name, or Class.method "
-                              "(repeatable); the others are left as they are")
+                         help="convert only these: a function, a method (Class.method "
+                              "or method) or a class (all its methods); repeatable; the "
+                              "others are left as they are")
     convert.add_argument("-q", "--quiet", action="store_true",
                          help="no summary on stderr")
     return parser

@@ -381,8 +381,9 @@ def _frame_sensitive(targets: list, source: str) -> dict:
 
 def convert_source(source: str, filename: str = "<string>",
                    only: Optional[Sequence[str]] = None) -> tuple[str, Report]:
-    """The converted module's source and what was converted. `only`: function names or
-    qualified names (`Class.method`); each must name a function of the module."""
+    """The converted module's source and what was converted. `only`: names of functions,
+    of methods (`Class.method` or `method`), or of classes (all their methods); each must
+    name something to convert."""
     if not source.strip():
         raise SourceError(f"{filename}: the file is empty; nothing to convert")
     tree = _parse(source, filename)
@@ -391,9 +392,12 @@ def convert_source(source: str, filename: str = "<string>",
         raise SourceError(f"{filename}: no functions or methods; nothing to convert")
     forced = _frame_sensitive(targets, source)      # def line -> why it stays as written
     if only is not None:
+        def names(t):                  # `f`, `C.f`, and `C` for every method of class C
+            parts = t.qualname.split(".")
+            return {t.node.name} | {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
         wanted = set(only)
-        targets = [t for t in targets if t.qualname in wanted or t.node.name in wanted]
-        missing = wanted - {t.qualname for t in targets} - {t.node.name for t in targets}
+        targets = [t for t in targets if names(t) & wanted]
+        missing = wanted.difference(*map(names, targets))
         if missing:
             raise SourceError(f"{filename}: no function named {', '.join(sorted(missing))}")
     namespace = _module_namespace(tree, source)

@@ -392,3 +392,14 @@ def test_a_converter_failure_keeps_the_function_with_the_reason(monkeypatch):
     assert ("# autograph: not converted: converter error: RuntimeError: boom\n"
             "@ag__.do_not_convert\ndef bad(x):\n    return x or 2\n") in text
     assert _exec(text)["bad"](0) == 2
+
+
+def test_function_filter_with_a_class_name_converts_its_methods():
+    text, report = _convert_text("class A:\n    def f(self):\n        return 1\n"
+                                 "    class B:\n        def g(self):\n            return 2\n"
+                                 "def h():\n    return 3\n", only=["A"])
+    assert report.converted == ["A.f", "A.B.g"]
+    text, report = _convert_text("class A:\n    def f(self):\n        return 1\n"
+                                 "    class B:\n        def g(self):\n            return 2\n",
+                                 only=["A.B"])
+    assert report.converted == ["A.B.g"]
