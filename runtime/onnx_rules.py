@@ -29,8 +29,13 @@ def unsupported_reason(op) -> Optional[str]:
         return "transposed operands need a known rank"
     if t == "StridedSlice" and op.inputs[0].shape.rank is None:
         return "slicing needs the input's rank"
-    if t == "StridedSlice" and any(s[0] == "slice" and isinstance(s[3], tuple)
-                                   for s in op.attrs["spec"]):
+    if t == "StridedSliceGrad" and op.inputs[1].shape.rank is None:
+        return "slicing needs the input's rank"
+    if t in ("SumTo", "SumLike") and (op.inputs[0].shape.rank is None or (
+            t == "SumLike" and op.inputs[1].shape.rank is None)):
+        return "summing a broadcast value back needs known ranks"
+    if t in ("StridedSlice", "StridedSliceGrad") and any(
+            s[0] == "slice" and isinstance(s[3], tuple) for s in op.attrs["spec"]):
         return "a slice step given as a tensor is not exported"
     if t == "Const" and op.outputs[0].dtype.name == "variant":
         return "a constant TensorArray is not exported"
@@ -231,12 +236,31 @@ def _random(onnx_type):
 
 
 def _strided_slice(ex, op, ins):
+    return [_slice(ex, ins[0], ins[1:], op.attrs["spec"], op.inputs[0].shape.rank)]
+
+
+def _strided_slice_grad(ex, op, ins):
+    """Zeros shaped like x with g where the slice was: slice the positions 0..size-1 of x
+    as the forward did, and scatter g's values to them."""
+    g, x, tensors = ins[0], ins[1], ins[2:]
+    shape = ex.one("Shape", [x])
+    size = ex.one("Size", [x])
+    positions = ex.one("Reshape", [ex.one("Range", [ex.const(np.int64(0)), size,
+                                                    ex.const(np.int64(1))]), shape])
+    taken = _slice(ex, positions, tensors, op.attrs["spec"], op.inputs[1].shape.rank)
+    flat = ex.ints([-1])
+    zeros = ex.one("Reshape", [ex.one("Expand", [ex.const(np.zeros((), op.inputs[0].dtype.np_dtype)),
+                                                 shape]), flat])
+    out = ex.one("ScatterElements", [zeros, ex.one("Reshape", [taken, flat]),
+                                     ex.one("Reshape", [g, flat])], axis=0)
+    return [ex.one("Reshape", [out, shape])]
+
+
+def _slice(ex, x, tensors, spec, rank):
     """numpy basic indexing: one Slice over the sliced axes, then Squeeze for integer
     indices and Unsqueeze for `None`s."""
     from .ops.slicing import _expand_ellipsis
-    x, tensors = ins[0], ins[1:]
-    rank = op.inputs[0].shape.rank
-    spec = _expand_ellipsis(op.attrs["spec"], rank)
+    spec = _expand_ellipsis(spec, rank)
 
     def scalar(v, default):
         if v is None:
@@ -286,7 +310,44 @@ def _strided_slice(ex, op, ins):
         out = ex.one("Unsqueeze", [out, ex.ints(newaxes)])
     if out is x:
         out = ex.one("Identity", [x])
-    return [out]
+    return out
+
+
+# Broadcasting and its reverse (the gradient rules' helpers). Summing g back to a target
+# shape t needs only the ranks: the leading axes are summed away, then each axis of g
+# (size g_i, broadcast from t_i, which is g_i or 1) is split into (t_i, g_i / t_i) and the
+# second part summed -- a sum over 1 element where nothing was broadcast.
+
+def _sum_back(ex, g, g_rank, target_shape, t_rank):
+    lead = g_rank - t_rank
+    if lead:
+        g = ex.one("ReduceSum", [g, ex.ints(range(lead))], keepdims=0)
+    if t_rank == 0:
+        return g
+    ratio = ex.one("Div", [ex.one("Shape", [g]), ex.one("Max", [target_shape, ex.ints([1])])])
+    one = ex.ints([1])
+    pairs = ex.one("Concat", [ex.one("Unsqueeze", [target_shape, one]),
+                              ex.one("Unsqueeze", [ratio, one])], axis=1)
+    split = ex.one("Reshape", [g, ex.one("Reshape", [pairs, ex.ints([-1])])])
+    return ex.one("ReduceSum", [split, ex.ints(range(1, 2 * t_rank, 2))], keepdims=0)
+
+
+def _sum_to(ex, op, ins):
+    target = list(op.attrs["shape"])
+    return [_sum_back(ex, ins[0], op.inputs[0].shape.rank, ex.ints(target), len(target))]
+
+
+def _sum_like(ex, op, ins):
+    return [_sum_back(ex, ins[0], op.inputs[0].shape.rank, ex.one("Shape", [ins[1]]),
+                      op.inputs[1].shape.rank)]
+
+
+def _broadcast_to(ex, op, ins):
+    return [ex.one("Expand", [ins[0], ex.ints(op.attrs["shape"])])]
+
+
+def _broadcast_like(ex, op, ins):
+    return [ex.one("Expand", [ins[0], ex.one("Shape", [ins[1]])])]
 
 
 # TensorArrays are ONNX sequences: a write at index i replaces item i when there is one,
@@ -363,4 +424,6 @@ RULES = {
     "TensorArrayV3": _ta_create, "TensorArrayWriteV3": _ta_write, "TensorArrayReadV3": _ta_read,
     "TensorArrayStack": _ta_stack, "TensorArraySizeV3": _ta_size,
     "TensorArrayUnstack": _ta_unstack,
+    "SumTo": _sum_to, "SumLike": _sum_like, "BroadcastTo": _broadcast_to,
+    "BroadcastLike": _broadcast_like, "StridedSliceGrad": _strided_slice_grad,
 }

@@ -216,3 +216,20 @@ def test_ops_without_an_onnx_equivalent_are_named():
     assert text.startswith("cannot export fn to ONNX: these ops have no ONNX equivalent:")
     for name in ("EagerPyFunc", "Assert", "AssignVariableOp", "StringLength", "AsString"):
         assert f"\n  {name} (" in text
+
+
+def test_gradients_computed_in_the_function():
+    def grads(x, b, c):
+        with rt.GradientTape() as tape:
+            tape.watch([x, b, c])
+            y = rt.reduce_sum(rt.tanh(x + b) * x[:, 1:2] * c) + rt.reduce_mean(x[0] * 3.0)
+            if y > 0:
+                y = y * y
+        return tape.gradient(y, [x, b, c])
+
+    rand = np.random.default_rng(0)
+    for batch, dim in ((3, 1), (None, 1), (None, None)):   # broadcast dims known or not
+        cf = rt.function(grads).get_concrete_function(
+            rt.TensorSpec([batch, 2], F32), rt.TensorSpec([2], F32), rt.TensorSpec([dim, 2], F32))
+        _agree(cf, [rand.random((3, 2), np.float32), rand.random(2, np.float32),
+                    rand.random((1, 2), np.float32)])

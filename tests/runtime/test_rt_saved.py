@@ -120,9 +120,25 @@ def _strings_and_slices_model():
     return words, calls
 
 
+def _training_step_model():
+    w = rt.Variable(np.array([[0.5], [-0.25]], np.float32), name="w")
+
+    @rt.function(input_signature=[rt.TensorSpec([None, 2], rt.float32),
+                                  rt.TensorSpec([None, 1], rt.float32)])
+    def train_step(x, y):
+        with rt.GradientTape() as tape:
+            loss = rt.reduce_mean(rt.square(rt.tanh(x @ w) - y))
+        w.assign_sub(0.5 * tape.gradient(loss, w))
+        return loss
+
+    x = np.array([[1.0, 2.0], [0.5, -1.0], [0.0, 1.0]], np.float32)
+    y = np.array([[0.5], [-0.5], [0.25]], np.float32)
+    return train_step, [(x, y)] * 3  # three steps: the loss falls, from the saved weights
+
+
 MODELS = {"everything": _everything_model, "relu": _relu_model, "fizzbuzz": _fizzbuzz_model,
           "collatz": _collatz_model, "polymorphic": _polymorphic_model,
-          "strings_and_slices": _strings_and_slices_model}
+          "strings_and_slices": _strings_and_slices_model, "training": _training_step_model}
 
 
 def _flat_arrays(result):
