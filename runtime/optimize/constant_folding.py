@@ -12,9 +12,8 @@ variable reads or writes, TensorArray ops, prints, asserts, or control flow. A k
 fails (say an integer division by zero) is left in the graph so the error still happens
 when the graph runs, naming the user's line. Results larger than `MAX_ELEMENTS` stay
 computed at run time, so graphs do not swell. A cond whose predicate is a constant is
-replaced by the branch it takes. A captured constant is inlined into the
-sub-graphs that use it (a cond's branches, a while's test and body), so folding goes on
-inside them.
+replaced by the branch it takes. A captured constant is inlined into the sub-graphs that
+use it (a cond's branches, a while's test and body), so folding goes on inside them.
 """
 from __future__ import annotations
 
@@ -78,7 +77,8 @@ def _fold(ctx, op, inputs, attrs, protected=frozenset()):
     arrays = []
     for r, t in zip(results, op.outputs):
         a = np.asarray(r)
-        if a.dtype != t.dtype.np_dtype or a.size > MAX_ELEMENTS or not t.shape.is_compatible_with(a.shape):
+        if (a.dtype != t.dtype.np_dtype or a.size > MAX_ELEMENTS
+                or not t.shape.is_compatible_with(a.shape)):
             return None
         if a is r and any(np.shares_memory(a, v) for v in values if isinstance(v, np.ndarray)):
             a = a.copy()  # a view of another constant: own its data

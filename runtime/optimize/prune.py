@@ -10,8 +10,9 @@ of the node.
     return b
 
 The placeholders of the top graph (the caller feeds them) and the loop-variable
-placeholders of while bodies (the node still passes them) always stay. Ops with no side effect that are not pure (a random draw,
-a variable read) are dropped when nothing uses them, as the executor already does.
+placeholders of while bodies (the node still passes them) always stay. Ops with no side
+effect that are not pure (a random draw, a variable read) are dropped when nothing uses
+them, as the executor already does.
 """
 from __future__ import annotations
 

@@ -141,9 +141,15 @@ def _rebuild_bodies(op, inputs, rule, new_graph, mapping) -> dict:
                    if p is not None and src is not None}
         g, outs, m = rebuild(body.graph, body.outputs, rule, outer=new_graph,
                              param_sources=sources, parent=mapping)
-        params = [None if p is None else dict.get(m, id(p)) for p in body.params]
+        params = [_param(dict.get(m, id(p))) if p is not None else None for p in body.params]
         attrs[key] = Body(g, params, outs)
     return attrs
+
+
+def _param(t):
+    """A body's param as rebuilt: still a placeholder, or None when the rule dropped it or
+    replaced it (by an inlined constant): the node's input then feeds nothing."""
+    return t if t is not None and t.op.opdef.name == "Placeholder" else None
 
 
 def fixed_inputs(op, inputs) -> list:

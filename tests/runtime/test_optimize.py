@@ -284,6 +284,22 @@ def test_fold_constants_inlines_captured_constants_into_loops():
     check(cf, (np.int32(4),), (np.int32(0),))
 
 
+def test_a_captured_constant_a_loop_still_uses_is_inlined_not_passed():
+    def f(x, n):
+        k = rt.constant(2.0) * rt.constant(1.5)
+        i = rt.constant(0)
+        while i < n:
+            x = x * k
+            i += 1
+        return x
+    cf = concrete(f, spec([]), spec([], rt.int32))
+    g, _ = optimize(cf.graph, cf.outputs)
+    (loop,) = [op for op in g._ops if op.type in ("While", "StatelessWhile")]
+    assert [t.op.type for t in loop.inputs] == ["Const", "Placeholder", "Placeholder"]
+    assert all(p is None or p.op.type == "Placeholder" for p in loop.attrs["body"].params)
+    check(cf, (np.float32(1.5), np.int32(3)))
+
+
 def test_fold_constants_leaves_large_results(monkeypatch):
     monkeypatch.setattr(constant_folding, "MAX_ELEMENTS", 10)
 
