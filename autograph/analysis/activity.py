@@ -162,18 +162,31 @@ class _Collector(gast.NodeVisitor):
         # A generator expression runs later, so like a lambda it captures the names it reads.
         self.visit(node.generators[0].iter)
         self._nested_scope(node, [], [node], capture=isinstance(node, gast.GeneratorExp))
-        for sub in gast.walk(node):
+        for sub in _walk(node):
             if isinstance(sub, gast.NamedExpr) and isinstance(sub.target, gast.Name):
                 self.act.writes.add(sub.target.id)
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comprehension
 
 
+def _walk(node: gast.AST):
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if type(value) is list:
+                todo.extend(v for v in value if isinstance(v, gast.AST))
+            elif isinstance(value, gast.AST):
+                todo.append(value)
+
+
 def free_names(nodes: Iterable) -> set:
     """Names a nested scope loads but does not bind (an over-approximation)."""
     loads, binds = set(), set()
     for top in nodes:
-        for node in gast.walk(top):
+        for node in _walk(top):
             if isinstance(node, gast.Name):
                 (loads if isinstance(node.ctx, gast.Load) else binds).add(node.id)
             elif isinstance(node, (gast.FunctionDef, gast.ClassDef)) and node is not top:

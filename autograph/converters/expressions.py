@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import gast
 
+from autograph.converters.context import walk
+
 
 def lazy_safe(node: gast.AST) -> bool:
     """Whether `node` can be evaluated later inside a `lambda` (no `:=`, `yield`, `await`)."""
     return not any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
-                   for n in gast.walk(node))
+                   for n in walk(node))
 
 
 def thunk(node: gast.AST) -> gast.Lambda:

@@ -13,7 +13,7 @@ from typing import Optional
 import gast
 
 from autograph import anno, templates
-from autograph.converters.context import SCOPES, Context
+from autograph.converters.context import SCOPES, Context, children
 
 _OPAQUE_CALLS = {"locals", "vars", "eval", "exec", "dir"}
 
@@ -51,7 +51,7 @@ def _scan_one(n, in_loop: bool, found: set) -> None:
             found.add(n.func.id)
     elif kind in SCOPES:
         return
-    _scan(list(gast.iter_child_nodes(n)), in_loop or kind in (gast.For, gast.While), found)
+    _scan(children(n), in_loop or kind in (gast.For, gast.While), found)
 
 
 def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
