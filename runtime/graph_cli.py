@@ -1,5 +1,6 @@
 """`autograph graph FILE.py:FUNC --signature 'float32[None]' --format dot|svg|png|text`:
 draws the graph of a function traced for a signature (also `python -m runtime graph ...`).
+`autograph graph SAVED_DIR[:NAME]` draws a function saved by rt.saved.save, as loaded.
 
 Each `--signature` is one argument: a tensor spec `DTYPE[DIMS]` (`float32[None]`,
 `int32[]` for a scalar, `float32[2,3]`, `float32[...]` for unknown rank) or a Python
@@ -91,8 +92,43 @@ def _load_function(target: str):
     return obj
 
 
+def _saved_function(target: str):
+    """DIR or DIR:NAME of a saved directory (rt.saved.save): its function, drawn as loaded."""
+    import runtime as rt
+    path, _, name = target.rpartition(":") if ":" in target else (target, "", "")
+    try:
+        loaded = rt.saved.load(path)
+    except rt.errors.InvalidGraphError as e:
+        raise CommandError(str(e)) from None
+    if name:
+        fn = loaded.signatures.get(name) or getattr(loaded, name, None)
+        if fn is None:
+            raise CommandError(f"{path} has no saved function or signature {name!r}")
+    elif "serving_default" in loaded.signatures:
+        fn = loaded.signatures["serving_default"]
+    else:
+        names = sorted(n for n in vars(loaded) if not n.startswith("_")
+                       and n not in ("signatures", "variables"))
+        if len(names) != 1:
+            raise CommandError(f"{path} holds several functions ({', '.join(names)}): "
+                               f"name one as {path}:NAME")
+        fn = getattr(loaded, names[0])
+    cfs = getattr(fn, "concrete_functions", [fn])
+    if len(cfs) != 1:
+        raise CommandError(f"{target} was saved for {len(cfs)} signatures; save one, or name a "
+                           "signature")
+    return cfs[0]
+
+
+def _is_saved(target: str) -> bool:
+    path = target.rpartition(":")[0] if ":" in target else target
+    return os.path.isfile(os.path.join(path, "saved.json"))
+
+
 def concrete_function(target: str, signature: list):
     import runtime as rt
+    if _is_saved(target):
+        return _saved_function(target)
     fn = _load_function(target)
     if isinstance(fn, rt.ConcreteFunction):
         return fn
@@ -126,7 +162,8 @@ def main(argv: Optional[list] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="autograph graph",
         description="Draw the graph of FUNC in FILE.py traced for a signature.")
-    parser.add_argument("target", metavar="FILE.py:FUNC")
+    parser.add_argument("target", metavar="FILE.py:FUNC",
+                        help="a function in a Python file, or SAVED_DIR[:NAME] from rt.saved.save")
     parser.add_argument("--signature", "-s", action="append", default=[],
                         help="an argument: DTYPE[DIMS] (float32[None], int32[]) or a Python "
                              "literal; repeat it (or separate by ';') for several")

@@ -152,3 +152,19 @@ def test_python_dash_m_runtime_graph(tmp_path):
                           env=dict(os.environ, PYTHONPATH=REPO), timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith('digraph "f"') and "int32[3]" in proc.stdout
+
+
+def test_cli_draws_a_saved_function(tmp_path, capsys):
+    staged = rt.function(collatz, input_signature=[rt.TensorSpec([], rt.int32)])
+    rt.saved.save(staged, str(tmp_path / "saved"))
+    assert graph_cli.main([str(tmp_path / "saved")]) == 0
+    dot = capsys.readouterr().out
+    nodes, _ = _parse(dot)
+    assert any(lines[:2] == ["while", "StatelessWhile"] for lines, _ in nodes.values())
+    assert graph_cli.main([f"{tmp_path / 'saved'}:collatz", "-f", "text"]) == 0
+    assert 'op: "StatelessWhile"' in capsys.readouterr().out
+    assert graph_cli.main([f"{tmp_path / 'saved'}:nothing"]) == 1
+    assert "has no saved function or signature 'nothing'" in capsys.readouterr().err
+    (tmp_path / "saved" / "saved.json").write_text("{")
+    assert graph_cli.main([str(tmp_path / "saved")]) == 1
+    assert "not valid JSON" in capsys.readouterr().err
