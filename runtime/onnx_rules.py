@@ -31,6 +31,9 @@ def unsupported_reason(op) -> Optional[str]:
         return "slicing needs the input's rank"
     if t == "StridedSliceGrad" and op.inputs[1].shape.rank is None:
         return "slicing needs the input's rank"
+    if t == "GatherGrad" and (op.inputs[0].shape.rank is None or op.inputs[1].shape.rank is None
+                              or op.inputs[2].shape.rank != 1 or op.inputs[2].shape[0] is None):
+        return "needs the ranks of the gradient, the indices and the params"
     if t in ("SumTo", "SumLike") and (op.inputs[0].shape.rank is None or (
             t == "SumLike" and op.inputs[1].shape.rank is None)):
         return "summing a broadcast value back needs known ranks"
@@ -342,6 +345,22 @@ def _sum_like(ex, op, ins):
                       op.inputs[1].shape.rank)]
 
 
+def _gather_grad(ex, op, ins):
+    """Zeros of the params' shape (the gathered axis moved first), with each gathered
+    slice of g added at its index (ScatterND, reduction add), the axis moved back."""
+    g, indices, params_shape = ins
+    a, k = int(op.attrs["axis"]), op.inputs[1].shape.rank
+    r, rank_g = op.inputs[2].shape[0], op.inputs[0].shape.rank
+    perm_g = list(range(a, a + k)) + list(range(a)) + list(range(a + k, rank_g))
+    perm_p = [a] + list(range(a)) + list(range(a + 1, r))
+    moved_shape = ex.one("Gather", [_as_int64(ex, params_shape), ex.ints(perm_p)], axis=0)
+    zeros = ex.one("Expand", [ex.const(np.zeros((), op.inputs[0].dtype.np_dtype)), moved_shape])
+    where = ex.one("Unsqueeze", [_as_int64(ex, indices), ex.ints([-1])])
+    summed = ex.one("ScatterND", [zeros, where, ex.one("Transpose", [g], perm=perm_g)],
+                    reduction="add")
+    return [ex.one("Transpose", [summed], perm=[int(i) for i in np.argsort(perm_p)])]
+
+
 def _broadcast_to(ex, op, ins):
     return [ex.one("Expand", [ins[0], ex.ints(op.attrs["shape"])])]
 
@@ -426,4 +445,5 @@ RULES = {
     "TensorArrayUnstack": _ta_unstack,
     "SumTo": _sum_to, "SumLike": _sum_like, "BroadcastTo": _broadcast_to,
     "BroadcastLike": _broadcast_like, "StridedSliceGrad": _strided_slice_grad,
+    "GatherGrad": _gather_grad,
 }

@@ -233,3 +233,17 @@ def test_gradients_computed_in_the_function():
             rt.TensorSpec([batch, 2], F32), rt.TensorSpec([2], F32), rt.TensorSpec([dim, 2], F32))
         _agree(cf, [rand.random((3, 2), np.float32), rand.random(2, np.float32),
                     rand.random((1, 2), np.float32)])
+
+
+def test_gradient_of_gather_scatters_and_adds():
+    def grads(p, i):
+        with rt.GradientTape() as tape:
+            tape.watch(p)
+            y = rt.reduce_sum(rt.gather(p, i, axis=1) * rt.constant([[1.0], [2.0], [3.0]]))
+        return tape.gradient(y, p)
+
+    cf = rt.function(grads).get_concrete_function(rt.TensorSpec([None, 4, 2], F32),
+                                                  rt.TensorSpec([2, 3], rt.int32))
+    assert "GatherGrad" in {op.type for op in cf.graph.get_operations()}
+    _agree(cf, [np.random.rand(2, 4, 2).astype(np.float32),
+                np.array([[0, 3, 3], [1, 1, 0]], np.int32)])
