@@ -125,6 +125,10 @@ class _Emitter:
                 value = op.attrs["value"]
                 if isinstance(value, np.ndarray) and value.ndim == 0:
                     value = value[()]  # numpy scalars compute ~20x faster than 0-d arrays
+                elif isinstance(value, np.ndarray):
+                    # Every run returns this very array where the graph returns the constant:
+                    # a caller writing into `.numpy()` must not change later results.
+                    value.flags.writeable = False
                 self.names[id(op.outputs[0])] = self.global_value(value)
             elif t in ("If", "StatelessIf"):
                 self.emit_cond(op, indent)

@@ -134,7 +134,8 @@ def to_numpy(value, dtype: Optional[dtypes.DType] = None) -> np.ndarray:
     if inferred.is_string:
         raise TypeError(f"cannot convert {value!r} to a {target.name} tensor")
     try:
-        arr = np.asarray(value)
+        # A user's array is copied: the tensor must not change when the array does.
+        arr = np.array(value) if isinstance(value, np.ndarray) else np.asarray(value)
     except ValueError:
         raise ValueError(f"cannot convert {value!r} to a tensor: the nested lists are ragged "
                          "(rows of different lengths); a tensor must be rectangular") from None
