@@ -20,7 +20,6 @@ import gast
 
 from autograph import operators, parsing, pipeline, templates
 from autograph.converters.context import Context
-from autograph.errors import ConversionError
 
 logger = logging.getLogger("autograph")
 

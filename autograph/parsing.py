@@ -135,24 +135,6 @@ def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:
     return node, filename
 
 
-def parse_expression(source: str) -> gast.AST:
-    return gast.parse(source, mode="eval").body
-
-
-def parse_statements(source: str) -> list:
-    return gast.parse(source).body
-
-
-def source_of(node: gast.AST) -> str:
-    """Python source of a gast node (stdlib printer)."""
-    import ast
-    return ast.unparse(gast.gast_to_ast(node))
-
-
-def origin(node: gast.AST) -> Optional[int]:
-    return getattr(node, "lineno", None)
-
-
 _CTX = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 

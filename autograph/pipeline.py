@@ -26,7 +26,7 @@ import logging
 
 import gast
 
-from autograph import analysis, anno
+from autograph import analysis
 from autograph.analysis import activity
 from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
                                   conditionals, continue_statements, logical_expressions, loops,

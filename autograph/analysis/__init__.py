@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph.analysis import activity, cfg, liveness, reaching_definitions
+from autograph.analysis import cfg, liveness, reaching_definitions
 
 
 def analyze(fn_node: gast.FunctionDef) -> cfg.Graph:

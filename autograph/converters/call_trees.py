@@ -14,7 +14,7 @@ import builtins
 
 import gast
 
-from autograph import anno, templates
+from autograph import templates
 from autograph.converters.context import Context
 from autograph.converters.expressions import operator_call
 from autograph.operators.calls import is_allowlisted

@@ -6,7 +6,6 @@ the same arguments converted to symbolic values must stage and give the same res
 """
 # ruff: noqa
 import math
-import collections
 
 
 # --- if / elif / else ---------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 import autograph as ag
 import corpus
 import corpus_python
-from fake_backend import BACKEND, Sym, sym, value
+from fake_backend import BACKEND, sym, value
 
 
 def _run(fn, args):

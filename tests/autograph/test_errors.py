@@ -1,6 +1,5 @@
 """Trace-time errors point at the user's line; unconvertible functions run as they are."""
 import logging
-import sys
 import traceback
 
 import pytest
