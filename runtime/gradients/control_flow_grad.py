@@ -12,8 +12,11 @@ Variables read in the body accumulate their gradients across iterations.
 """
 from __future__ import annotations
 
+from ..graph import Graph
 from ..ops.array_ops import zeros
-from .backprop import Grads, accumulate, ancestors, body_gradients, differentiable, zeros_for
+from ..ops.core import constant, placeholder_op
+from .backprop import (Grads, accumulate, ancestors, body_gradients, differentiable,
+                       graph_backprop, zeros_for)
 
 
 def _here(t):
@@ -90,6 +93,46 @@ def _loop_connected(body, n, init, ext, seeded) -> tuple:
     return sorted(wanted), ext_wanted, _float_variables(found.values())
 
 
+class _Template(Graph):
+    """A graph that is only a recipe (copied into loop bodies by `replay`): every tensor
+    from another graph that it uses becomes a placeholder of its own, to be fed."""
+
+    def capture(self, tensor):
+        if tensor.graph is self:
+            return tensor
+        entry = self.captures.get(id(tensor))
+        if entry is not None:
+            return entry[1]
+        inner = placeholder_op(self, tensor.dtype, tensor.shape, name="saved")
+        self.captures[id(tensor)] = (tensor, inner)
+        return inner
+
+
+def _iteration_template(body, n, loop_floats, ext_floats, variables, shapes) -> tuple:
+    """(template graph, its placeholders for the gradients of the loop variables in
+    `loop_floats`, its results: gradients of those loop variables, of the invariant inputs
+    `ext_floats` and of `variables`, zeros where unconnected)."""
+    template = _Template("while_grad", outer=body.graph)
+    with template.as_default():
+        ys = [placeholder_op(template, body.outputs[k].dtype, shapes[k], name="grad_ys")
+              for k in loop_floats]
+        seeds = {}
+        for k, y in zip(loop_floats, ys):
+            out = body.outputs[k]
+            seeds[id(out)] = accumulate(seeds.get(id(out)), y)
+        params = [body.params[k] for k in loop_floats] + [body.params[n + k] for k in ext_floats]
+        grads, var_grads = graph_backprop(body.graph._ops, seeds,
+                                          [id(p) for p in params if p is not None])
+        results = []
+        for p in params:
+            g = None if p is None else grads.get(id(p))
+            results.append(g if g is not None else zeros_for(p))
+        for var in variables:
+            found = var_grads.get(id(var))
+            results.append(found[1] if found is not None else zeros(var.shape, var.dtype))
+    return template, ys, results
+
+
 def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars, has_max):
     from ..ops.tensor_array import TensorArray
     from ..while_staging import stage_while
@@ -106,7 +149,21 @@ def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars
         return [None] * len(inputs)
     shapes = [s for s, _ in out_specs]
 
-    # 1. The forward loop again, keeping the values each iteration starts from.
+    # The backward pass of one iteration, built once as a template graph: its inputs are
+    # the loop variables' gradients and, as captures, the forward values its rules read.
+    template, ys_phs, results = _iteration_template(body, n, loop_floats, ext_floats,
+                                                    variables, shapes)
+    invariant = {id(p): ext[k] for k, p in enumerate(body.params[n:]) if p is not None}
+    saved, fixed = [], {}
+    for t, ph in template.captured_inputs():
+        if id(t) in invariant:
+            fixed[id(ph)] = invariant[id(t)]  # a loop-invariant input: fed as it is
+        elif t.graph is body.graph and t.op.opdef.name != "Const":
+            saved.append((t, ph))   # a value of one iteration: kept for each iteration
+        else:
+            fixed[id(ph)] = t       # a constant, or a tensor from outside the loop
+
+    # 1. The forward loop again, keeping what each iteration's backward pass reads.
     def feeds_for(b, values):
         return {id(p): v for p, v in zip(b.params, list(values) + ext) if p is not None}
 
@@ -115,36 +172,29 @@ def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars
         return mapping[id(cond_body.outputs[0])]
 
     def fwd_body(i, values, stacks):
-        stacks = [ta.write(i, v) for ta, v in zip(stacks, values)]
         mapping, _ = replay(body.graph, feeds_for(body, values))
+        stacks = [ta.write(i, mapping[id(t)]) for ta, (t, _) in zip(stacks, saved)]
         return i + 1, [mapping[id(o)] for o in body.outputs], stacks
 
-    stacks0 = [TensorArray(t.dtype, size=0, dynamic_size=True, element_shape=s)
-               for t, s in zip(init, shapes)]
+    stacks0 = [TensorArray(t.dtype, size=0, dynamic_size=True, element_shape=t.shape)
+               for t, _ in saved]
     (count, _, stacks), _ = stage_while(fwd_cond, fwd_body, (0, [_here(t) for t in init], stacks0),
                                         maximum_iterations=_here(max_iter))
 
     # 2. The iterations in reverse: loop-variable gradients flow back, invariant inputs'
     # and Variables' gradients add up.
-    ext_pos = [n + k for k in ext_floats]
-
     def bwd_cond(j, ys, acc):
         return j >= 0
 
     def bwd_body(j, ys, acc):
-        values = [ta.read(j) for ta in stacks]
-        seeds = [None] * n
-        for k, y in zip(loop_floats, ys):
-            seeds[k] = y
-        g_params, g_vars = body_gradients(body, values + ext, seeds, loop_floats + ext_pos)
-        new_ys = [g if g is not None else zeros_for(values[k])
-                  for k, g in zip(loop_floats, g_params[:len(loop_floats)])]
-        new_acc = []
-        for a, g in zip(acc, g_params[len(loop_floats):]):
-            new_acc.append(accumulate(a, g))
-        for a, var in zip(acc[len(ext_floats):], variables):
-            found = g_vars.get(id(var))
-            new_acc.append(a if found is None else a + found[1])
+        feeds = {id(ph): ta.read(j) for ta, (_, ph) in zip(stacks, saved)}
+        for key, t in fixed.items():
+            feeds[key] = constant(t.op.attrs["value"], t.dtype) if t.op.opdef.name == "Const" else t
+        feeds.update({id(ph): y for ph, y in zip(ys_phs, ys)})
+        mapping, _ = replay(template, feeds)
+        grads_now = [mapping[id(r)] for r in results]
+        new_ys = grads_now[:len(loop_floats)]
+        new_acc = [accumulate(a, g) for a, g in zip(acc, grads_now[len(loop_floats):])]
         return j - 1, new_ys, new_acc
 
     ys0 = [_here(grads[k]) if k in seeded else zeros_for(outputs[k]) for k in loop_floats]
