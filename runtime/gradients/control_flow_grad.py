@@ -4,11 +4,13 @@ cond: a `cond` on the same predicate whose branches are the branches' gradients 
 recomputes its branch's forward values from the node's inputs, then runs their rules), so
 only the branch taken contributes.
 
-while_loop: the forward loop runs again with every iteration's loop values pushed onto
-TensorArrays (one per loop variable) and an iteration counter; then a backward loop runs
-the iterations in reverse, each reading the values its iteration started from,
-recomputing the body from them and applying the body's rules. Loop-invariant inputs and
-Variables read in the body accumulate their gradients across iterations.
+while_loop: one iteration's backward pass is built once as a template graph, whose
+inputs are the loop variables' gradients and the forward values its rules read. The
+forward loop runs again, pushing those values onto TensorArrays at every iteration (with
+an iteration counter); then a backward loop runs the iterations in reverse, each feeding
+the template with the values its iteration kept. Loop-invariant inputs are fed as they
+are, and their gradients (and those of Variables read in the body) add up across
+iterations. (JAX's `while_loop` has no reverse mode: it does not keep these values.)
 """
 from __future__ import annotations
 
