@@ -12,7 +12,6 @@ import copy
 import inspect
 import linecache
 import types
-from typing import Optional
 
 import gast
 
