@@ -13,7 +13,7 @@ functions take them as arguments and return their new values (a bare value for o
 name, a tuple for several). With `names=()` an `if_stmt` returns what the taken branch
 returns (a `return` inside both branches). Whether a construct is staged is decided
 by the value of its condition (or iterable), through the protocol in
-notes/protocol.md: `type(value).__autograph_backend__`.
+docs/staging_protocol.md: `type(value).__autograph_backend__`.
 """
 from __future__ import annotations
 
@@ -89,9 +89,10 @@ class _Tracer:
     def staging_error(self, error: TypeError, names: Sequence[str], advice: str) -> Exception:
         if id(error) in self.user_errors:
             return error
-        text = str(error)
-        if not any(word in text for word in ("branch", "iteration", "loop")):
-            advice = ""        # e.g. a condition that is not a bool: the message says it all
+        text = str(error).rstrip(". ")
+        if ("must" in text or "use " in text or "Make " in text
+                or not any(word in text for word in ("branch", "iteration", "loop"))):
+            advice = ""        # the backend's message already says what to change
         return StagingError(f"{user_location(3)}: {text}. {advice}".rstrip())
 
 
