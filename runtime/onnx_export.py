@@ -31,11 +31,16 @@ class ExportError(InvalidGraphError):
 
 
 def export(concrete_fn, path: Optional[str] = None, *, drop_prints: bool = False,
-           opset: int = OPSET):
+           drop_asserts: bool = False, opset: int = OPSET):
     """Writes `concrete_fn` (a ConcreteFunction, or an rt.function with one trace or an
     input_signature) as an ONNX model to `path` and returns the `onnx.ModelProto`.
     Inputs are named after the function's arguments, outputs `output_0`, `output_1`, ...
-    in the order of `concrete_fn.outputs`. `drop_prints=True` leaves out rt.print."""
+    in the order of `concrete_fn.outputs`.
+
+    ONNX has no printing and no run-time assertions: `drop_prints=True` leaves out
+    rt.print; `drop_asserts=True` leaves out assertions (rt.debugging.*, and autograph's
+    checks that a variable assigned on some paths only was assigned), so where the
+    function would raise, the model gives a value instead."""
     try:
         import onnx
         from onnx import helper
@@ -43,7 +48,8 @@ def export(concrete_fn, path: Optional[str] = None, *, drop_prints: bool = False
         raise ImportError("rt.onnx.export needs the onnx package: pip install "
                           "'autograph-rt[onnx]' (or pip install onnx onnxruntime)") from None
     cf = _concrete(concrete_fn)
-    ex = _Exporter(onnx, drop_prints)
+    dropped = {t for t, drop in (("PrintV2", drop_prints), ("Assert", drop_asserts)) if drop}
+    ex = _Exporter(onnx, dropped)
     problems = ex.unsupported(cf.graph, list(cf.outputs))
     if problems:
         raise ExportError(f"cannot export {cf.name} to ONNX: these ops have no ONNX "
@@ -98,10 +104,10 @@ def _bodies(op):
 
 
 class _Exporter:
-    def __init__(self, onnx, drop_prints):
+    def __init__(self, onnx, dropped: set):
         self.onnx = onnx
         self.helper = onnx.helper
-        self.drop_prints = drop_prints
+        self.dropped = dropped             # op types left out (prints, assertions)
         self.nodes: list = []
         self.env: dict = {}                # id(tensor) -> ONNX value name
         self.seq: dict = {}                # id(TensorArray handle) -> its element dtype
@@ -149,12 +155,23 @@ class _Exporter:
                     self.seq[id(p)] = self.seq[id(t)]
 
     # -- checking ---------------------------------------------------------------------------
+    def needed(self, graph, outputs) -> set:
+        """ids of the ops the outputs and the side effects that are kept depend on."""
+        stack = [t.op for t in outputs if t.op.graph is graph]
+        stack += [op for op in graph._ops if op.opdef.side_effect and op.type not in self.dropped]
+        seen = set()
+        while stack:
+            op = stack.pop()
+            if id(op) not in seen:
+                seen.add(id(op))
+                stack.extend(t.op for t in op.inputs if id(t.op) not in seen)
+        return seen
+
     def unsupported(self, graph, outputs) -> list:
-        from .executor import needed_ops
-        keep = needed_ops(graph, outputs)
+        keep = self.needed(graph, outputs)
         out = []
         for op in graph._ops:
-            if id(op) not in keep or (op.type == "PrintV2" and self.drop_prints):
+            if id(op) not in keep:
                 continue
             reason = unsupported_reason(op)
             if reason:
@@ -169,13 +186,10 @@ class _Exporter:
 
     # -- graphs -----------------------------------------------------------------------------
     def emit_graph(self, graph, outputs):
-        from .executor import needed_ops
-        keep = needed_ops(graph, outputs)
+        keep = self.needed(graph, outputs)
         for op in graph._ops:
             if id(op) not in keep or op.type == "Placeholder":
                 continue
-            if op.type == "PrintV2":
-                continue  # only reached with drop_prints
             if op.type in ("If", "StatelessIf"):
                 if op.outputs:
                     self.emit_if(op)

@@ -47,7 +47,7 @@ def unsupported_reason(op) -> Optional[str]:
 
 _NO_EQUIVALENT = {
     "PrintV2": "rt.print has no ONNX equivalent (export with drop_prints=True to leave it out)",
-    "Assert": "run-time assertions have no ONNX equivalent",
+    "Assert": "run-time assertions have no ONNX equivalent (drop_asserts=True leaves them out)",
     "EagerPyFunc": "rt.py_function calls Python",
     "AssignVariableOp": "ONNX models hold no mutable state (variable writes)",
     "StringJoin": "string ops are not exported", "StringLength": "string ops are not exported",

@@ -247,3 +247,18 @@ def test_gradient_of_gather_scatters_and_adds():
     assert "GatherGrad" in {op.type for op in cf.graph.get_operations()}
     _agree(cf, [np.random.rand(2, 4, 2).astype(np.float32),
                 np.array([[0, 3, 3], [1, 1, 0]], np.int32)])
+
+
+def test_drop_asserts_leaves_assertions_out():
+    def checked(x):
+        rt.debugging.assert_greater(x, 0.0)
+        return x * 2.0
+
+    cf = _cf(checked, rt.TensorSpec([], F32))
+    with pytest.raises(rt.onnx.ExportError, match=r"drop_asserts=True leaves them out"):
+        rt.onnx.export(cf)
+    model = rt.onnx.export(cf, drop_asserts=True)
+    assert "Greater" not in [n.op_type for n in model.graph.node]  # the check's ops go too
+    assert _session(model).run(None, {"x": np.asarray(-1.5, np.float32)})[0] == -3.0
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        cf(rt.constant(-1.5))

@@ -79,11 +79,9 @@ def test_onnx_gives_python_results(name, fn, arg_sets):
     if staged is None:
         pytest.skip("the runtime does not stage this program")
     cf = staged.get_concrete_function(*[rt.constant(a) for a in arg_sets[0]])
-    try:
-        model = rt.onnx.export(cf)
-    except rt.onnx.ExportError as e:
-        assert "no ONNX equivalent" in str(e)
-        pytest.skip(str(e).splitlines()[1].strip())
+    # autograph's checks of variables assigned on some paths only are assertions: left
+    # out, the model gives a value where Python raises (those calls are not compared)
+    model = rt.onnx.export(cf, drop_asserts=True)
     options = ort.SessionOptions()
     options.log_severity_level = 3
     sess = ort.InferenceSession(model.SerializeToString(), options,
