@@ -9,9 +9,14 @@ read the enclosing graph's values by name (ONNX scoping), which is how captured 
 reach them. Variables are read at export time and become constants.
 
 Needs the `onnx` package (`pip install 'autograph-rt[onnx]'`), imported only when
-`export` is called. TensorArrays become ONNX sequences. Ops with no ONNX equivalent
-(rt.print, assertions, py_function, variable writes, string ops) give one error naming
-each of them.
+`export` is called. Ops with no ONNX equivalent (rt.print, assertions, py_function,
+variable writes, string ops) give one error naming each of them; prints and assertions
+may be dropped instead. The per-op rules are in onnx_rules.py.
+
+TensorArrays become ONNX sequences, which hold only written items: writes in order
+(0, 1, 2, ... as loops do) and overwrites behave as ours, but `size()` of a TensorArray
+made with a size counts the items written so far, and reading or writing past the
+written items fails in onnxruntime.
 """
 from __future__ import annotations
 
