@@ -8,12 +8,14 @@ forward, GradientTape, gradient and `assign_sub` on four Variables, traced once 
 as one graph. The numpy step computes the same forward and backward by hand (the
 gradients written out) and updates the arrays in place. Both run in float32 from the
 same starting weights; their losses are printed to show they compute the same thing.
-Timings are medians (and minima) of alternating repeats, so machine noise hits both alike.
+Timings are medians (and minima) of alternating repeats, so machine noise hits both alike;
+CPU time (all threads, BLAS included) is printed too, as it moves less on a loaded machine.
 """
 from __future__ import annotations
 
 import statistics
 import sys
+import time
 import timeit
 from pathlib import Path
 
@@ -84,14 +86,20 @@ def main(quick: bool = False):
     print("  losses, first 3 steps: numpy " + " ".join(f"{v:.6f}" for v in np_losses)
           + " | rt " + " ".join(f"{v:.6f}" for v in rt_losses))
     number, repeat = (2, 5) if quick else (5, 15)
-    t_np, t_rt = [], []
+    wall = {"np": [], "rt": []}
+    cpu = {"np": [], "rt": []}
     for _ in range(repeat):  # alternate, so drifts in machine load hit both
-        t_np.append(timeit.timeit(lambda: np_step(x, t), number=number) / number)
-        t_rt.append(timeit.timeit(lambda: rt_step(xt, tt), number=number) / number)
-    a, b = statistics.median(t_np), statistics.median(t_rt)
-    print(f"  numpy by hand          {a * 1e3:8.2f} ms/step   1.00x   (best {min(t_np) * 1e3:.2f})")
-    print(f"  rt.function + tape     {b * 1e3:8.2f} ms/step   {b / a:5.2f}x   "
-          f"(best {min(t_rt) * 1e3:.2f}, {min(t_rt) / min(t_np):.2f}x)")
+        for key, fn in (("np", lambda: np_step(x, t)), ("rt", lambda: rt_step(xt, tt))):
+            c0 = time.process_time()
+            wall[key].append(timeit.timeit(fn, number=number) / number)
+            cpu[key].append((time.process_time() - c0) / number)
+    a, b = statistics.median(wall["np"]), statistics.median(wall["rt"])
+    ca, cb = statistics.median(cpu["np"]), statistics.median(cpu["rt"])
+    print("                         wall ms/step (median, best)      CPU ms/step (median)")
+    print(f"  numpy by hand          {a * 1e3:8.2f} {min(wall['np']) * 1e3:8.2f}   1.00x"
+          f"        {ca * 1e3:8.2f}   1.00x")
+    print(f"  rt.function + tape     {b * 1e3:8.2f} {min(wall['rt']) * 1e3:8.2f}   {b / a:5.2f}x"
+          f"        {cb * 1e3:8.2f}   {cb / ca:5.2f}x")
     print(f"  traces: {rt_step.experimental_get_tracing_count()}")
     return b / a
 
