@@ -95,7 +95,7 @@ def _load_function(target: str):
 def _saved_function(target: str):
     """DIR or DIR:NAME of a saved directory (rt.saved.save): its function, drawn as loaded."""
     import runtime as rt
-    path, _, name = target.rpartition(":") if ":" in target else (target, "", "")
+    path, name = _saved_parts(target)
     try:
         loaded = rt.saved.load(path)
     except rt.errors.InvalidGraphError as e:
@@ -120,9 +120,18 @@ def _saved_function(target: str):
     return cfs[0]
 
 
+def _saved_parts(target: str):
+    """(directory, name) when `target` is DIR or DIR:NAME of a saved directory, else None."""
+    if os.path.isfile(os.path.join(target, "saved.json")):
+        return target, ""
+    path, sep, name = target.rpartition(":")
+    if sep and os.path.isfile(os.path.join(path, "saved.json")):
+        return path, name
+    return None
+
+
 def _is_saved(target: str) -> bool:
-    path = target.rpartition(":")[0] if ":" in target else target
-    return os.path.isfile(os.path.join(path, "saved.json"))
+    return _saved_parts(target) is not None
 
 
 def concrete_function(target: str, signature: list):
