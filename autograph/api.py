@@ -9,6 +9,7 @@ own (and later-updated) captured values.
 from __future__ import annotations
 
 import ast
+import gc
 import logging
 import os
 import types
@@ -64,6 +65,18 @@ def _strip_for_compile(node: gast.AST) -> None:
 
 
 def _compile(fn: types.FunctionType, recursive: bool) -> types.CodeType:
+    # Conversion allocates thousands of short-lived nodes and no cycles worth collecting:
+    # pausing the cyclic GC for these ~2 ms saves about a tenth of the time.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _compile_unpaused(fn, recursive)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _compile_unpaused(fn: types.FunctionType, recursive: bool) -> types.CodeType:
     node, filename = convert_node(fn, recursive)
     _strip_for_compile(node)
     if isinstance(node, gast.FunctionDef):
