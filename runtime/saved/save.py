@@ -50,8 +50,7 @@ def save(obj, path: str, signatures=None) -> None:
     def add(cf):
         if id(cf) not in index:
             index[id(cf)] = len(w.functions)
-            w.functions.append(None)  # keep the slot while encoding
-            w.functions[index[id(cf)]] = w.function(cf)
+            w.functions.append(w.function(cf))
         return index[id(cf)]
 
     from .. import __version__
@@ -62,10 +61,10 @@ def save(obj, path: str, signatures=None) -> None:
     doc["functions"] = w.functions
     doc["variables"] = w.variables
     doc["arrays"] = {k: {"dtype": a.dtype.name, "shape": list(a.shape)} for k, a in w.arrays.items()}
-    os.makedirs(path, exist_ok=True)
-    _write_atomic(os.path.join(path, fmt.ARRAYS_NAME), lambda f: np.savez(f, **w.arrays))
     # one line, written by json's fast C encoder; `python -m json.tool saved.json` shows it
     text = json.dumps(doc, separators=(",", ":"), allow_nan=False)
+    os.makedirs(path, exist_ok=True)
+    _write_atomic(os.path.join(path, fmt.ARRAYS_NAME), lambda f: np.savez(f, **w.arrays))
     _write_atomic(os.path.join(path, fmt.JSON_NAME), lambda f: f.write(text.encode("utf-8")))
 
 
