@@ -595,3 +595,23 @@ def test_saving_an_object_with_function_methods(tmp_path):
     assert loaded.predict(rt.constant([[1.0, 1.0]])).numpy().tolist() == [[1.0]]
     with pytest.raises(TypeError, match="constructed with float value 0.5 in lr"):
         loaded.train(rt.constant([[1.0, 1.0]]), 0.25)
+
+
+def test_nested_arguments_var_args_and_keywords(tmp_path):
+    import collections
+    Pair = collections.namedtuple("Pair", "a b")
+
+    @rt.function
+    def f(d, p, *rest, scale=2, **kw):
+        return {"s": d["x"] * scale + p.a, "t": (p.b, rest[0]), "k": kw["z"]}
+
+    args = ({"x": rt.constant([1.0, 2.0])}, Pair(rt.constant(1.0), rt.constant(3)), rt.constant(5))
+    want = f(*args, scale=3, z=rt.constant(4.0))
+    saved.save(f, str(tmp_path / "f"))
+    loaded = saved.load(str(tmp_path / "f"))
+    got = loaded.f(*args, scale=3, z=rt.constant(4.0))
+    assert sorted(got) == ["k", "s", "t"] and isinstance(got["t"], tuple)
+    for a, b in zip(rt.nest.flatten(got), rt.nest.flatten(want)):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(TypeError, match="constructed with int value 3 in scale"):
+        loaded.f(*args, scale=4, z=rt.constant(4.0))
