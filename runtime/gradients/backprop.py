@@ -101,10 +101,12 @@ def backprop(entries, seeds: dict, relevant) -> tuple:
             continue
         rule = opdef.grad
         if rule is None:
+            where = getattr(e, "location", None)
+            where = f", created at {where[0]}:{where[1]}" if where else ""
             raise LookupError(
                 f"No gradient defined for operation '{getattr(e, 'name', opdef.name)}' "
-                f"(op type: {opdef.name}). Compute it outside the tape, or wrap it with "
-                "tape.stop_recording().")
+                f"(op type: {opdef.name}{where}). Compute it outside the tape, or wrap it "
+                "with tape.stop_recording().")
         previous, _rule_state.needed = _rule_state.needed, needed
         try:
             in_grads = rule(e.inputs, outs, out_grads, **e.attrs)

@@ -65,7 +65,7 @@ def record_op(op):
     """Called by `Graph.add_op` for every new graph op."""
     for tape in _state.tapes:
         if tape._graph is op.graph and tape._recording:
-            tape._record(op.opdef, op.inputs, op.outputs, op.attrs, op.name)
+            tape._record(op.opdef, op.inputs, op.outputs, op.attrs, op.name, op)
 
 
 class GradientTape:
@@ -140,7 +140,7 @@ class GradientTape:
         return id(var) in self._watched_vars or (self._watch_accessed and var.trainable)
 
     # -- recording ------------------------------------------------------------------------
-    def _record(self, opdef, inputs, outputs, attrs, name):
+    def _record(self, opdef, inputs, outputs, attrs, name, op=None):
         watched = self._watched
         if opdef.name == "ReadVariableOp":
             var = attrs["variable"]
@@ -157,7 +157,8 @@ class GradientTape:
         for t in outputs:
             if t.dtype.is_floating or t.dtype is _VARIANT:  # TensorArray handles carry grads
                 watched[id(t)] = t
-        self._entries.append(Entry(opdef, inputs, outputs, attrs, name))
+        # a graph op is its own entry (it also knows where the user created it)
+        self._entries.append(op if op is not None else Entry(opdef, inputs, outputs, attrs, name))
 
     def _reads_watched(self, attrs) -> bool:
         from .backprop import variables_in

@@ -341,3 +341,14 @@ def test_gradient_inside_the_tape_block():
         z = dy * y
     # a persistent tape records its own backward ops: z = 2x * x^2, dz/dx = 6x^2
     assert tape.gradient(z, x).numpy() == 54.0
+
+
+def test_op_without_gradient_in_a_trace_names_the_users_line():
+    @rt.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.py_function(lambda t: t * 2.0, [x], rt.float32)
+        return tape.gradient(y, x)
+    with pytest.raises(LookupError, match=r"EagerPyFunc, created at .*test_grad_tape.py:\d+"):
+        f(rt.constant(1.0))
