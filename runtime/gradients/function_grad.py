@@ -181,8 +181,10 @@ def _inputs(cf, args, kwargs) -> tuple:
             if pname in bound.arguments:
                 cf._match(pname, traced, bound.arguments[pname], arrays)
                 _collect(traced, bound.arguments[pname], values)
-        if any(a is None for a in arrays):
-            raise TypeError("missing tensor arguments")
+        missing = [ph.spec.name for ph, a in zip(cf.inputs_specs, arrays) if a is None]
+        if missing:
+            raise TypeError(f"{cf.name}{_signature_text(cf)}: missing a required tensor "
+                            f"argument: '{missing[0]}'")
     except TypeError:
         if kwargs or len(args) != len(cf.inputs):
             raise
@@ -192,6 +194,10 @@ def _inputs(cf, args, kwargs) -> tuple:
                EagerTensor(a if isinstance(a, np.ndarray) else to_numpy(a), ph.dtype)
                for v, a, ph in zip(values, arrays, cf.inputs)]
     return tensors, arrays
+
+
+def _signature_text(cf) -> str:
+    return "(" + ", ".join(cf._py_sig.parameters) + ")"
 
 
 def _collect(traced, value, values):

@@ -352,3 +352,23 @@ def test_op_without_gradient_in_a_trace_names_the_users_line():
         return tape.gradient(y, x)
     with pytest.raises(LookupError, match=r"EagerPyFunc, created at .*test_grad_tape.py:\d+"):
         f(rt.constant(1.0))
+
+
+def test_concrete_function_call_errors_are_the_same_under_a_tape():
+    f = rt.function(lambda x, k: x * k)
+    cf = f.get_concrete_function(rt.constant([1.0]), 2)
+    calls = [(rt.constant([1.0]), 3), (rt.constant([1], rt.int32), 2),
+             (rt.constant([1.0, 2.0]), 2), ()]
+
+    def outcome(args, taped):
+        try:
+            if taped:
+                with rt.GradientTape():
+                    cf(*args)
+            else:
+                cf(*args)
+        except Exception as e:  # noqa: BLE001 - the errors are what is compared
+            return type(e).__name__, str(e)
+        return None
+    for args in calls:
+        assert outcome(args, True) == outcome(args, False) is not None
