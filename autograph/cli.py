@@ -122,6 +122,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        sys.stderr.close()        # `autograph convert f.py | head`: no second traceback
+    except BrokenPipeError:       # `autograph convert f.py | head`: quiet, as cat is
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except Exception as e:        # noqa: BLE001 — a bug of ours: one line, unless asked
+        if os.environ.get("AUTOGRAPH_STRICT", "") not in ("", "0"):
+            raise
+        print(f"{PROG}: internal error: {type(e).__name__}: {e} (AUTOGRAPH_STRICT=1 shows "
+              "the traceback)", file=sys.stderr)
+        return 3

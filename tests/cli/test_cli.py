@@ -403,3 +403,18 @@ def test_function_filter_with_a_class_name_converts_its_methods():
                                  "    class B:\n        def g(self):\n            return 2\n",
                                  only=["A.B"])
     assert report.converted == ["A.B.g"]
+
+
+def test_an_internal_error_is_one_line(monkeypatch, capsys):
+    from autograph import cli, module_converter
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("oops")
+    monkeypatch.setattr(module_converter, "convert_source", broken)
+    monkeypatch.delenv("AUTOGRAPH_STRICT", raising=False)
+    assert cli.main(["convert", os.path.join(SAMPLES, "shadowing.py")]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error: RuntimeError: oops" in err
+    monkeypatch.setenv("AUTOGRAPH_STRICT", "1")
+    with pytest.raises(RuntimeError):
+        cli.main(["convert", os.path.join(SAMPLES, "shadowing.py")])
