@@ -49,7 +49,7 @@ class Backward:
                     results.append(g)
             self.variables = [var for var, _ in var_grads.values()]
             results += [g for _, g in var_grads.values()]
-        self.read_variables = list(graph_variables(fg).values())
+        self.read_variables = _variables_of(cf)
         captured = bg.captured_inputs()
         self.forward = fg.compile(cf.inputs, outs + [t for t, _ in captured])
         self.n_outputs = len(outs)
@@ -65,12 +65,20 @@ def _backward_of(cf) -> Backward:
     return bw
 
 
+def _variables_of(cf) -> list:
+    """The Variables `cf`'s graph reads (its sub-graphs included), found once."""
+    found = cf.__dict__.get("_tape_variables")
+    if found is None:
+        found = cf._tape_variables = list(graph_variables(cf.graph).values())
+    return found
+
+
 def call(cf, args, kwargs):
     """Calls ConcreteFunction `cf` eagerly; records the call on the open tapes that watch
     one of its tensor inputs or a Variable it reads."""
     tensors, arrays = _inputs(cf, args, kwargs)
     tapes = _tape.eager_tapes()
-    variables = list(graph_variables(cf.graph).values()) if tapes else []
+    variables = _variables_of(cf) if tapes else []
     tapes = [t for t in tapes if t._watches_call(tensors, variables)]
     if not tapes:
         return cf._run(arrays)
