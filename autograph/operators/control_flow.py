@@ -23,6 +23,11 @@ from autograph.errors import StagingError, user_location
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
 
 
+# Types that are never staged: the Python paths test them first, because converted code
+# runs on Python values far more often than on tensors, once per iteration of every loop.
+PLAIN = frozenset({bool, int, float, str, bytes, type(None), list, tuple, dict, set, range})
+
+
 def backend_of(value: Any) -> Any:
     """The staging backend of `value`, or None for a Python value."""
     return getattr(type(value), "__autograph_backend__", None)
@@ -162,16 +167,17 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
             state: Sequence[Any] = (), names: Sequence[str] = ()) -> Any:
     """`if test:` with the branches as functions of `state`; returns the new values of
     `names`. Without `if_false`, `state` holds the current values of `names`."""
-    test = unwrap(test)
-    backend = backend_of(test)
-    if backend is None:
-        if test:
-            return if_true(*state)
-        if if_false is None:
-            return _pack(state, len(names))
-        return if_false(*state)
-    return _staged_if(backend, test, if_true, if_false, tuple(state), tuple(names),
-                      tuple(names) or ("the return value",))
+    if type(test) not in PLAIN:
+        test = unwrap(test)
+        backend = backend_of(test)
+        if backend is not None:
+            return _staged_if(backend, test, if_true, if_false, tuple(state), tuple(names),
+                              tuple(names) or ("the return value",))
+    if test:
+        return if_true(*state)
+    if if_false is None:
+        return _pack(state, len(names))
+    return if_false(*state)
 
 
 def if_exp(test: Any, if_true: Callable, if_false: Callable) -> Any:
@@ -193,13 +199,16 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
     n = len(names)
     state = tuple(state)
     while True:
-        cond = unwrap(test(*state))
-        backend = backend_of(cond)
-        if backend is not None:
-            return _pack(_staged_while(backend, test, body, state, tuple(names), opts), n)
+        cond = test(*state)
+        if type(cond) is not bool:
+            cond = unwrap(cond)
+            backend = backend_of(cond)
+            if backend is not None:
+                return _pack(_staged_while(backend, test, body, state, tuple(names), opts), n)
         if not cond:
             return _pack(state, n)
-        state = _unpack(body(*state), n)
+        result = body(*state)
+        state = result if n > 1 else (result,) if n else ()
 
 
 def _staged_while(backend, test, body, state, names, opts):
@@ -254,8 +263,14 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
     if backend is not None:
         return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts)
     if extra_test is None:
+        if n == 1:
+            value = state[0]
+            for item in iterable:
+                value = body(item, value)
+            return value
         for item in iterable:
-            state = _unpack(body(item, *state), n)
+            result = body(item, *state)
+            state = result if n else ()
         return _pack(state, n)
     items = iter(iterable)
     while True:

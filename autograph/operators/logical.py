@@ -11,13 +11,18 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from autograph.operators.control_flow import _staged_if, backend_of
+from autograph.operators.control_flow import PLAIN, _staged_if, backend_of
 from autograph.operators.undefined import unwrap
 
 
 def and_(first: Any, *rest: Callable[[], Any]) -> Any:
     value = first
     for i, next_fn in enumerate(rest):
+        if type(value) in PLAIN:
+            if not value:
+                return value
+            value = next_fn()
+            continue
         value = unwrap(value)
         backend = backend_of(value)
         if backend is not None:
@@ -33,6 +38,11 @@ def and_(first: Any, *rest: Callable[[], Any]) -> Any:
 def or_(first: Any, *rest: Callable[[], Any]) -> Any:
     value = first
     for i, next_fn in enumerate(rest):
+        if type(value) in PLAIN:
+            if value:
+                return value
+            value = next_fn()
+            continue
         value = unwrap(value)
         backend = backend_of(value)
         if backend is not None:
@@ -47,6 +57,8 @@ def or_(first: Any, *rest: Callable[[], Any]) -> Any:
 
 
 def not_(value: Any) -> Any:
+    if type(value) in PLAIN:
+        return not value
     value = unwrap(value)
     backend = backend_of(value)
     if backend is None:
