@@ -19,6 +19,8 @@ ALLOWLIST = frozenset({"autograph", "runtime", "numpy", "gast", "builtins", "_py
                        "pytest", "pluggy"}) | frozenset(sys.stdlib_module_names)
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
+_BUILTIN_CALLABLES = frozenset({types.BuiltinFunctionType, types.BuiltinMethodType,
+                                types.MethodWrapperType, types.WrapperDescriptorType, type})
 
 
 def do_not_convert(fn: Callable) -> Callable:
@@ -68,6 +70,8 @@ def _target(fn: Any):
 
 def converted_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
     """`fn(*args, **kwargs)`, with `fn` converted first when it is user code."""
+    if type(fn) in _BUILTIN_CALLABLES:        # `xs.append(x)`, `len(x)`: the common case
+        return fn(*args, **kwargs)
     if getattr(fn, _DO_NOT_CONVERT, False) or is_allowlisted(fn):
         return fn(*args, **kwargs)
     target = _target(fn)
