@@ -1,7 +1,7 @@
 """A second staging backend for tests: symbolic values that are numpy arrays underneath.
 
 `Sym` plays a runtime's symbolic tensor: `bool()` of it raises, so Python control flow
-on it fails unless autograph stages it. The backend implements notes/protocol.md
+on it fails unless autograph stages it. The backend implements docs/staging_protocol.md
 "eagerly": `cond` runs both branches (as a tracer would) and selects with numpy,
 `while_loop` iterates in Python on `Sym`s. It records how often it was asked to stage
 each construct, so tests can check that something was staged and not run as Python.
