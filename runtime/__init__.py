@@ -22,7 +22,7 @@ from .graph import Graph, eager_scope as init_scope, placeholder
 from .ops.array_ops import (concat, expand_dims, eye, fill, gather, ones, ones_like, range,  # noqa: A004
                             rank, reshape, shape, size, squeeze, stack, transpose, unstack,
                             zeros, zeros_like)
-from .ops.core import constant, convert_to_tensor, identity
+from .ops.core import constant, convert_to_tensor, identity, stop_gradient
 from .ops.io_ops import Assert, debugging, print_ as print, py_function  # noqa: A004
 from .ops.math_ops import (abs, add, argmax, argmin, cast, cos, divide, equal, exp,  # noqa: A004
                            floordiv, greater, greater_equal, less, less_equal, log,

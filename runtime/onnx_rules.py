@@ -418,6 +418,7 @@ TENSOR_ARRAY_DTYPE = {  # the element dtype of the TensorArray an op gives
 
 RULES = {
     "Identity": _same("Identity"), "Const": _const, "ReadVariableOp": _read_variable,
+    "StopGradient": _same("Identity"),
     "Neg": _same("Neg"), "Abs": _same("Abs"), "Sign": _same("Sign"), "Square": _square,
     "Sqrt": _same("Sqrt"), "Exp": _same("Exp"), "Log": _same("Log"), "Tanh": _same("Tanh"),
     "Sigmoid": _same("Sigmoid"), "Sin": _same("Sin"), "Cos": _same("Cos"),

@@ -21,7 +21,7 @@ def _registry() -> dict:
 
 
 def core_ops() -> list:
-    return [core.CONST, core.PLACEHOLDER, core.IDENTITY]
+    return [core.CONST, core.PLACEHOLDER, core.IDENTITY, core.STOP_GRADIENT]
 
 
 REGISTRY: dict = {}

@@ -300,8 +300,15 @@ def _identity_kernel(x):
 
 IDENTITY = OpDef("Identity", _same_infer, _identity_kernel)
 IDENTITY.grad = lambda inputs, outputs, grads: [grads[0]]
+STOP_GRADIENT = OpDef("StopGradient", _same_infer, _identity_kernel)
+STOP_GRADIENT.grad = lambda inputs, outputs, grads: [None]  # its whole point
 IDENTITY.emit = lambda op, args: args[0]
 
 
 def identity(x, name: Optional[str] = None) -> Tensor:
     return apply_op(IDENTITY, [convert_to_tensor(x)], name=name)
+
+
+def stop_gradient(x, name: Optional[str] = None) -> Tensor:
+    """`x` as it is, but a constant for gradients: none flows back through it."""
+    return apply_op(STOP_GRADIENT, [convert_to_tensor(x)], name=name)

@@ -372,3 +372,19 @@ def test_concrete_function_call_errors_are_the_same_under_a_tape():
         return None
     for args in calls:
         assert outcome(args, True) == outcome(args, False) is not None
+
+
+def test_stop_gradient():
+    x = rt.constant(3.0)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = x * rt.stop_gradient(x * x)
+    assert tape.gradient(y, x).numpy() == 9.0
+
+    @rt.function
+    def f(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = x * rt.stop_gradient(x * x)
+        return tape.gradient(y, x)
+    assert f(rt.constant(3.0)).numpy() == 9.0
