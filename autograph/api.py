@@ -48,7 +48,31 @@ def convert_node(fn: types.FunctionType, recursive: bool = True) -> tuple[gast.A
     node, filename = parsing.parse_function(fn)
     ctx = Context(node, filename, _namespace(fn), recursive)
     ctx.has_class_cell = "__class__" in fn.__code__.co_freevars
-    return pipeline.convert(node, ctx), filename
+    node = pipeline.convert(node, ctx)
+    _mangle_private_names(node, fn.__qualname__)
+    return node, filename
+
+
+def _mangle_private_names(node: gast.AST, qualname: str) -> None:
+    """`self.__x` in a method means `self._Cls__x`: Python mangles it when compiling the
+    class body, and the converted method is compiled outside it, so do it here."""
+    parts = qualname.split(".")
+    if len(parts) < 2 or parts[-2] == "<locals>":
+        return
+    prefix = "_" + parts[-2].lstrip("_")
+    if prefix == "_":
+        return
+
+    def mangled(name: str) -> str:
+        if name.startswith("__") and not name.endswith("__") and "." not in name:
+            return prefix + name
+        return name
+
+    for n in gast.walk(node):
+        if isinstance(n, gast.Attribute):
+            n.attr = mangled(n.attr)
+        elif isinstance(n, gast.Name):
+            n.id = mangled(n.id)
 
 
 def _strip_for_compile(node: gast.AST) -> None:

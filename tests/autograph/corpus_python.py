@@ -285,3 +285,21 @@ def t32(xs):
 
 
 PY += [(t31, [([1, 2],), ([3, -1],), ({'k': 1, 'a': 2},), ('hi',), (5,)]), (t32, [([1, 2, 0, 5],)])]
+
+
+class _Private:
+    def __init__(self):
+        self.__count = 0
+
+    def bump(self, n):
+        for i in range(n):
+            if i % 2:
+                self.__count += i
+        return self.__count
+
+
+def t33(n):
+    return _Private().bump(n)
+
+
+PY += [(t33, [(5,)])]
