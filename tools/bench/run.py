@@ -138,6 +138,16 @@ def dense2(x, w1, b1, w2, b2):
     return rt.matmul(h, w2) + b2
 
 
+def dense2_grads(x, t, w1, b1, w2, b2):
+    """A training step's work (the update is one subtraction more): forward, tape, gradient.
+    tools/bench/bench_train.py times the whole step, Variables and updates included."""
+    with rt.GradientTape() as tape:
+        tape.watch([w1, b1, w2, b2])
+        h = rt.tanh(rt.matmul(x, w1) + b1)
+        loss = rt.reduce_mean(rt.square(rt.matmul(h, w2) + b2 - t))
+    return (loss, *tape.gradient(loss, [w1, b1, w2, b2]))
+
+
 # -- the same jobs in numpy by hand ---------------------------------------------------------
 
 def power_np(x, y):
@@ -192,6 +202,14 @@ def dense2_np(x, w1, b1, w2, b2):
     out = h @ w2
     out += b2
     return out
+
+
+def dense2_grads_np(x, t, w1, b1, w2, b2):
+    h = np.tanh(x @ w1 + b1)
+    d = h @ w2 + b2 - t
+    gy = d * np.float32(2.0 / d.size)
+    gpre = (gy @ w2.T) * (1 - h * h)
+    return np.mean(d * d), x.T @ gpre, gpre.sum(axis=0), h.T @ gy, gy.sum(axis=0)
 
 
 # -- measuring ------------------------------------------------------------------------------
@@ -300,6 +318,8 @@ def workloads() -> list:
         Workload("dynamic_rnn 100 steps", dynamic_rnn_np, (rnn_in, rnn_state), dynamic_rnn,
                  (c(rnn_in), c(rnn_state)), None),
         Workload("dense 2-layer 512", dense2_np, dense, dense2, [c(a) for a in dense], 1.05),
+        Workload("train step grads 512", dense2_grads_np, [dense[0]] + dense, dense2_grads,
+                 [c(dense[0])] + [c(a) for a in dense], 1.2),
     ]
 
 
