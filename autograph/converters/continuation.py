@@ -57,8 +57,14 @@ def lower(stmts: list, is_jump: Callable, replace: Callable, kinds: tuple, stop:
                     s.body = s.body + rest
                 if not always_exits(s.orelse, is_jump):
                     s.orelse = s.orelse + (copy.deepcopy(rest) if not body_exits else rest)
-            s.body = lower(s.body, is_jump, replace, kinds, stop) or [gast.Pass()]
+            s.body = lower(s.body, is_jump, replace, kinds, stop)
             s.orelse = lower(s.orelse, is_jump, replace, kinds, stop)
+            if not s.body and s.orelse:     # `if c: continue` + rest -> `if not c: rest`
+                s.test = gast.UnaryOp(op=gast.Not(), operand=s.test)
+                s.test.lineno = s.test.operand.lineno
+                s.test.col_offset = s.test.operand.col_offset
+                s.body, s.orelse = s.orelse, []
+            s.body = s.body or [gast.Pass()]
             out.append(s)
             return out
         out.append(s)

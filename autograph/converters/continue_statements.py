@@ -1,10 +1,9 @@
 """`continue` by moving the rest of the loop body into the paths that do not continue.
 
     for x in xs:                     for x in xs:
-        if x < 0:                        if x < 0:
-            continue         ->              pass
-        total += x                       else:
-                                             total += x
+        if x < 0:            ->          if not x < 0:
+            continue                         total += x
+        total += x
 
 No flag is needed: after the move, reaching the end of the body *is* continuing.
 A `continue` under `try` or `with` leaves that loop to Python.
