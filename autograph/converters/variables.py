@@ -53,6 +53,7 @@ class LoadTransformer(gast.NodeTransformer):
             self.ctx.needs_init.add(node.id)
         if (len(self.bound) > 1 and isinstance(node.ctx, gast.Load)
                 and anno.get(node, "maybe_undefined", False)
+                and not anno.get(node, "generated", False)
                 and node.id not in self.bound[-1] and node.id in self.ctx.graph.locals):
             # Read from a generated function's closure: unassigned, Python would raise
             # NameError ("free variable") where the user's code raises UnboundLocalError.
