@@ -1,19 +1,41 @@
 """`and`, `or`, `not` into `ag__.and_`, `ag__.or_`, `ag__.not_`.
 
     a and b or not c   ->   ag__.or_(ag__.and_(a, lambda: b), lambda: ag__.not_(c))
+    0 < x < 10         ->   ag__.and_(0 < x, lambda: x < 10)
 
 Operands after the first become `lambda:` so they run only when Python would run them.
 """
 from __future__ import annotations
 
+import copy
+
 import gast
 
 from autograph.converters.expressions import lazy_safe, operator_call, thunk
 
-NODE_TYPES = (gast.BoolOp, gast.UnaryOp)
+NODE_TYPES = (gast.BoolOp, gast.UnaryOp, gast.Compare)
+
+
+def _chain(node: gast.Compare) -> gast.AST:
+    """`a < b < c` -> `ag__.and_(a < b, lambda: b < c)`, which stages on tensors. Only when
+    the middle operands are names or constants: evaluating them twice must not matter."""
+    middle = node.comparators[:-1]
+    if len(node.ops) < 2 or not all(isinstance(m, (gast.Name, gast.Constant)) for m in middle):
+        return node
+    operands = [node.left] + node.comparators
+    parts = []
+    for i, op in enumerate(node.ops):
+        left = operands[i] if i == 0 else copy.deepcopy(operands[i])
+        part = gast.Compare(left=left, ops=[op], comparators=[operands[i + 1]])
+        part.lineno, part.col_offset = node.lineno, node.col_offset
+        part.end_lineno, part.end_col_offset = node.end_lineno, node.end_col_offset
+        parts.append(part)
+    return operator_call("and_", [parts[0]] + [thunk(p) for p in parts[1:]], node)
 
 
 def rewrite(node: gast.AST, ctx) -> gast.AST:
+    if isinstance(node, gast.Compare):
+        return _chain(node)
     if isinstance(node, gast.UnaryOp):
         if isinstance(node.op, gast.Not):
             return operator_call("not_", [node.operand], node)

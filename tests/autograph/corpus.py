@@ -822,6 +822,16 @@ def early_return_in_nested_loops_in_branch(x, n):
     return -1
 
 
+def chained_comparison(x):
+    if 0 < x <= 10:
+        r = 1
+    elif -5 < x < 0 < 1:
+        r = 2
+    else:
+        r = 3
+    return r
+
+
 PY = [
     (relu, [(3,), (-2,), (0,)], True),
     (abs_assign, [(3,), (-4,)], True),
@@ -900,6 +910,7 @@ PY = [
     (loop_with_return_and_else, [([1, 20],), ([1],)], False),
     (while_cond_becomes_staged, [(2,), (10,)], True),
     (global_loop_target, [(3,)], False),
+    (chained_comparison, [(5,), (-3,), (20,), (0,)], True),
     (loop_in_branch, [(2, 3), (-1, 4), (1, 0)], True),
     (branch_loop_branch, [(3, 5), (0, 5)], True),
     (while_in_for, [(0,), (5,)], True),
