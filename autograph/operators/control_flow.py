@@ -150,7 +150,10 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names):
     _check_returns(tracer.outputs, out_names)
     if not n:
         # A value (return value, expression): a branch gives an Undefined marker only for
-        # `retval_` under `if do_return:`, whose flag says that branch is not taken.
+        # `retval_` under `if do_return:`, whose flag says that branch is not taken, or
+        # when it reads an unassigned name. No branch with a value: fail as Python would.
+        if is_undefined(outs[0]) and tracer.undefined_reads:
+            raise tracer.undefined_reads[0]
         return outs[0]
     if not with_flags:
         return _pack(_with_flags(outs, defined, out_names), n)
