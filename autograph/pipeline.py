@@ -10,9 +10,11 @@ Per function scope (nested `def`s first, each with its own analysis):
                          by both is moved once.
   -- analyses: cfg, activity, liveness, reaching definitions (on the lowered tree) --
   4. conditionals        `if` -> `ag__.if_stmt`; reads the analyses.
-  5. loops               `while`/`for` -> `ag__.while_stmt`/`ag__.for_stmt`; after
-                         conditionals only so that each pass stays small (both read
-                         annotations of the original nodes, which they keep).
+  5. while_statements, for_statements
+                         -> `ag__.while_stmt` / `ag__.for_stmt`; after conditionals only
+                         so that each pass stays small (all read annotations of the
+                         original nodes, which they keep, and enter the functions the
+                         earlier passes generated).
   6. variables           `ag__.ld` on reads that may see an `Undefined` marker; needs
                          to know which names 4-5 gave markers.
 Then once over the whole tree (expressions; they need no analysis):
@@ -29,8 +31,9 @@ import gast
 from autograph import analysis
 from autograph.analysis import activity
 from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
-                                  conditionals, continue_statements, logical_expressions, loops,
-                                  return_statements, variables)
+                                  conditionals, continue_statements, for_statements,
+                                  logical_expressions, return_statements, variables,
+                                  while_statements)
 from autograph.converters import expressions
 from autograph.converters.context import Context, walk_scope
 from autograph.errors import ConversionError
@@ -40,7 +43,7 @@ logger = logging.getLogger("autograph")
 # (converter, node types that give it work): a function without them skips the pass.
 SCOPE_PASSES = ((return_statements, gast.Return), (break_statements, gast.Break),
                 (continue_statements, gast.Continue))
-CONTROL_FLOW_PASSES = (conditionals, loops, variables)
+CONTROL_FLOW_PASSES = (conditionals, while_statements, for_statements, variables)
 EXPRESSION_PASSES = (asserts, conditional_expressions, logical_expressions)
 
 

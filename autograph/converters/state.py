@@ -147,3 +147,8 @@ def function(name: str, params: list, body: list, result: Optional[gast.AST], li
     if result is not None:
         fn.body.append(templates.statement(result, lineno, returns=True))
     return fn
+
+
+def finish(call: gast.Call, names: list, lineno: int) -> list:
+    """The statement that runs a construct: `names = call`, or `call` without state."""
+    return [templates.statement(call, lineno, target=assigned(names) if names else None)]

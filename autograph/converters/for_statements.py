@@ -1,23 +1,16 @@
-"""`while` and `for` loops into `ag__.while_stmt` / `ag__.for_stmt`.
-
-    while i < n:                     def loop_test(i, s):
-        s = s + i                        return i < n
-        i = i + 1            ->      def loop_body(i, s):
-                                         s = s + i
-                                         i = i + 1
-                                         return i, s
-                                     i, s = ag__.while_stmt(loop_test, loop_body, (i, s), ('i', 's'))
+"""`for` loops into `ag__.for_stmt`.
 
     for x in xs:                     def loop_body(x, s):
         s = s + x            ->          s = s + x
                                          return s
                                      s = ag__.for_stmt(xs, loop_body, (s,), ('s',))
 
-The loop variable of a `for` is the body's first argument; when it is also state (read
-after the loop) or not a plain name, the body receives the item as `itr` and assigns
-it. `range(...)` / `enumerate(...)` as the iterable become `ag__.range_(...)` /
+The loop variable is the body's first argument; when it is also state (read after the
+loop) or not a plain name, the body receives the item as `itr` and assigns it.
+`range(...)` / `enumerate(...)` as the iterable become `ag__.range_(...)` /
 `ag__.enumerate_(...)`: the builtins for Python values, staged for tensors.
-`break_statements` leaves a `for` its flag test in the `extra_test` annotation, passed as `extra_test=`.
+`break_statements` leaves a `for` its flag test in the `extra_test` annotation, passed as
+`extra_test=`; a `for` that stays Python tests the flag at the end of each iteration.
 """
 from __future__ import annotations
 
@@ -30,42 +23,9 @@ from autograph.converters import state
 from autograph.converters.context import Context, StatementTransformer
 
 
-def _call(op: str, args: list, lineno: int, keywords: list = ()) -> gast.Call:
-    return templates.operator_call(op, args, lineno, keywords)
-
-
-def _finish(call: gast.Call, names: list, lineno: int) -> list:
-    target = state.assigned(names) if names else None
-    return [templates.statement(call, lineno, target=target)]
-
-
-class LoopTransformer(StatementTransformer):
+class ForTransformer(StatementTransformer):
     def __init__(self, ctx: Context):
         self.ctx = ctx
-
-    def visit_While(self, node):
-        ctx = self.ctx
-        modified_all = state.modified(node)
-        modified = modified_all & ctx.graph.locals
-        reason = state.blocker(node, node.body, ctx, modified, self.observed())
-        if reason is None and node.orelse:
-            reason = "an `else` clause"
-        if reason is None and any(isinstance(n, gast.NamedExpr) for n in gast.walk(node.test)):
-            reason = "`:=` in its condition"
-        self.generic_visit(node)
-        if reason:
-            ctx.log(node, f"`while` left to Python: {reason}")
-            return node
-        names = state.state_names(node, modified)
-        test_name, body_name = ctx.new_name("loop_test"), ctx.new_name("loop_body")
-        test_fn = state.function(test_name, names, [], node.test, node.lineno, ctx, set())
-        body_fn = state.function(body_name, names, node.body, state.returned(names), node.lineno,
-                                 ctx, modified_all)
-        args = [templates.name(test_name), templates.name(body_name)]
-        if names:
-            args += [state.initial_values(node, names, ctx), state.names_literal(names)]
-        return [test_fn, body_fn] + _finish(_call("while_stmt", args, node.lineno), names,
-                                            node.lineno)
 
     def visit_For(self, node):
         ctx = self.ctx
@@ -111,7 +71,8 @@ class LoopTransformer(StatementTransformer):
             test_name = ctx.new_name("loop_test")
             out.append(state.function(test_name, names, [], extra, node.lineno, ctx, set()))
             keywords.append(gast.keyword(arg="extra_test", value=templates.name(test_name)))
-        return out + _finish(_call("for_stmt", args, node.lineno, keywords), names, node.lineno)
+        call = templates.operator_call("for_stmt", args, node.lineno, keywords)
+        return out + state.finish(call, names, node.lineno)
 
     def _iterable(self, node):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
@@ -124,5 +85,5 @@ class LoopTransformer(StatementTransformer):
 
 
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
-    LoopTransformer(ctx).generic_visit(fn_node)
+    ForTransformer(ctx).generic_visit(fn_node)
     return fn_node
