@@ -19,9 +19,9 @@ from .function import Function, function
 from .gradients.tape import GradientTape
 from .concrete import ConcreteFunction
 from .graph import Graph, eager_scope as init_scope, placeholder
-from .ops.array_ops import (concat, expand_dims, eye, fill, gather, ones, ones_like, range,  # noqa: A004
-                            rank, reshape, shape, size, squeeze, stack, transpose, unstack,
-                            zeros, zeros_like)
+from .ops.array_ops import (concat, expand_dims, gather, rank, reshape, shape, size, squeeze,
+                            stack, transpose, unstack)
+from .ops.makers import eye, fill, ones, ones_like, range, zeros, zeros_like  # noqa: A004
 from .ops.core import constant, convert_to_tensor, identity, stop_gradient
 from .ops.io_ops import Assert, debugging, print_ as print, py_function  # noqa: A004
 from .ops.math_ops import (abs, add, argmax, argmin, cast, cos, divide, equal, exp,  # noqa: A004

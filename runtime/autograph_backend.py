@@ -39,7 +39,7 @@ class RuntimeBackend:
         return n, (lambda i: t[i])
 
     def range(self, start, limit, delta):
-        from .ops.array_ops import range as range_
+        from .ops.makers import range as range_
         return range_(start, limit, delta)
 
     def logical_not(self, x):

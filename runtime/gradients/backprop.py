@@ -65,7 +65,7 @@ def zeros_for(t):
     if t.dtype is dtypes.variant:
         from ..ops.tensor_array import empty_gradient
         return empty_gradient()
-    from ..ops.array_ops import zeros_like
+    from ..ops.makers import zeros_like
     return zeros_like(t)
 
 

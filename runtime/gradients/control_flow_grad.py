@@ -15,7 +15,7 @@ iterations. (JAX's `while_loop` has no reverse mode: it does not keep these valu
 from __future__ import annotations
 
 from ..graph import Graph
-from ..ops.array_ops import zeros
+from ..ops.makers import zeros
 from ..ops.core import constant, placeholder_op
 from .backprop import (Grads, accumulate, ancestors, body_gradients, differentiable,
                        graph_backprop, zeros_for)

@@ -198,7 +198,7 @@ class GradientTape:
                                "set of gradients (or jacobians)")
         self._used = True
         from .backprop import accumulate, backprop
-        from ..ops.array_ops import ones_like, zeros_like
+        from ..ops.makers import ones_like, zeros_like
         from ..ops.core import convert_to_tensor
         from ..ops.state_ops import Variable
         targets = nest.flatten(target)

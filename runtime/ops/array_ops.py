@@ -2,7 +2,6 @@
 tensor makers (fill, zeros, ones, eye, range)."""
 from __future__ import annotations
 
-import builtins
 from typing import Optional
 
 import numpy as np
@@ -109,8 +108,8 @@ def _transpose_infer(inputs, perm):
     if x.shape.rank is None:
         return [(TensorShape(None), x.dtype)]
     if perm is None:
-        perm = tuple(builtins.range(x.shape.rank))[::-1]
-    if sorted(perm) != list(builtins.range(x.shape.rank)):
+        perm = tuple(range(x.shape.rank))[::-1]
+    if sorted(perm) != list(range(x.shape.rank)):
         raise InvalidArgumentError(f"transpose: {list(perm)} is not a permutation of the "
                                    f"{x.shape.rank} dimensions of a tensor of shape {x.shape}")
     return [(TensorShape([x.shape[p] for p in perm]), x.dtype)]
@@ -135,7 +134,7 @@ def transpose(a, perm=None, name: Optional[str] = None):
     x = convert_to_tensor(a)
     perm = None if perm is None else tuple(static_axis(perm, "perm"))
     if perm is None and x.shape.rank is not None:
-        perm = tuple(builtins.range(x.shape.rank))[::-1]
+        perm = tuple(range(x.shape.rank))[::-1]
     return apply_op(TRANSPOSE, [x], {"perm": perm}, name=name)
 
 
@@ -220,7 +219,7 @@ def _concat_infer(inputs, axis):
         raise InvalidArgumentError(f"ConcatV2: axis {axis} is out of range for rank {rank}")
     axis %= rank
     out = [None] * rank
-    for i in builtins.range(rank):
+    for i in range(rank):
         dims = [t.shape[i] for t in inputs if t.shape.rank is not None]
         if i == axis:  # an input of unknown rank adds an unknown amount
             out[i] = None if None in dims or len(dims) < len(inputs) else sum(dims)
@@ -321,7 +320,7 @@ def _unstack_kernel(x, axis, num):
     if np.shape(x)[axis] != num:
         raise InvalidArgumentError(f"Unpack: expected {num} values along axis {axis}, "
                                    f"got {np.shape(x)[axis]}")
-    return tuple(np.take(x, i, axis=axis) for i in builtins.range(num))
+    return tuple(np.take(x, i, axis=axis) for i in range(num))
 
 
 UNSTACK = OpDef("Unpack", _unstack_infer, _unstack_kernel, multi_output=True)
@@ -470,155 +469,8 @@ def rank(input, name: Optional[str] = None):  # noqa: A002
     return apply_op(RANK, [x], name=name)
 
 
-# -- makers -----------------------------------------------------------------------------
-
-def _fill_infer(inputs, shape):
-    return [(TensorShape(shape), inputs[0].dtype)]
-
-
-def _fill_kernel(value, shape):
-    return np.full(shape, value, dtype=np.asarray(value).dtype)
-
-
-FILL = OpDef("Fill", _fill_infer, _fill_kernel)
-FILL.grad = lambda inputs, outputs, grads, shape: [reduce_sum(grads[0])]
-
-
-def _fill_dyn_infer(inputs):
-    dims, value = inputs
-    n = dims.shape[0] if dims.shape.rank == 1 else None
-    return [(TensorShape([None] * n) if n is not None else TensorShape(None), value.dtype)]
-
-
-def _fill_dyn_kernel(dims, value):
-    if np.any(np.asarray(dims) < 0):
-        raise InvalidArgumentError(f"Fill dimensions must be >= 0, got {list(dims)}")
-    return np.full(tuple(int(d) for d in dims), value, dtype=np.asarray(value).dtype)
-
-
-FILL_DYNAMIC = OpDef("FillDynamic", _fill_dyn_infer, _fill_dyn_kernel, default_name="Fill")
-FILL_DYNAMIC.grad = lambda inputs, outputs, grads: [None, reduce_sum(grads[0])]
-
-
-def fill(dims, value, name: Optional[str] = None):
-    v = convert_to_tensor(value)
-    static = _static_shape_arg(dims, "dims")
-    if static is None:
-        out = apply_op(FILL_DYNAMIC, [stack_values(dims, dtypes.int32), v], name=name)
-        if isinstance(dims, (list, tuple)):  # keep the dims known now: zeros([n, 2])
-            out.set_shape([d if isinstance(d, (int, np.integer)) else None for d in dims])
-        return out
-    if any(d < 0 for d in static):
-        raise InvalidArgumentError(f"Fill dimensions must be >= 0, got {list(static)}")
-    return apply_op(FILL, [v], {"shape": static}, name=name)
-
-
-def zeros(shape, dtype=dtypes.float32, name: Optional[str] = None):
-    dtype = dtypes.as_dtype(dtype)
-    return fill(shape, constant(np.zeros((), dtype.np_dtype) if not dtype.is_string else b"",
-                                dtype), name=name or "zeros")
-
-
-def ones(shape, dtype=dtypes.float32, name: Optional[str] = None):
-    dtype = dtypes.as_dtype(dtype)
-    return fill(shape, constant(np.ones((), dtype.np_dtype), dtype), name=name or "ones")
-
-
-def _like_infer(inputs, fill_value, dtype):
-    return [(inputs[0].shape, dtype)]
-
-
-def _like_kernel(x, fill_value, dtype):
-    return np.full(np.shape(x), fill_value, dtype=dtype.np_dtype)
-
-
-FULL_LIKE = OpDef("FullLike", _like_infer, _like_kernel)
-FULL_LIKE.grad = lambda inputs, outputs, grads, fill_value, dtype: [None]  # constant in x
-
-
-def zeros_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
-    x = convert_to_tensor(input)
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
-    fill_value = b"" if dtype.is_string else 0
-    return apply_op(FULL_LIKE, [x], {"fill_value": fill_value, "dtype": dtype},
-                    name=name or "zeros_like")
-
-
-def ones_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
-    x = convert_to_tensor(input)
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
-    if not (dtype.is_numeric or dtype.is_bool):
-        raise InvalidArgumentError(f"ones_like needs a numeric or bool dtype, got {dtype.name}")
-    return apply_op(FULL_LIKE, [x], {"fill_value": 1, "dtype": dtype}, name=name or "ones_like")
-
-
-def _eye_infer(inputs, num_rows, num_columns, dtype):
-    return [(TensorShape([num_rows, num_columns]), dtype)]
-
-
-def _eye_kernel(num_rows, num_columns, dtype):
-    return np.eye(num_rows, num_columns, dtype=dtype.np_dtype)
-
-
-EYE = OpDef("Eye", _eye_infer, _eye_kernel)
-
-
-def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: Optional[str] = None):
-    num_rows = int(num_rows)
-    num_columns = num_rows if num_columns is None else int(num_columns)
-    return apply_op(EYE, [], {"num_rows": num_rows, "num_columns": num_columns,
-                              "dtype": dtypes.as_dtype(dtype)}, name=name)
-
-
-def _range_infer(inputs, dtype):
-    start, limit, delta = inputs
-    for t in inputs:
-        if t.shape.rank not in (0, None):
-            raise InvalidArgumentError(f"range arguments must be scalars, got shape {t.shape}")
-    return [(TensorShape([None]), dtype)]
-
-
-def _range_kernel(start, limit, delta, dtype):
-    if delta == 0:
-        raise InvalidArgumentError("Requires delta != 0")
-    return np.arange(start, limit, delta, dtype=dtype.np_dtype)
-
-
-RANGE = OpDef("Range", _range_infer, _range_kernel)
-RANGE.grad = lambda inputs, outputs, grads, dtype: [None, None, None]
-
-
-# `range` below is the op; the builtin is `builtins.range` in this module.
-def range(start, limit=None, delta=1, dtype=None, name: Optional[str] = None):  # noqa: A001
-    """Like Python's range, as a 1-D tensor: rt.range(5), rt.range(1, n + 1)."""
-    if limit is None:
-        start, limit = 0, start
-    args = [start, limit, delta]
-    if dtype is None:
-        found = [a.dtype for a in args if isinstance(a, Tensor)]
-        found += [dtypes.infer_dtype(a) for a in args if not isinstance(a, Tensor)]
-        order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
-        dtype = max((d for d in found if d in order), key=order.index, default=dtypes.int32)
-    dtype = dtypes.as_dtype(dtype)
-    ts = [cast(convert_to_tensor(a), dtype) if isinstance(a, Tensor) else constant(a, dtype)
-          for a in args]
-    if all(isinstance(t, EagerTensor) for t in ts) and not _in_graph():
-        return apply_op(RANGE, ts, {"dtype": dtype}, name=name)
-    out = apply_op(RANGE, ts, {"dtype": dtype}, name=name)
-    if all(isinstance(a, (int, float, np.integer, np.floating)) for a in args):
-        n = len(np.arange(start, limit, delta))
-        out.set_shape([n])
-    return out
-
-
-def _in_graph():
-    from ..graph import current_graph
-    return current_graph() is not None
-
-
 from .math_ops import cast, reduce_sum  # noqa: E402  (they live with the math ops)
 from .slicing import getitem, SLICE, SLICE_GRAD  # noqa: E402,F401
 
 OPS = [RESHAPE, RESHAPE_DYNAMIC, TRANSPOSE, EXPAND_DIMS, SQUEEZE, CONCAT, STACK, UNSTACK,
-       GATHER, GATHER_GRAD, SHAPE, SIZE, RANK, FILL, FILL_DYNAMIC, FULL_LIKE, EYE, RANGE, SLICE,
-       SLICE_GRAD]
+       GATHER, GATHER_GRAD, SHAPE, SIZE, RANK, SLICE, SLICE_GRAD]

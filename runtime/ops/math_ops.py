@@ -518,10 +518,10 @@ OPS = [*UNARY.values(), *BINARY.values(), MATMUL, SELECT, WHERE_INDICES, CAST]
 
 
 def _zeros_like(x):
-    from .array_ops import zeros_like as make
+    from .makers import zeros_like as make
     return make(x)
 
 
 def _ones_like(x):
-    from .array_ops import ones_like as make
+    from .makers import ones_like as make
     return make(x)
