@@ -14,11 +14,14 @@ from typing import Iterable
 import gast
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+# Calls that see the frame's local names: code using them must keep its scopes.
+OPAQUE_CALLS = frozenset({"locals", "vars", "eval", "exec", "dir"})
 
 
 class Activity:
     __slots__ = ("reads", "writes", "deletes", "captured", "modified_paths", "read_nodes",
-                 "declared_global", "declared_nonlocal", "has_yield", "has_await")
+                 "declared_global", "declared_nonlocal", "has_yield", "has_await",
+                 "opaque_calls")
 
     def __init__(self) -> None:
         self.reads: set = set()
@@ -31,6 +34,7 @@ class Activity:
         self.declared_nonlocal: set = set()
         self.has_yield = False
         self.has_await = False
+        self.opaque_calls: set = set()       # locals(), vars(), eval(), exec(), dir()
 
 
 def _path(node: gast.AST) -> str:
@@ -112,6 +116,12 @@ class _Collector(gast.NodeVisitor):
     def visit_MatchMapping(self, node: gast.AST) -> None:
         if node.rest:
             self.act.writes.add(node.rest)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: gast.Call) -> None:
+        func = node.func
+        if type(func) is gast.Name and func.id in OPAQUE_CALLS and not node.args:
+            self.act.opaque_calls.add(func.id)
         self.generic_visit(node)
 
     def visit_Global(self, node: gast.Global) -> None:

@@ -59,18 +59,40 @@ class _Builder:
         self.g = graph
         self.loops: list = []       # (continue target, list of break sources)
         self.raise_targets: list = []   # stack of handler/finally entry lists
-        self.bodies: list = []          # write sets of the compound statements being built
+        self.bodies: list = []          # (writes, features) of the compound statements built
+        self.loop_levels: list = []     # len(self.bodies) when each enclosing loop began
 
     def node(self, ast_node: gast.AST, part: Optional[gast.AST], preds: list) -> Node:
         act = activity.of(part, record_nodes=True) if part is not None else None
         n = self.g.new(ast_node, act)
         _link(preds, n)
-        for writes in self.bodies:
-            writes |= n.act.writes
+        if self.bodies:
+            self._record(n, part)
         for targets in self.raise_targets:
             for t in targets:
                 _link([n], t)
         return n
+
+    def _record(self, n: Node, part) -> None:
+        """What the enclosing compound statements contain: the names they assign and what
+        can keep them Python (see converters/state.blocker)."""
+        act = n.act
+        features = set(act.opaque_calls)
+        if act.has_yield or act.has_await:
+            features.add("yield")
+        if act.deletes:
+            features.add("del")
+        kind = type(part)
+        if kind is gast.Return:
+            features.add("return")
+        for writes, found in self.bodies:
+            writes |= act.writes
+            found |= features
+        if kind in (gast.Break, gast.Continue):
+            # It leaves every construct from its own loop inwards.
+            start = self.loop_levels[-1] if self.loop_levels else 0
+            for _, found in self.bodies[start:]:
+                found.add("jump")
 
     def block(self, stmts: list, preds: list) -> list:
         for stmt in stmts:
@@ -117,14 +139,20 @@ class _Builder:
     stmt_ClassDef = stmt_FunctionDef
 
     def _body(self, s, build):
-        """Run `build`, recording on `s` the names its nodes write (`modified`)."""
-        writes: set = set()
-        self.bodies.append(writes)
+        """Run `build`, recording on `s` the names its nodes write (`modified`) and what
+        they contain (`features`)."""
+        writes, features = set(), set()
+        if isinstance(s, (gast.While, gast.For)):
+            self.loop_levels.append(len(self.bodies))
+        self.bodies.append((writes, features))
         try:
             return build()
         finally:
             self.bodies.pop()
+            if isinstance(s, (gast.While, gast.For)):
+                self.loop_levels.pop()
             anno.set_(s, "modified", writes)
+            anno.set_(s, "features", features)
 
     def stmt_If(self, s, preds):
         before = self._around(s, preds)

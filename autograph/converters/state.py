@@ -64,8 +64,10 @@ def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
     if seen:
         return (f"it assigns {sorted(seen)}, which an enclosing `try`/`with` may read "
                 f"after an exception")
-    found: set = set()
-    _scan(stmts, False, found)
+    found = anno.get(node, "features", None)
+    if found is None:              # a construct the analyses did not see
+        found = set()
+        _scan(stmts, False, found)
     if "jump" in found:
         return "a `break`/`continue` that leaves it"
     if "return" in found and not anno.get(node, "return_form", False):
