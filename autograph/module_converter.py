@@ -41,7 +41,7 @@ from typing import Optional, Sequence
 
 import gast
 
-from autograph import parsing, pipeline
+from autograph import parsing, pipeline, templates
 from autograph.converters.context import Context
 from autograph.errors import ConversionError
 from autograph.operators.calls import ALLOWLIST
@@ -260,18 +260,47 @@ class _Unparser(ast._Unparser):   # the stdlib printer; only its indentation is 
         self.write(self._prefix + "    " * self._indent + text)
 
 
-def _is_generator(node: ast.AST) -> bool:
-    """Whether `yield` is in the function's own scope (not in a nested function)."""
+_YIELDS = (ast.Yield, ast.YieldFrom, gast.Yield, gast.YieldFrom)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+           gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+def _is_generator(node) -> bool:
+    """Whether `yield` is in the function's own scope (not in a nested function); for
+    `ast` and `gast` trees alike."""
     todo = list(node.body)
     while todo:
         n = todo.pop()
-        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+        if isinstance(n, _YIELDS):
             return True
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        if not isinstance(n, _SCOPES):
             todo.extend(ast.iter_child_nodes(n))
         else:
             todo.extend(getattr(n, "decorator_list", ()))
     return False
+
+
+def _mark_nested(fn: gast.AST) -> None:
+    """Decorate the user's functions nested in `fn` as the top-level ones are: converted
+    with it (`@__ag_converted__`), or kept (`@ag__.do_not_convert`: generators), so that
+    calling them from converted code neither converts them again nor warns that it
+    cannot. Methods of nested classes were not converted: only their generators are
+    marked (to be kept)."""
+    todo = [(node, False) for node in fn.body]
+    while todo:
+        node, in_class = todo.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            if not getattr(node, "ag_generated", False):
+                if isinstance(node, gast.AsyncFunctionDef) or _is_generator(node):
+                    node.decorator_list.append(gast.Attribute(
+                        value=templates.name("ag__"), attr="do_not_convert", ctx=gast.Load()))
+                elif not in_class:
+                    node.decorator_list.append(templates.name("__ag_converted__"))
+            todo.extend((n, in_class) for n in node.body)
+        elif isinstance(node, gast.ClassDef):
+            todo.extend((n, True) for n in node.body)
+        elif not isinstance(node, gast.Lambda):
+            todo.extend((n, in_class) for n in gast.iter_child_nodes(node))
 
 
 def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
@@ -290,6 +319,7 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
         ctx.namespace = ChainMap(dict.fromkeys(shadowed, UNKNOWN), namespace)
     ctx.has_class_cell = in_class     # `super()` becomes `super(__class__, self)`
     fn = pipeline.convert(fn, ctx)
+    _mark_nested(fn)
     out = parsing.to_ast(fn)
     out.decorator_list = []
     out.args, out.returns = node.args, node.returns     # defaults and annotations as written

@@ -45,13 +45,11 @@ MODULES = ["heapq", "bisect", "textwrap", "fractions", "statistics", "colorsys",
            "difflib", "calendar", "base64", "fnmatch", "string", "pprint", "ipaddress",
            "quopri", "argparse", "configparser", "getopt", "optparse", "csv", "glob", "queue",
            "sched", "reprlib", "copy", "dataclasses", "enum", "typing", "tokenize", "shutil",
-           "zipfile", "pathlib", "random", "uuid", "locale"]
+           "zipfile", "pathlib", "random", "uuid", "locale", "datetime"]
 # Modules whose CPython tests do not pass converted, and why (run them with --known).
 KNOWN = {
     "graphlib": "converter bug: `if (x := f()) is None:` whose branch assigns x passes no "
                 "state, and the false path fails (IndexError in if_stmt)",
-    "datetime": "converter bug: methods of the test's classes, converted at run time by "
-                "converted_call, lose private-name mangling (self.__offset)",
     "functools": "a test replaces builtins.len with an lru_cache wrapper; the operators "
                  "call len() and recurse",
     "gettext": "plural functions made with exec walk frames while their globals are "

@@ -418,3 +418,12 @@ def test_an_internal_error_is_one_line(monkeypatch, capsys):
     monkeypatch.setenv("AUTOGRAPH_STRICT", "1")
     with pytest.raises(RuntimeError):
         cli.main(["convert", os.path.join(SAMPLES, "shadowing.py")])
+
+
+def test_nested_functions_are_marked_like_top_level_ones(tmp_path):
+    out, _ = _convert_to(tmp_path, "nested.py")
+    text = out.read_text()
+    assert "    @ag__.do_not_convert\n    def gen():" in text
+    assert "    @__ag_converted__\n    def helper(x):" in text
+    assert "        def twice(self, v):" in text and "@__ag_converted__\n        def twice" not in text
+    assert run(str(out)).stderr == ""
