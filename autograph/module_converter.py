@@ -319,7 +319,8 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
         ctx.namespace = ChainMap(dict.fromkeys(shadowed, UNKNOWN), namespace)
     ctx.has_class_cell = in_class     # `super()` becomes `super(__class__, self)`
     fn = pipeline.convert(fn, ctx)
-    _mark_nested(fn)
+    if ctx.has_nested_functions:
+        _mark_nested(fn)
     out = parsing.to_ast(fn)
     out.decorator_list = []
     out.args, out.returns = node.args, node.returns     # defaults and annotations as written
