@@ -193,15 +193,19 @@ def _walk(node: gast.AST):
 
 
 def free_names(nodes: Iterable) -> set:
-    """Names a nested scope loads but does not bind (an over-approximation)."""
-    loads, binds = set(), set()
+    """Names a nested scope loads but does not bind, and names it declares `nonlocal`
+    (it writes the enclosing function's variable: `def g(): nonlocal x; x = 1`). An
+    over-approximation."""
+    loads, binds, nonlocals = set(), set(), set()
     for top in nodes:
         for node in _walk(top):
             if isinstance(node, gast.Name):
                 (loads if isinstance(node.ctx, gast.Load) else binds).add(node.id)
             elif isinstance(node, (gast.FunctionDef, gast.ClassDef)) and node is not top:
                 binds.add(node.name)
-    return loads - binds
+            elif isinstance(node, gast.Nonlocal):
+                nonlocals.update(node.names)
+    return (loads - binds) | nonlocals
 
 
 def of(node: gast.AST, record_nodes: bool = False) -> Activity:

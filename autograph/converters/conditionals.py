@@ -51,7 +51,11 @@ class IfTransformer(StatementTransformer):
         # A name no branch reads before assigning it, and that every branch assigns, is
         # an output only: the branches need not receive it (not live at the test).
         live_in = anno.get(node, "live_in", frozenset())
-        inputs = [n for n in names if n in live_in]
+        # A name the test binds (`if (r := ...) is None:`) is set before the branches run,
+        # and the state is read after the test: it goes in like any live name.
+        bound_by_test = {n.target.id for n in gast.walk(node.test)
+                         if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
+        inputs = [n for n in names if n in live_in or n in bound_by_test]
         outputs = [] if return_form else names
         result = None if return_form else state.returned(outputs)
         true_name, false_name = ctx.new_name("if_true"), ctx.new_name("if_false")
@@ -63,7 +67,7 @@ class IfTransformer(StatementTransformer):
         args = [node.test, templates.name(true_name),
                 templates.name(false_name) if node.orelse else gast.Constant(value=None, kind=None)]
         if inputs or outputs:
-            args.append(state.initial_values(node, inputs, ctx))
+            args.append(state.initial_values(node, inputs, ctx, frozenset(bound_by_test)))
         if outputs:
             args.append(state.names_literal(outputs))
         call = templates.operator_call("if_stmt", args, node.lineno)

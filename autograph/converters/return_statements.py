@@ -79,7 +79,9 @@ class _LoopReturns(StatementTransformer):
             return node
         do_return, retval = self._names()
         value = node.value if node.value is not None else gast.Constant(value=None, kind=None)
-        return templates.replace("do_return = True\nretval = value\nbreak", node.lineno,
+        # The value first: if computing it raises (and a handler in the loop catches that),
+        # the function has not returned.
+        return templates.replace("retval = value\ndo_return = True\nbreak", node.lineno,
                                  do_return=do_return, retval=retval, value=value)
 
 

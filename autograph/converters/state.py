@@ -95,8 +95,11 @@ def state_names(node: gast.AST, modified: set) -> list:
     return sorted(modified & live)
 
 
-def initial_values(node: gast.AST, names: list, ctx: Context) -> gast.Tuple:
-    undefined = anno.get(node, "undefined_on_entry", frozenset())
+def initial_values(node: gast.AST, names: list, ctx: Context,
+                   bound_before: frozenset = frozenset()) -> gast.Tuple:
+    """The state's values as the construct starts; `bound_before` are names its own test
+    binds (a walrus), defined by the time these values are read."""
+    undefined = anno.get(node, "undefined_on_entry", frozenset()) - bound_before
     defined = anno.get(node, "defined_on_entry", frozenset())
     elts = []
     for n in names:
