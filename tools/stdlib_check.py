@@ -45,20 +45,16 @@ MODULES = ["heapq", "bisect", "textwrap", "fractions", "statistics", "colorsys",
            "difflib", "calendar", "base64", "fnmatch", "string", "pprint", "ipaddress",
            "quopri", "argparse", "configparser", "getopt", "optparse", "csv", "glob", "queue",
            "sched", "reprlib", "copy", "dataclasses", "enum", "typing", "tokenize", "shutil",
-           "zipfile", "pathlib", "random", "uuid", "locale", "datetime"]
+           "zipfile", "pathlib", "random", "uuid", "locale", "datetime", "graphlib", "tarfile",
+           "inspect"]
 # Modules whose CPython tests do not pass converted, and why (run them with --known).
 KNOWN = {
-    "graphlib": "converter bug: `if (x := f()) is None:` whose branch assigns x passes no "
-                "state, and the false path fails (IndexError in if_stmt)",
     "functools": "a test replaces builtins.len with an lru_cache wrapper; the operators "
                  "call len() and recurse",
     "gettext": "plural functions made with exec walk frames while their globals are "
                "gettext's; converted callers add autograph frames (stacklevel differs)",
     "operator": "test___all__ sees the public global `ag__` (a module, without __module__)",
     "tempfile": "test_exports sees the public global `ag__`",
-    "tarfile": "converter bug: a `return f()` in a loop sets do_return before f() runs; "
-               "when f() raises into an enclosing try, the loop ends returning Undefined",
-    "inspect": "the same return-in-try-in-loop converter bug (getattr_static)",
     "contextlib": "a test compares the frames of a traceback; converted code has more",
     "ast": "test_ast_asdl_signature counts ast.expr.__subclasses__(); importing autograph "
            "imports gast, whose node classes subclass ast.expr",
