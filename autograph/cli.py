@@ -1,4 +1,5 @@
-"""`autograph convert FILE.py [-o OUT.py] [--function NAME ...]` (also `python -m autograph`).
+"""`autograph convert FILE.py [-o OUT.py] [--function NAME ...]` (also `python -m autograph`),
+and `autograph graph FILE.py:FUNC ...` (the runtime's graph drawing command).
 
 Bad input — a missing file, a directory, a syntax error, an undecodable file, an empty
 file, a name that names no function — is one line on stderr and exit code 1 (2 for a
@@ -59,7 +60,23 @@ def _parser() -> argparse.ArgumentParser:
                               "others are left as they are")
     convert.add_argument("-q", "--quiet", action="store_true",
                          help="no summary on stderr")
+    commands.add_parser(
+        "graph", add_help=False,
+        help="draw the graph of FILE.py:FUNC traced for a signature (dot, svg, png, text); "
+             "see `autograph graph --help`")
     return parser
+
+
+def _graph(argv: Sequence[str]) -> int:
+    """`autograph graph ...` is the runtime's command (tracing needs the runtime): the one
+    place where the command line, not the converter, reaches into `runtime`."""
+    import importlib
+    try:
+        graph_cli = importlib.import_module("runtime.graph_cli")
+    except ImportError as e:
+        print(f"{PROG}: error: `graph` needs the runtime package ({e})", file=sys.stderr)
+        return 1
+    return graph_cli.main(list(argv))
 
 
 def _write(path: str, text: str, encoding: str) -> None:
@@ -109,6 +126,9 @@ def convert(file: str, output: Optional[str], functions: Optional[Sequence[str]]
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["graph"]:
+        return _graph(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
