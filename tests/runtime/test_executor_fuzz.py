@@ -2,7 +2,8 @@
 compiled, with buffers freed and reused in place) must give the same values.
 
 The programs mix elementwise ops with broadcasting, matmul, reductions, reshapes and
-slices (views of other values), staged conds and returns of intermediates: the cases where
+slices (views of other values), staged conds and while loops, and returns of
+intermediates: the cases where
 writing into a dead buffer or freeing it early would show up as a wrong value."""
 import numpy as np
 import pytest
@@ -18,7 +19,8 @@ def random_program(seed):
     rng = np.random.default_rng(seed)
     steps = []
     for _ in range(rng.integers(4, 12)):
-        kind = rng.choice(["unary", "binary", "matmul", "reduce", "view", "cond", "const"])
+        kind = rng.choice(["unary", "binary", "matmul", "reduce", "view", "cond", "const",
+                           "loop"])
         steps.append((kind, int(rng.integers(0, 1 << 30))))
     n_out = int(rng.integers(1, 4))
 
@@ -39,6 +41,10 @@ def random_program(seed):
                 v = rt.reshape(rt.transpose(pick), [4, 4]) if r % 2 else pick[::-1]
             elif kind == "const":
                 v = pick * 0.5 + 1.0
+            elif kind == "loop":
+                _, v = rt.while_loop(lambda i, acc: i < 1 + r % 3,
+                                     lambda i, acc: (i + 1, rt.tanh(acc) * 0.5 + pick[::-1]),
+                                     (0, other))
             else:
                 v = rt.cond(rt.reduce_sum(pick) > 0, lambda: pick * 2.0, lambda: other - 1.0)
             values.append(v)
