@@ -391,6 +391,9 @@ class Function:
             stack.append((id(self), self._key(bound)))
             try:
                 out = self._call_python(self._converted_function(), ba.args, ba.kwargs)
+            except Exception as e:
+                _note_user_line(e, self.__name__)
+                raise
             finally:
                 stack.pop()
                 state_ops._creation_hooks.hook = previous
@@ -422,6 +425,30 @@ class Function:
             return (nest.pack_sequence_as(value, [p[0] for p in pairs]),
                     nest.pack_sequence_as(value, [p[1] for p in pairs]))
         return leaf(value)
+
+
+def _note_user_line(error: Exception, name: str) -> None:
+    """Adds to an error raised while tracing the innermost line of the user's code it
+    passed through (as TensorFlow's "in user code:"), once, unless the message names it."""
+    if getattr(error, "_rt_user_line", False):
+        return
+    import linecache
+    import os
+    ours = (os.path.dirname(os.path.abspath(__file__)),
+            os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "autograph"))
+    where = None
+    tb = error.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith(ours) and not filename.startswith("<frozen"):
+            where = (filename, tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    error._rt_user_line = True
+    if where is None or f"{where[0]}:{where[1]}" in str(error):
+        return
+    line = linecache.getline(where[0], where[1]).strip()
+    error.add_note(f"in user code, while tracing {name}:\n  File \"{where[0]}\", line {where[1]}, "
+                   f"in {where[2]}\n    {line}")
 
 
 def _output_tensor(graph, v):

@@ -241,3 +241,18 @@ def test_leaked_tensor_in_eager_op_raises_type_error():
 def test_input_signature_rejects_non_specs():
     with pytest.raises(TypeError, match="input_signature"):
         rt.function(lambda x: x, input_signature=[1])
+
+
+def test_trace_errors_name_the_users_line():
+    @rt.function
+    def f(x):
+        s = 0
+        for i in rt.range(x):
+            s = s + 0.5  # an int32 loop variable meets a float
+        return s
+
+    with pytest.raises(rt.errors.InvalidArgumentError) as e:
+        f(rt.constant(3))
+    notes = "\n".join(getattr(e.value, "__notes__", []))
+    assert __file__ in notes or __file__ in str(e.value)
+    assert "s = s + 0.5" in notes or "s = s + 0.5" in str(e.value)
