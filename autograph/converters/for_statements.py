@@ -29,11 +29,7 @@ class ForTransformer(StatementTransformer):
 
     def visit_For(self, node):
         ctx = self.ctx
-        modified_all = state.modified(node)
-        modified = modified_all & ctx.graph.locals
-        reason = state.blocker(node, node.body, ctx, modified, self.observed())
-        if reason is None and node.orelse:
-            reason = "an `else` clause"
+        modified_all, modified, reason = state.loop_blocker(node, ctx, self.observed())
         self.generic_visit(node)
         if reason:
             ctx.log(node, f"`for` left to Python: {reason}")

@@ -85,6 +85,17 @@ def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
     return None
 
 
+def loop_blocker(node: gast.AST, ctx: Context, observed: frozenset) -> tuple:
+    """For a `for` or `while`: (names its body assigns, those that are the function's
+    locals, why it must stay Python or None). An `else` clause keeps a loop Python."""
+    modified_all = modified(node)
+    local = modified_all & ctx.graph.locals
+    reason = blocker(node, node.body, ctx, local, observed)
+    if reason is None and node.orelse:
+        reason = "an `else` clause"
+    return modified_all, local, reason
+
+
 def modified(node: gast.AST) -> set:
     """Names the construct's body assigns (its `cfg` annotation; the test excluded)."""
     return anno.get(node, "modified")

@@ -27,11 +27,7 @@ class WhileTransformer(StatementTransformer):
 
     def visit_While(self, node):
         ctx = self.ctx
-        modified_all = state.modified(node)
-        modified = modified_all & ctx.graph.locals
-        reason = state.blocker(node, node.body, ctx, modified, self.observed())
-        if reason is None and node.orelse:
-            reason = "an `else` clause"
+        modified_all, modified, reason = state.loop_blocker(node, ctx, self.observed())
         if reason is None and any(isinstance(n, gast.NamedExpr) for n in gast.walk(node.test)):
             reason = "`:=` in its condition"
         self.generic_visit(node)
