@@ -247,19 +247,6 @@ _BUILTIN_NAMES = frozenset(vars(builtins))
 # ---------------------------------------------------------------------------------------
 # Converting one function
 
-class _Unparser(ast._Unparser):   # the stdlib printer; only its indentation is changed
-    """`ast.unparse` with every line starting with `prefix` (the `def`'s indentation), so
-    that docstrings keep their text exactly while the code moves in."""
-
-    def __init__(self, prefix: str = "", **kwargs):
-        super().__init__(**kwargs)       # f-strings print their parts with a nested one
-        self._prefix = prefix
-
-    def fill(self, text="", **kwargs):
-        self.maybe_newline()
-        self.write(self._prefix + "    " * self._indent + text)
-
-
 _YIELDS = (ast.Yield, ast.YieldFrom, gast.Yield, gast.YieldFrom)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
            gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -303,16 +290,33 @@ def _mark_nested(fn: gast.AST) -> None:
             todo.extend((n, in_class) for n in gast.iter_child_nodes(node))
 
 
+def _parameters(args: ast.arguments) -> gast.arguments:
+    """The parameter names only: the function's scope; its defaults and annotations are
+    evaluated where the `def` runs, and are printed as written."""
+    def name(a):
+        return a and gast.Name(id=a.arg, ctx=gast.Param(), annotation=None, type_comment=None)
+    return gast.arguments(posonlyargs=[name(a) for a in args.posonlyargs],
+                          args=[name(a) for a in args.args], vararg=name(args.vararg),
+                          kwonlyargs=[name(a) for a in args.kwonlyargs],
+                          kw_defaults=[None] * len(args.kwonlyargs), kwarg=name(args.kwarg),
+                          defaults=[])
+
+
 def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
                           in_class: bool, prefix: str = "") -> str:
     """Source of the converted `def` (without decorators), each line starting with
-    `prefix`. `node` is left as it was; raises ConversionError (or any converter bug)."""
+    `prefix`. Raises ConversionError (or any converter bug). The body of `node` is
+    converted in place (it is not usable afterwards); its positions, signature and
+    decorators are left as they were."""
     if isinstance(node, ast.AsyncFunctionDef):
         raise ConversionError("async def")
-    fn = parsing.from_ast(node)
-    fn.decorator_list = []
+    fn = gast.FunctionDef(name=node.name, args=_parameters(node.args),
+                          body=[parsing.from_ast(stmt) for stmt in node.body],
+                          decorator_list=[], returns=None, type_comment=None, type_params=[])
+    fn.lineno, fn.col_offset = node.lineno, node.col_offset
+    fn.end_lineno, fn.end_col_offset = node.end_lineno, node.end_col_offset
     ctx = Context(fn, filename, namespace, recursive=True)
-    if (gast.Yield in ctx.node_kinds or gast.YieldFrom in ctx.node_kinds) and _is_generator(node):
+    if (gast.Yield in ctx.node_kinds or gast.YieldFrom in ctx.node_kinds) and _is_generator(fn):
         raise ConversionError("generator function")
     shadowed = ctx.all_locals & _BUILTIN_NAMES
     if shadowed:       # a local `range` is not the builtin, in nested functions too
@@ -321,11 +325,8 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     fn = pipeline.convert(fn, ctx)
     if ctx.has_nested_functions:
         _mark_nested(fn)
-    out = parsing.to_ast(fn)
-    out.decorator_list = []
-    out.args, out.returns = node.args, node.returns     # defaults and annotations as written
-    out.type_comment = None
-    return _Unparser(prefix).visit(out)
+    fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
+    return parsing.unparse(fn, prefix)
 
 
 # ---------------------------------------------------------------------------------------
@@ -436,15 +437,25 @@ def convert_source(source: str, filename: str = "<string>",
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
     report = Report(lines=len(lines))
+    converted = {}                          # def line -> converted source
+    for target in targets:
+        node = target.node
+        if node.lineno in forced:
+            continue
+        try:
+            converted[node.lineno] = convert_function_node(
+                node, filename, namespace, target.in_class, _indent_of(lines[node.lineno - 1]))
+        except Exception as e:      # noqa: BLE001 — every failure keeps the function
+            forced[node.lineno] = _one_line(e)
     while True:
-        text, broken = _assemble(tree, lines, targets, namespace, filename, report, forced)
+        text, broken = _assemble(tree, lines, targets, converted, filename, report, forced)
         if broken is None:
             return text, report
         forced.update(broken)               # converted code that does not compile: keep it
 
 
-def _assemble(tree, lines, targets, namespace, filename, report, forced):
-    """One pass: the output text, and {qualname: reason} for a function whose converted
+def _assemble(tree, lines, targets, converted, filename, report, forced):
+    """One pass: the output text, and {def line: reason} for a function whose converted
     code made the module fail to compile (None when it compiles)."""
     report.converted, report.skipped = [], []
     out: list = []
@@ -473,13 +484,7 @@ def _assemble(tree, lines, targets, namespace, filename, report, forced):
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
         indent = _indent_of(lines[node.lineno - 1])
         reason = forced.get(node.lineno)
-        code = None
-        if reason is None:
-            try:
-                code = convert_function_node(node, filename, namespace, target.in_class,
-                                             indent)
-            except Exception as e:      # noqa: BLE001 — every failure keeps the function
-                reason = _one_line(e)
+        code = converted.get(node.lineno) if reason is None else None
         copy_to(first - 1)
         start = out_lines()
         if code is None:
