@@ -43,6 +43,7 @@ import gast
 
 from autograph import parsing, pipeline, templates
 from autograph.converters.context import Context
+from autograph.tree import children
 from autograph.errors import ConversionError
 from autograph.operators.calls import ALLOWLIST
 
@@ -287,7 +288,7 @@ def _mark_nested(fn: gast.AST) -> None:
         elif isinstance(node, gast.ClassDef):
             todo.extend((n, True) for n in node.body)
         elif not isinstance(node, gast.Lambda):
-            todo.extend((n, in_class) for n in gast.iter_child_nodes(node))
+            todo.extend((n, in_class) for n in children(node))
 
 
 def _parameters(args: ast.arguments) -> gast.arguments:

@@ -13,6 +13,8 @@ from typing import Iterable
 
 import gast
 
+from autograph.tree import walk as _walk
+
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Calls that see the frame's local names: code using them must keep its scopes.
 OPAQUE_CALLS = frozenset({"locals", "vars", "eval", "exec", "dir"})
@@ -177,19 +179,6 @@ class _Collector(gast.NodeVisitor):
                 self.act.writes.add(sub.target.id)
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_comprehension
-
-
-def _walk(node: gast.AST):
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        yield n
-        for field in n._fields:
-            value = getattr(n, field, None)
-            if type(value) is list:
-                todo.extend(v for v in value if isinstance(v, gast.AST))
-            elif isinstance(value, gast.AST):
-                todo.append(value)
 
 
 def free_names(nodes: Iterable) -> set:

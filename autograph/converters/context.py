@@ -9,31 +9,12 @@ import logging
 import gast
 
 from autograph import anno
+from autograph.tree import children, walk  # noqa: F401  (the converters import them from here)
 
 logger = logging.getLogger("autograph")
 
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _AST = gast.AST
-
-
-def children(node: gast.AST) -> list:
-    """The child nodes of `node` (what `gast.iter_child_nodes` gives, twice as fast)."""
-    out = []
-    for field in node._fields:
-        value = getattr(node, field, None)
-        if type(value) is list:
-            out.extend(v for v in value if isinstance(v, _AST))
-        elif isinstance(value, _AST):
-            out.append(value)
-    return out
-
-
-def walk(node: gast.AST):
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        yield n
-        todo.extend(children(n))
 
 
 class Context:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gast
 
 from autograph.converters.context import walk
+from autograph.tree import FIELDS
 
 
 def lazy_safe(node: gast.AST) -> bool:
@@ -35,13 +36,16 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
     """One post-order walk applying `rewrites[type(node)](node, ctx)`; class bodies are
     left alone (a `lambda` there cannot see the class's names). One walk for all the
     expression converters keeps conversion fast; each rewrite sees converted children."""
-    for field in node._fields:
-        old = getattr(node, field)
-        if isinstance(old, list):
+    d = node.__dict__
+    for field, _ in FIELDS[type(node)]:
+        old = d.get(field)
+        if old is None:
+            continue
+        if type(old) is list:
             for i, item in enumerate(old):
-                if isinstance(item, gast.AST) and not isinstance(item, gast.ClassDef):
+                if item is not None and type(item) is not gast.ClassDef:
                     old[i] = rewrite_tree(item, rewrites, ctx)
-        elif isinstance(old, gast.AST) and not isinstance(old, gast.ClassDef):
-            setattr(node, field, rewrite_tree(old, rewrites, ctx))
+        elif type(old) is not gast.ClassDef:
+            d[field] = rewrite_tree(old, rewrites, ctx)
     rewrite = rewrites.get(type(node))
     return rewrite(node, ctx) if rewrite is not None else node

@@ -1,0 +1,63 @@
+"""Walking gast trees, fast: the converters and analyses walk every function several
+times, so these walks are a good part of conversion time.
+
+`children(node)` gives what `gast.iter_child_nodes` gives, minus the leaves no walk
+looks for (expression contexts `Load`/`Store`/`Param`/`Del` and operators), in field
+order; it reads each class's node-holding fields from a table rather than testing every
+field's value.
+"""
+from __future__ import annotations
+
+import gast
+
+# Fields that never hold nodes (identifiers, flags, numbers, strings), or hold leaves.
+_SKIPPED = frozenset({"id", "arg", "attr", "name", "module", "level", "kind", "type_comment",
+                      "conversion", "simple", "is_async", "asname", "tag", "rest", "kwd_attrs",
+                      "ctx", "op", "ops"})
+_SCALAR_VALUE = (gast.Constant, gast.MatchSingleton)        # `value` is a Python value
+_NAME_LISTS = (gast.Global, gast.Nonlocal)                  # `names` are strings
+_MAY_HOLD_NONE = frozenset({"kw_defaults", "keys"})         # lists with None entries
+
+
+def _fields_of(kind: type) -> tuple:
+    if not issubclass(kind, gast.AST):
+        return ()
+    return tuple((f, f in _MAY_HOLD_NONE) for f in kind._fields
+                 if f not in _SKIPPED
+                 and not (f == "value" and issubclass(kind, _SCALAR_VALUE))
+                 and not (f == "names" and issubclass(kind, _NAME_LISTS)))
+
+
+class _Fields(dict):
+    def __missing__(self, kind):
+        fields = self[kind] = _fields_of(kind)
+        return fields
+
+
+FIELDS = _Fields()   # node class -> ((field, may hold None), ...)
+
+
+def children(node: gast.AST) -> list:
+    """The child nodes of `node` (as `gast.iter_child_nodes`, without contexts and
+    operators)."""
+    out = []
+    d = node.__dict__
+    for field, may_hold_none in FIELDS[type(node)]:
+        value = d.get(field)
+        if value is None:
+            continue
+        if type(value) is list:
+            out.extend([v for v in value if v is not None] if may_hold_none else value)
+        else:
+            out.append(value)
+    return out
+
+
+def walk(node: gast.AST):
+    """Every node under `node` (itself included), in no particular order."""
+    todo = [node]
+    pop, extend = todo.pop, todo.extend
+    while todo:
+        n = pop()
+        yield n
+        extend(children(n))
