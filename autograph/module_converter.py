@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import gc
 import contextlib  # noqa: F401  (loaded, so that `contextlib.suppress` resolves to itself)
 import io
 import re
@@ -167,13 +168,17 @@ def _import_value(module: str, attr: Optional[str]):
     return stand_in
 
 
-def _module_namespace(tree: ast.Module, source: str = "global") -> dict:
+def _module_namespace(tree: ast.Module, source: str) -> dict:
     """Module-level name -> value for `call_trees` and `loops`: library imports resolve,
     every other name the module binds (anywhere: `global` in functions counts) is
     UNKNOWN, so that a module that shadows `range` or `len` keeps its own."""
     bound: dict = {}
     star = False
-    has_global = re.search(r"\bglobal[ \t]+\w", source) is not None
+    # `global x` in a function binds x here. Found in the text (in a string or comment
+    # too, which only makes calls to x go through converted_call, as they may).
+    for names in re.findall(r"\bglobal[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", source):
+        for name in names.split(","):
+            bound[name.strip()] = UNKNOWN
 
     def bind(name, value=UNKNOWN):
         bound[name] = value if name not in bound else UNKNOWN
@@ -209,11 +214,6 @@ def _module_namespace(tree: ast.Module, source: str = "global") -> dict:
             continue
         if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             bind(node.name)
-            if has_global:                      # `global x` in a function binds x here
-                for inner in ast.walk(node):
-                    if type(inner) is ast.Global:
-                        for name in inner.names:
-                            bind(name)
             todo.extend(node.decorator_list)
             if kind is not ast.ClassDef:
                 todo.extend(d for d in node.args.defaults + node.args.kw_defaults if d)
@@ -248,21 +248,19 @@ _BUILTIN_NAMES = frozenset(vars(builtins))
 # ---------------------------------------------------------------------------------------
 # Converting one function
 
-_YIELDS = (ast.Yield, ast.YieldFrom, gast.Yield, gast.YieldFrom)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
-           gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_YIELDS = (gast.Yield, gast.YieldFrom)
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
-def _is_generator(node) -> bool:
-    """Whether `yield` is in the function's own scope (not in a nested function); for
-    `ast` and `gast` trees alike."""
+def _is_generator(node: gast.AST) -> bool:
+    """Whether `yield` is in the function's own scope (not in a nested function)."""
     todo = list(node.body)
     while todo:
         n = todo.pop()
         if isinstance(n, _YIELDS):
             return True
         if not isinstance(n, _SCOPES):
-            todo.extend(ast.iter_child_nodes(n))
+            todo.extend(children(n))
         else:
             todo.extend(getattr(n, "decorator_list", ()))
     return False
@@ -372,41 +370,45 @@ def _parse(source: str, filename: str) -> ast.Module:
 
 _FRAME_FUNCTIONS = frozenset({"_getframe", "currentframe", "stack", "getouterframes",
                               "extract_stack", "format_stack", "print_stack", "walk_stack"})
-_FRAME_HINTS = ("_getframe", "currentframe", "stacklevel", "stack(", "_stack")
+_FRAME_HINTS = ("_getframe", "currentframe", "stacklevel", "stack(", "_stack", "warn(")
 
 
-def _frame_sensitive(targets: list, source: str) -> dict:
+def _frame_sensitive(targets: list, lines: list) -> dict:
     """Functions that look at the call stack (`sys._getframe`, `warnings.warn(...,
     stacklevel=)`, `inspect.stack`), and the module's functions that call them, by name,
     transitively: converted code runs branches and loop bodies in functions of their
     own, so counting frames up from there would land somewhere else. They stay as written
-    ({def line: reason})."""
-    if not any(hint in source for hint in _FRAME_HINTS):
-        return {}
-    calls, sensitive = [], {}
+    ({def line: reason}). Only functions whose text has a hint are parsed for calls;
+    callers are found by their text (`name(`), which may keep a few more as written."""
+    texts, sensitive = [], {}
     for target in targets:
-        called = set()
-        for node in ast.walk(target.node):
-            if type(node) is not ast.Call:
+        node = target.node
+        text = "".join(lines[node.lineno - 1:node.end_lineno])
+        texts.append((target, text))
+        if not any(hint in text for hint in _FRAME_HINTS):
+            continue
+        for call in ast.walk(node):
+            if type(call) is not ast.Call:
                 continue
-            func = node.func
+            func = call.func
             name = func.id if type(func) is ast.Name else getattr(func, "attr", None)
-            if name is None:
-                continue
-            called.add(name)
-            if (name in _FRAME_FUNCTIONS or any(k.arg == "stacklevel" for k in node.keywords)
-                    or (name == "warn" and len(node.args) >= 3)):
-                sensitive[target.node.lineno] = (f"{name}() looks at the call stack, which "
-                                                 "converted code deepens")
-        calls.append((target, called))
+            if name is not None and (
+                    name in _FRAME_FUNCTIONS or any(k.arg == "stacklevel" for k in call.keywords)
+                    or (name == "warn" and len(call.args) >= 3)):
+                sensitive[node.lineno] = (f"{name}() looks at the call stack, which "
+                                          "converted code deepens")
+                break
     names = {t.node.name for t in targets if t.node.lineno in sensitive}
     while names:
+        calling = re.compile(r"\b(%s)\s*\(" % "|".join(map(re.escape, sorted(names))))
         found = set()
-        for target, called in calls:
-            if target.node.lineno not in sensitive and called & names:
-                callee = sorted(called & names)[0]
-                sensitive[target.node.lineno] = (f"calls {callee}(), which looks at the call "
-                                                 "stack")
+        for target, text in texts:
+            if target.node.lineno in sensitive:
+                continue
+            match = calling.search(text, text.index("("))      # not its own `def name(`
+            if match:
+                sensitive[target.node.lineno] = (f"calls {match.group(1)}(), which looks at "
+                                                 "the call stack")
                 found.add(target.node.name)
         names = found
     return sensitive
@@ -417,13 +419,26 @@ def convert_source(source: str, filename: str = "<string>",
     """The converted module's source and what was converted. `only`: names of functions,
     of methods (`Class.method` or `method`), or of classes (all their methods); each must
     name something to convert."""
+    # Trees are big and short-lived, and hold few cycles (the CFGs'): pausing the cyclic
+    # GC while one file converts saves a tenth of the time; it collects them afterwards.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _convert_source(source, filename, only)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _convert_source(source, filename, only):
     if not source.strip():
         raise SourceError(f"{filename}: the file is empty; nothing to convert")
     tree = _parse(source, filename)
     targets = _targets(tree.body)
     if not targets:
         raise SourceError(f"{filename}: no functions or methods; nothing to convert")
-    forced = _frame_sensitive(targets, source)      # def line -> why it stays as written
+    lines = _split_lines(source)
+    forced = _frame_sensitive(targets, lines)       # def line -> why it stays as written
     if only is not None:
         def names(t):                  # `f`, `C.f`, and `C` for every method of class C
             parts = t.qualname.split(".")
@@ -434,7 +449,6 @@ def convert_source(source: str, filename: str = "<string>",
         if missing:
             raise SourceError(f"{filename}: no function named {', '.join(sorted(missing))}")
     namespace = _module_namespace(tree, source)
-    lines = _split_lines(source)
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
     report = Report(lines=len(lines))

@@ -288,6 +288,18 @@ class Unparser(ast._Unparser):
         self.maybe_newline()
         self.write(self._prefix + "    " * self._indent + text)
 
+    def traverse(self, node):
+        """As the stdlib's, with the visit method looked up once per node class."""
+        if type(node) is list:
+            for item in node:
+                self.traverse(item)
+            return
+        visit = _VISITORS.get(type(node))
+        if visit is None:
+            visit = _VISITORS[type(node)] = getattr(
+                Unparser, "visit_" + type(node).__name__, Unparser.generic_visit)
+        visit(self, node)
+
     # The three places where gast's nodes differ from ast's.
     def visit_Name(self, node):
         self.write(node.id)
@@ -309,6 +321,9 @@ class Unparser(ast._Unparser):
         if isinstance(node.name, gast.Name):
             node = ast.ExceptHandler(type=node.type, name=node.name.id, body=node.body)
         super().visit_ExceptHandler(node)
+
+
+_VISITORS: dict = {}
 
 
 def unparse(node, prefix: str = "") -> str:
