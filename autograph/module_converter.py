@@ -373,13 +373,20 @@ _FRAME_FUNCTIONS = frozenset({"_getframe", "currentframe", "stack", "getouterfra
 _FRAME_HINTS = ("_getframe", "currentframe", "stacklevel", "stack(", "_stack", "warn(")
 
 
+def _called_names(node: ast.AST) -> set:
+    """Names called in `node`: `f(...)` and `x.f(...)` both call `f`."""
+    return {func.id if type(func) is ast.Name else func.attr
+            for call in ast.walk(node) if type(call) is ast.Call
+            for func in [call.func] if type(func) in (ast.Name, ast.Attribute)}
+
+
 def _frame_sensitive(targets: list, lines: list) -> dict:
     """Functions that look at the call stack (`sys._getframe`, `warnings.warn(...,
     stacklevel=)`, `inspect.stack`), and the module's functions that call them, by name,
     transitively: converted code runs branches and loop bodies in functions of their
     own, so counting frames up from there would land somewhere else. They stay as written
-    ({def line: reason}). Only functions whose text has a hint are parsed for calls;
-    callers are found by their text (`name(`), which may keep a few more as written."""
+    ({def line: reason}). Only functions whose text has a hint, or names a sensitive
+    function followed by `(`, are walked."""
     texts, sensitive = [], {}
     for target in targets:
         node = target.node
@@ -405,10 +412,12 @@ def _frame_sensitive(targets: list, lines: list) -> dict:
         for target, text in texts:
             if target.node.lineno in sensitive:
                 continue
-            match = calling.search(text, text.index("("))      # not its own `def name(`
-            if match:
-                sensitive[target.node.lineno] = (f"calls {match.group(1)}(), which looks at "
-                                                 "the call stack")
+            if not calling.search(text, text.index("(")):     # not its own `def name(`
+                continue
+            callee = min(_called_names(target.node) & names, default=None)
+            if callee is not None:
+                sensitive[target.node.lineno] = (f"calls {callee}(), which looks at the "
+                                                 "call stack")
                 found.add(target.node.name)
         names = found
     return sensitive

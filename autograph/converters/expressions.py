@@ -32,6 +32,11 @@ def operator_call(op: str, args: list, like: gast.AST) -> gast.Call:
     return call
 
 
+# Not entered: names and constants (half of all nodes; no rewrite applies to them or
+# inside them), None in lists, and classes (see below).
+_NOT_ENTERED = frozenset({gast.Name, gast.Constant, type(None), gast.ClassDef})
+
+
 def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
     """One post-order walk applying `rewrites[type(node)](node, ctx)`; class bodies are
     left alone (a `lambda` there cannot see the class's names). One walk for all the
@@ -43,9 +48,9 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
             continue
         if type(old) is list:
             for i, item in enumerate(old):
-                if item is not None and type(item) is not gast.ClassDef:
+                if type(item) not in _NOT_ENTERED:
                     old[i] = rewrite_tree(item, rewrites, ctx)
-        elif type(old) is not gast.ClassDef:
+        elif type(old) not in _NOT_ENTERED:
             d[field] = rewrite_tree(old, rewrites, ctx)
     rewrite = rewrites.get(type(node))
     return rewrite(node, ctx) if rewrite is not None else node
