@@ -44,7 +44,7 @@ import gast
 
 from autograph import parsing, pipeline, templates
 from autograph.converters.context import Context
-from autograph.tree import children
+from autograph.tree import Scan, children
 from autograph.errors import ConversionError
 from autograph.operators.calls import ALLOWLIST
 
@@ -309,12 +309,15 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     decorators are left as they were."""
     if isinstance(node, ast.AsyncFunctionDef):
         raise ConversionError("async def")
+    scan = Scan()
     fn = gast.FunctionDef(name=node.name, args=_parameters(node.args),
-                          body=[parsing.from_ast(stmt) for stmt in node.body],
+                          body=[parsing.from_ast(stmt, scan) for stmt in node.body],
                           decorator_list=[], returns=None, type_comment=None, type_params=[])
     fn.lineno, fn.col_offset = node.lineno, node.col_offset
     fn.end_lineno, fn.end_col_offset = node.end_lineno, node.end_col_offset
-    ctx = Context(fn, filename, namespace, recursive=True)
+    scan.add(fn.args)
+    scan.kinds.add(gast.FunctionDef)
+    ctx = Context(fn, filename, namespace, recursive=True, scan=scan)
     if (gast.Yield in ctx.node_kinds or gast.YieldFrom in ctx.node_kinds) and _is_generator(fn):
         raise ConversionError("generator function")
     shadowed = ctx.all_locals & _BUILTIN_NAMES

@@ -45,6 +45,7 @@ SCOPE_PASSES = ((return_statements, gast.Return), (break_statements, gast.Break)
                 (continue_statements, gast.Continue))
 CONTROL_FLOW_PASSES = (conditionals, while_statements, for_statements, variables)
 EXPRESSION_PASSES = (asserts, conditional_expressions, logical_expressions)
+_CONTROL_FLOW = frozenset({gast.If, gast.While, gast.For})
 
 
 def _is_generator(fn_node: gast.AST) -> bool:
@@ -57,11 +58,11 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
         for node in list(walk_scope(fn_node.body)):
             if isinstance(node, gast.FunctionDef) and not _is_generator(node):
                 _convert_scope(node, ctx.for_scope(node), kinds)
+    if not kinds & _CONTROL_FLOW:
+        return      # straight-line code: returns are all at the top, nothing to decide
     for convert, needs in SCOPE_PASSES:
         if needs in kinds:
             convert.transform(fn_node, ctx)
-    if not kinds & {gast.If, gast.While, gast.For}:
-        return                     # straight-line code: nothing for the analyses to decide
     graph = analysis.analyze(fn_node)
     ctx.graph = graph
     ctx.graph_act = graph.body_activity

@@ -23,7 +23,7 @@ def _fields_of(kind: type) -> tuple:
     if not issubclass(kind, gast.AST):
         return ()
     return tuple((f, f in _MAY_HOLD_NONE) for f in kind._fields
-                 if f not in _SKIPPED
+                 if (f not in _SKIPPED or (f == "name" and kind is gast.ExceptHandler))
                  and not (f == "value" and issubclass(kind, _SCALAR_VALUE))
                  and not (f == "names" and issubclass(kind, _NAME_LISTS)))
 
@@ -61,3 +61,35 @@ def walk(node: gast.AST):
         n = pop()
         yield n
         extend(children(n))
+
+
+class Scan:
+    """What the converters ask of a whole function before converting it: the node
+    classes in it, the names it uses and binds, and the functions and classes it
+    defines. `parsing.from_ast` can gather it while it converts a tree, or `add` walks."""
+
+    __slots__ = ("kinds", "names", "stored", "defined")
+
+    def __init__(self):
+        self.kinds: set = set()
+        self.names: set = set()      # every Name's id
+        self.stored: set = set()     # ids of Names that are not read (Store, Del, Param)
+        self.defined: set = set()    # names of nested functions and classes
+
+    def add(self, node: gast.AST, outer: gast.AST = None) -> "Scan":
+        """Everything under `node`; `outer` (a function being converted) is not a nested
+        definition of itself."""
+        kinds, names, stored, defined = self.kinds, self.names, self.stored, self.defined
+        for n in walk(node):
+            kind = type(n)
+            kinds.add(kind)
+            if kind is gast.Name:
+                names.add(n.id)
+                if type(n.ctx) is not gast.Load:
+                    stored.add(n.id)
+            elif kind in _DEFINITIONS and n is not outer:
+                defined.add(n.name)
+        return self
+
+
+_DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})

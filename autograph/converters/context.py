@@ -9,7 +9,7 @@ import logging
 import gast
 
 from autograph import anno
-from autograph.tree import children, walk  # noqa: F401  (the converters import them from here)
+from autograph.tree import Scan, children, walk  # noqa: F401  (converters import them here)
 
 logger = logging.getLogger("autograph")
 
@@ -19,21 +19,14 @@ _AST = gast.AST
 
 class Context:
     def __init__(self, fn_node: gast.AST, filename: str, namespace: Optional[dict] = None,
-                 recursive: bool = True):
+                 recursive: bool = True, scan: Optional[Scan] = None):
         self.fn_node = fn_node
         self.filename = filename
         self.namespace = namespace or {}      # globals + closure values of the user function
         self.recursive = recursive
-        names, stored, defined, kinds = set(), set(), set(), set()
-        for n in walk(fn_node):                # one walk: it is a good part of conversion time
-            kind = type(n)
-            kinds.add(kind)
-            if kind is gast.Name:
-                names.add(n.id)
-                if type(n.ctx) is not gast.Load:
-                    stored.add(n.id)
-            elif kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef) and n is not fn_node:
-                defined.add(n.name)
+        if scan is None:                       # one walk: it is a good part of conversion time
+            scan = Scan().add(fn_node, outer=fn_node)
+        names, stored, defined, kinds = scan.names, scan.stored, scan.defined, scan.kinds
         self.node_kinds = kinds
         self.has_nested_functions = bool(defined)
         self.used_names = names | defined | {getattr(fn_node, "name", "")}
