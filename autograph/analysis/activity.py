@@ -13,7 +13,7 @@ from typing import Iterable
 
 import gast
 
-from autograph.tree import walk as _walk
+from autograph.tree import FIELDS, walk as _walk
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Calls that see the frame's local names: code using them must keep its scopes.
@@ -65,13 +65,16 @@ class _Collector(gast.NodeVisitor):
         return method(self, node)
 
     def generic_visit(self, node):
-        for field in node._fields:
-            value = getattr(node, field)
-            if isinstance(value, list):
+        d = node.__dict__
+        for field, _ in FIELDS[type(node)]:
+            value = d.get(field)
+            if value is None:
+                continue
+            if type(value) is list:
                 for item in value:
-                    if isinstance(item, gast.AST):
+                    if item is not None:
                         self.visit(item)
-            elif isinstance(value, gast.AST):
+            else:
                 self.visit(value)
 
     def visit_Name(self, node: gast.Name) -> None:
