@@ -33,13 +33,24 @@ class Graph:
     def __init__(self, fn_node: gast.AST):
         self.fn_node = fn_node
         self.nodes: list = []
-        body = activity.of_body(fn_node)
-        self.body_activity = body
         self.params = set(activity.params(fn_node))
-        self.declared = body.declared_global | body.declared_nonlocal
-        self.locals = (body.writes | body.deletes | self.params) - self.declared
         self.entry = self.new(None)
         self.exit = self.new(None)
+
+    def summarise(self) -> None:
+        """The activity of the whole body, from its nodes' (every part of every statement
+        is in exactly one node), and the function's locals."""
+        body = self.body_activity = activity.Activity()
+        for node in self.nodes:
+            act = node.act
+            body.writes |= act.writes
+            body.deletes |= act.deletes
+            body.captured |= act.captured
+            body.declared_global |= act.declared_global
+            body.declared_nonlocal |= act.declared_nonlocal
+        body.writes |= self.params
+        self.declared = body.declared_global | body.declared_nonlocal
+        self.locals = (body.writes | body.deletes) - self.declared
 
     def new(self, ast_node: Optional[gast.AST], act: Optional[activity.Activity] = None) -> Node:
         node = Node(len(self.nodes), ast_node, act or activity.Activity())
@@ -241,5 +252,6 @@ def build(fn_node: gast.AST) -> Graph:
     builder = _Builder(graph)
     exits = builder.block(fn_node.body, [graph.entry])
     _link(exits, graph.exit)
+    graph.summarise()
     anno.set_(fn_node, "cfg", graph)
     return graph
