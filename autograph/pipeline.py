@@ -67,10 +67,13 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     ctx.graph = graph
     ctx.graph_act = graph.body_activity
     ctx.captured = ctx.graph_act.captured
-    for convert in CONTROL_FLOW_PASSES:
-        if convert is variables and not (graph.maybe_undefined_reads or ctx.may_hold_undefined):
-            continue           # no read can see an unassigned name or a marker
-        convert.transform(fn_node, ctx)
+    try:
+        for convert in CONTROL_FLOW_PASSES:
+            if convert is variables and not (graph.maybe_undefined_reads or ctx.may_hold_undefined):
+                continue           # no read can see an unassigned name or a marker
+            convert.transform(fn_node, ctx)
+    finally:
+        graph.release()
 
 
 def convert(node: gast.AST, ctx: Context) -> gast.AST:

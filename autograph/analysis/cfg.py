@@ -37,6 +37,15 @@ class Graph:
         self.entry = self.new(None)
         self.exit = self.new(None)
 
+    def release(self) -> None:
+        """Break the graph's reference cycles (nodes <-> nodes, statements <-> nodes,
+        function <-> graph) once the converters are done with it, so that it is freed at
+        once rather than by a pass of the cyclic GC over every tree it reaches."""
+        for node in self.nodes:
+            node.succ = node.pred = node.ast = None
+        self.nodes = []
+        self.fn_node = self.entry = self.exit = None
+
     def summarise(self) -> None:
         """The activity of the whole body, from its nodes' (every part of every statement
         is in exactly one node), and the function's locals."""
