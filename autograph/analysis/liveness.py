@@ -34,14 +34,14 @@ def annotate(graph: Graph) -> None:
         stmt = node.ast
         if stmt is None:
             continue
+        d = stmt.__dict__               # annotations (see anno), read directly: hot loop
         for key in ("handlers", "finally"):     # `try`: what an exception's path reads
-            entries = anno.get(stmt, "cfg_" + key, None)
-            if entries is not None and not anno.has(stmt, "live_at_" + key):
-                anno.set_(stmt, "live_at_" + key,
-                          frozenset().union(*(live_in[e] for e in entries)))
-        if anno.get(stmt, "cfg_after", None) is node:
-            anno.set_(stmt, "live_out", live_in[node])
+            entries = d.get("ag_cfg_" + key)
+            if entries is not None and "ag_live_at_" + key not in d:
+                d["ag_live_at_" + key] = frozenset().union(*(live_in[e] for e in entries))
+        if d.get("ag_cfg_after") is node:
+            d["ag_live_out"] = live_in[node]
             if isinstance(stmt, gast.With):
-                anno.set_(stmt, "cfg_after_live", live_in[node])
-        if anno.get(stmt, "cfg_head", None) is node:
-            anno.set_(stmt, "live_in", live_in[node])
+                d["ag_cfg_after_live"] = live_in[node]
+        if d.get("ag_cfg_head") is node:
+            d["ag_live_in"] = live_in[node]

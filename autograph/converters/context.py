@@ -99,6 +99,9 @@ def contains(node: Any, kinds: tuple, stop: tuple = ()) -> bool:
     return False
 
 
+_METHODS: dict = {}
+
+
 class StatementTransformer(gast.NodeTransformer):
     """A NodeTransformer that visits statements only: their nested statement lists, never
     their expressions, and not nested functions or classes (they are their own scopes).
@@ -112,6 +115,15 @@ class StatementTransformer(gast.NodeTransformer):
     """
 
     ctx: Context
+
+    def visit(self, node):
+        """As NodeVisitor's, with the method looked up once per (transformer, node) class."""
+        key = (type(self), type(node))
+        method = _METHODS.get(key)
+        if method is None:
+            method = _METHODS[key] = getattr(type(self), "visit_" + type(node).__name__,
+                                             type(self).generic_visit)
+        return method(self, node)
 
     def visit_FunctionDef(self, node):
         """Generated functions hold converted user code; user functions are other scopes."""
