@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gast
 
+from autograph import templates
 from autograph.converters.context import walk
 from autograph.tree import FIELDS
 
@@ -23,13 +24,9 @@ def thunk(node: gast.AST) -> gast.Lambda:
 
 
 def operator_call(op: str, args: list, like: gast.AST) -> gast.Call:
-    lineno = getattr(like, "lineno", None) or 1
-    func = gast.Attribute(value=gast.Name(id="ag__", ctx=gast.Load(), annotation=None,
-                                          type_comment=None), attr=op, ctx=gast.Load())
-    call = gast.Call(func=func, args=args, keywords=[])
-    for n in (call, func, func.value):
-        n.lineno, n.col_offset = lineno, getattr(like, "col_offset", 0) or 0
-    return call
+    """`ag__.op(*args)` at the position of `like`."""
+    return templates.operator_call(op, args, getattr(like, "lineno", None) or 1,
+                                   col_offset=getattr(like, "col_offset", 0) or 0)
 
 
 # Not entered: names and constants (half of all nodes; no rewrite applies to them or
