@@ -8,6 +8,7 @@ code, compiled with the user's file name, reports the user's lines in tracebacks
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import inspect
 import linecache
@@ -315,6 +316,24 @@ class Unparser(ast._Unparser):
         self.maybe_newline()
         self.write(self._prefix + "    " * self._indent + text)
 
+    # The stdlib's are generator-based context managers; these do the same, cheaper.
+    def delimit(self, start, end):
+        self.write(start)
+        return _After(self.write, end)
+
+    def delimit_if(self, start, end, condition):
+        return self.delimit(start, end) if condition else _NOTHING
+
+    def block(self, *, extra=None):
+        self.write(":")
+        if extra:
+            self.write(extra)
+        self._indent += 1
+        return _After(self._dedent)
+
+    def _dedent(self):
+        self._indent -= 1
+
     def traverse(self, node):
         """As the stdlib's, with the visit method looked up once per node class."""
         if type(node) is list:
@@ -327,9 +346,45 @@ class Unparser(ast._Unparser):
                 Unparser, "visit_" + type(node).__name__, Unparser.generic_visit)
         visit(self, node)
 
+    # The commonest nodes, as the stdlib prints them, with fewer calls (enum members and
+    # context managers cost more than the printing itself).
+    def get_precedence(self, node):
+        return self._precedences.get(node, _TEST)
+
+    def visit_Call(self, node):
+        self._precedences[node.func] = _ATOM
+        self.traverse(node.func)
+        self._source.append("(")
+        comma = False
+        for e in node.args:
+            if comma:
+                self._source.append(", ")
+            comma = True
+            self.traverse(e)
+        for e in node.keywords:
+            if comma:
+                self._source.append(", ")
+            comma = True
+            self.traverse(e)
+        self._source.append(")")
+
+    def visit_Attribute(self, node):
+        value = node.value
+        self._precedences[value] = _ATOM
+        self.traverse(value)
+        if type(value) in _CONSTANTS and isinstance(value.value, int):
+            self._source.append(" ")        # `3 .real`, not `3.real`
+        self._source.append(".")
+        self._source.append(node.attr)
+
+    def visit_Expr(self, node):
+        self.fill()
+        self._precedences[node.value] = _YIELD
+        self.traverse(node.value)
+
     # The three places where gast's nodes differ from ast's.
     def visit_Name(self, node):
-        self.write(node.id)
+        self._source.append(node.id)
         if type(node.ctx) is gast.Param and node.annotation:
             self.write(": ")
             self.traverse(node.annotation)
@@ -351,6 +406,26 @@ class Unparser(ast._Unparser):
 
 
 _VISITORS: dict = {}
+_ATOM, _TEST, _YIELD = ast._Precedence.ATOM, ast._Precedence.TEST, ast._Precedence.YIELD
+_CONSTANTS = (ast.Constant, gast.Constant)
+
+
+class _After:
+    """A context manager that calls `fn(*args)` on leaving."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn, *args):
+        self.fn, self.args = fn, args
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        self.fn(*self.args)
+
+
+_NOTHING = contextlib.nullcontext()
 
 
 def unparse(node, prefix: str = "") -> str:
