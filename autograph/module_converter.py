@@ -7,20 +7,21 @@ converted form; everything else — imports, classes, module-level code, decorat
 comments outside converted bodies — is kept as text, line for line. The output imports
 what converted code needs:
 
-    from autograph import operators as ag__
+    from autograph import operators as __ag__
     from autograph.module_support import converted as __ag_converted__
 
-and each converted `def` gets `@__ag_converted__` as its innermost decorator: it marks the
-function as converted already, so that `converted_call` and `to_graph` use it as it is
-rather than converting converted source again (a dunder name: `from module import *` and
-checks of a module's public names do not see it). A function that is not converted —
-generators, `async def`, functions that count stack frames and their callers (see
-`_frame_sensitive`), converter failures — stays as written, under a one-line comment
-saying why and `@ag__.do_not_convert`.
+(dunder names, which `from module import *` and checks of a module's public names do
+not see; the generated code's `ag__` is printed as `__ag__`). Each converted `def` gets
+`@__ag_converted__` as its innermost decorator: it marks the function as converted
+already, so that `converted_call` and `to_graph` use it as it is rather than converting
+converted source again. A function that is not converted — generators, `async def`,
+functions that count stack frames and their callers (see `_frame_sensitive`), converter
+failures — stays as written, under a one-line comment saying why and
+`@__ag__.do_not_convert`.
 
 Unlike `to_graph`, there is no live function to look at: the names a function calls are
 resolved statically (see `_module_namespace`). A name the module binds is unknown,
-so calls to it go through `ag__.converted_call`, which decides at run time; only
+so calls to it go through `__ag__.converted_call`, which decides at run time; only
 imports from the standard library, numpy and our packages resolve, so that calls to
 them stay plain calls, as in `to_code`.
 """
@@ -48,7 +49,7 @@ from autograph.tree import Scan, children
 from autograph.errors import ConversionError
 from autograph.operators.calls import ALLOWLIST
 
-PRELUDE = ("from autograph import operators as ag__\n"
+PRELUDE = ("from autograph import operators as __ag__\n"
            "from autograph.module_support import converted as __ag_converted__\n")
 
 
@@ -289,6 +290,11 @@ def _mark_nested(fn: gast.AST) -> None:
             todo.extend((n, in_class) for n in children(node))
 
 
+# Generated code calls the operators as `ag__.if_stmt(...)`; converted modules import
+# them as `__ag__`, a name `from module import *` and checks of public names skip.
+_RENAME = {"ag__": "__ag__"}
+
+
 def _parameters(args: ast.arguments) -> gast.arguments:
     """The parameter names only: the function's scope; its defaults and annotations are
     evaluated where the `def` runs, and are printed as written."""
@@ -328,7 +334,7 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     if ctx.has_nested_functions:
         _mark_nested(fn)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
-    return parsing.unparse(fn, prefix)
+    return parsing.unparse(fn, prefix, rename=_RENAME)
 
 
 # ---------------------------------------------------------------------------------------
@@ -517,7 +523,7 @@ def _assemble(tree, lines, targets, converted, filename, report, forced):
         if code is None:
             out.append(f"{_indent_of(lines[first - 1])}# autograph: not converted: {reason}\n")
             copy_to(node.lineno - 1)
-            out.append(f"{indent}@ag__.do_not_convert\n")
+            out.append(f"{indent}@__ag__.do_not_convert\n")
             copy_to(node.end_lineno)
             report.skipped.append((target.qualname, node.lineno, reason))
         else:

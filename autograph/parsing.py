@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
+import functools
 import inspect
 import linecache
 import types
@@ -308,6 +309,8 @@ class Unparser(ast._Unparser):
 
     locals().update(_unparser_methods())
 
+    _rename: dict = {}     # generated names printed under another name (see `unparse`)
+
     def __init__(self, prefix: str = "", **kwargs):
         super().__init__(**kwargs)       # f-strings print their parts with a nested one
         self._prefix = prefix
@@ -384,7 +387,11 @@ class Unparser(ast._Unparser):
 
     # The three places where gast's nodes differ from ast's.
     def visit_Name(self, node):
-        self._source.append(node.id)
+        new = self._rename.get(node.id)
+        if new is not None and getattr(node, "ag_generated", False):
+            self._source.append(new)
+        else:
+            self._source.append(node.id)
         if type(node.ctx) is gast.Param and node.annotation:
             self.write(": ")
             self.traverse(node.annotation)
@@ -428,6 +435,15 @@ class _After:
 _NOTHING = contextlib.nullcontext()
 
 
-def unparse(node, prefix: str = "") -> str:
-    """Source of a gast (or ast) tree, as `ast.unparse` prints it."""
-    return Unparser(prefix).visit(node)
+def unparse(node, prefix: str = "", rename: Optional[dict] = None) -> str:
+    """Source of a gast (or ast) tree, as `ast.unparse` prints it; `rename` maps names
+    autograph generated (such as `ag__`) to the names to print instead."""
+    cls = _renaming(tuple(sorted(rename.items()))) if rename else Unparser
+    return cls(prefix).visit(node)
+
+
+@functools.lru_cache(maxsize=None)
+def _renaming(pairs: tuple) -> type:
+    """An Unparser that renames: a class, since f-strings are printed by a second
+    instance made with `type(self)()`."""
+    return type("Unparser", (Unparser,), {"_rename": dict(pairs)})

@@ -100,13 +100,41 @@ def test_imported_converted_module_behaves_like_the_original(tmp_path):
         conv.Account("a", 1).withdraw(99)
 
 
+def test_converted_module_adds_no_public_names(tmp_path):
+    """`from OUT import *` and checks of a module's public names see what the original
+    has: the operators are imported as `__ag__`, also inside f-strings."""
+    source = tmp_path / "public.py"
+    source.write_text("def helper(x):\n    return x + 1\n\n\n"
+                      "def describe(x):\n"
+                      "    return f\"{helper(x)} {x if x else helper(2)!r:>4}\"\n")
+    out = tmp_path / "public_converted.py"
+    result = convert(str(source), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "__ag__.converted_call(helper, x)" in text
+    assert re.search(r"(?<![\w.])ag__\b", text) is None          # no bare `ag__` left
+    sys.path.insert(0, ROOT)
+    try:
+        plain = _load(str(source), "public_plain")
+        conv = _load(str(out), "public_conv")
+    finally:
+        sys.path.remove(ROOT)
+        sys.modules.pop("public_plain", None)
+        sys.modules.pop("public_conv", None)
+
+    def public(module):
+        return {name for name in vars(module) if not name.startswith("_")}
+    assert public(conv) == public(plain) == {"helper", "describe"}
+    assert conv.describe(3) == plain.describe(3) and conv.describe(0) == plain.describe(0)
+
+
 def test_output_keeps_what_is_not_a_function(tmp_path):
     out, _ = _convert_to(tmp_path, "programs.py")
     text = out.read_text()
     lines = text.splitlines()
     assert lines[0].startswith('"""Sample program')                  # docstring stays first
     assert lines.index("from __future__ import annotations") < lines.index(
-        "from autograph import operators as ag__")
+        "from autograph import operators as __ag__")
     assert "@traced\n@__ag_converted__\ndef fib(n):" in text              # decorators kept
     assert "    @property\n    @__ag_converted__\n    def balance(self):" in text
     assert "ag__.while_stmt(" in text and "ag__.for_stmt(" in text      # really converted
@@ -117,9 +145,9 @@ def test_output_keeps_what_is_not_a_function(tmp_path):
 def test_unconverted_functions_get_a_comment_and_the_summary_counts_them(tmp_path):
     out, result = _convert_to(tmp_path, "programs.py")
     text = out.read_text()
-    assert ("# autograph: not converted: generator function\n@ag__.do_not_convert\n"
+    assert ("# autograph: not converted: generator function\n@__ag__.do_not_convert\n"
             "def squares(n):\n    for i in range(n):\n        yield i * i\n") in text
-    assert "# autograph: not converted: async def\n@ag__.do_not_convert\nasync def later():" in text
+    assert "# autograph: not converted: async def\n@__ag__.do_not_convert\nasync def later():" in text
     assert re.search(r"programs\.py:\d+: squares not converted: generator function", result.stderr)
     summary = result.stderr.strip().splitlines()[-1]
     assert summary.endswith("programs.py: converted 21 functions, skipped 2")
@@ -325,7 +353,7 @@ def test_module_without_docstring_gets_the_prelude_first():
     text, _ = _convert_text("#!/usr/bin/env python\n# -*- coding: utf-8 -*-\nimport os\n"
                             "def f():\n    return os.sep\n")
     assert text.splitlines()[:3] == ["#!/usr/bin/env python", "# -*- coding: utf-8 -*-",
-                                     "from autograph import operators as ag__"]
+                                     "from autograph import operators as __ag__"]
 
 
 def test_stdout_keeps_the_file_encoding(tmp_path):
@@ -372,7 +400,7 @@ def test_functions_that_count_stack_frames_and_their_callers_stay_as_written():
 
 def test_prelude_goes_before_a_decorated_first_statement():
     text, _ = _convert_text("@staticmethod\ndef f(x):\n    return x\n")
-    assert text.startswith("from autograph import operators as ag__\n")
+    assert text.startswith("from autograph import operators as __ag__\n")
     assert "@staticmethod\n@__ag_converted__\ndef f(x):" in text
 
 
@@ -390,7 +418,7 @@ def test_a_converter_failure_keeps_the_function_with_the_reason(monkeypatch):
     assert report.converted == ["good"]
     assert report.skipped == [("bad", 4, "converter error: RuntimeError: boom")]
     assert ("# autograph: not converted: converter error: RuntimeError: boom\n"
-            "@ag__.do_not_convert\ndef bad(x):\n    return x or 2\n") in text
+            "@__ag__.do_not_convert\ndef bad(x):\n    return x or 2\n") in text
     assert _exec(text)["bad"](0) == 2
 
 
@@ -423,7 +451,7 @@ def test_an_internal_error_is_one_line(monkeypatch, capsys):
 def test_nested_functions_are_marked_like_top_level_ones(tmp_path):
     out, _ = _convert_to(tmp_path, "nested.py")
     text = out.read_text()
-    assert "    @ag__.do_not_convert\n    def gen():" in text
+    assert "    @__ag__.do_not_convert\n    def gen():" in text
     assert "    @__ag_converted__\n    def helper(x):" in text
     assert "        def twice(self, v):" in text and "@__ag_converted__\n        def twice" not in text
     assert run(str(out)).stderr == ""
