@@ -42,7 +42,8 @@ class BreakTransformer(StatementTransformer):
             orelse, node.orelse = node.orelse, []
             return [node] + orelse
         if not continuation.can_lower(node.body, _is_break, (gast.Break,), LOOPS):
-            anno.set_(node, "python_loop", "a `break` inside `try` or `with`")
+            anno.set_(node, "python_loop", "a `break` inside `try` or `with`, or one whose "
+                      "removal would copy too much code")
             return node
         flag = self.ctx.new_name("break_", unique=True)
         set_flag = lambda s: templates.replace("flag = True", s.lineno, flag=flag)

@@ -32,7 +32,8 @@ class ContinueTransformer(StatementTransformer):
         if not contains(node.body, (gast.Continue,), stop=LOOPS):
             return node
         if not continuation.can_lower(node.body, _is_continue, (gast.Continue,), LOOPS):
-            anno.set_(node, "python_loop", "a `continue` inside `try` or `with`")
+            anno.set_(node, "python_loop", "a `continue` inside `try` or `with`, or one whose "
+                      "removal would copy too much code")
             return node
         node.body = continuation.lower(node.body, _is_continue, lambda s: [], (gast.Continue,),
                                        LOOPS) or [gast.Pass()]

@@ -90,7 +90,10 @@ def _is_return(s) -> bool:
 
 
 def _lower(stmts: list) -> list:
-    stmts = continuation.lower(stmts, _is_return, lambda s: [s], (gast.Return,), ())
+    budget = continuation.copy_budget(stmts)
+    if continuation.copy_cost(stmts, _is_return, (gast.Return,), (), budget) <= budget:
+        stmts = continuation.lower(stmts, _is_return, lambda s: [s], (gast.Return,), ())
+    # else: the copies would multiply; the `if`s with a `return` stay Python (blocker)
     if stmts and isinstance(stmts[-1], gast.With) and contains(stmts[-1], (gast.Return,)):
         stmts[-1].body = _lower(stmts[-1].body)      # a `with` at the end: its body is a tail
     return stmts

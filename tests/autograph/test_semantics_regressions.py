@@ -84,3 +84,35 @@ def test_converted_matches_plain(fn, args):
 def test_return_value_raising_everywhere_falls_through():
     with pytest.raises(LookupError):
         ag.to_graph(first_that_works)([_fails, _fails])
+
+
+def _chain_source(k: int, jump: str) -> str:
+    """k `if`s in a row, each with a jump on some paths only: removing the jumps copies
+    what follows each one into both of its branches, doubling it k times."""
+    checks = "".join(f"        if a == {i}:\n            if b:\n                {jump}\n"
+                     f"            a += 1\n" for i in range(k))
+    if jump == "return a":
+        return (f"def chain(a, b):\n    if a >= 0:\n{checks}"
+                f"        a = a * 2\n    return -a\n")
+    return (f"def chain(a, b):\n    t = 0\n    for _ in range(3):\n{checks}"
+            f"        t += a\n    return t\n")
+
+
+@pytest.mark.parametrize("jump", ["return a", "continue", "break"])
+def test_many_partial_jumps_do_not_multiply_the_code(tmp_path, jump):
+    """Lowering jumps copies code; where the copies would multiply (2**30 here) the
+    construct stays Python instead, so conversion finishes and the code stays small."""
+    source = _chain_source(30, jump)
+    path = tmp_path / "chain.py"
+    path.write_text(source)
+    namespace: dict = {}
+    exec(compile(source, str(path), "exec"), namespace)
+    import linecache
+    linecache.checkcache(str(path))
+    plain = namespace["chain"]
+    code = ag.to_code(plain)
+    assert code.count("\n") < 10 * source.count("\n")
+    converted = ag.to_graph(plain)
+    for a in range(-1, 33):
+        for b in (0, 1):
+            assert converted(a, b) == plain(a, b), (a, b)
