@@ -14,16 +14,21 @@ from autograph import anno
 from autograph.analysis.cfg import Graph
 
 
+_NOTHING = frozenset()
+
+
 def annotate(graph: Graph) -> None:
-    live_in = {n: frozenset() for n in graph.nodes}
+    live_in = {n: _NOTHING for n in graph.nodes}
     work = list(reversed(graph.nodes))
     pending = set(work)
     while work:
         node = work.pop()
         pending.discard(node)
-        out = frozenset().union(*(live_in[s] for s in node.succ))
+        succ = node.succ
+        out = live_in[succ[0]] if len(succ) == 1 else \
+            _NOTHING.union(*[live_in[s] for s in succ])
         act = node.act
-        new = (out - act.writes) | act.reads
+        new = (out - act.writes) | act.reads if act.writes or act.reads else out
         if new != live_in[node]:
             live_in[node] = new
             for p in node.pred:

@@ -10,7 +10,7 @@ This only works when the jump sits under `if`s alone; under `try` or `with` the 
 after them cannot be moved without changing when handlers and exits run, and
 `can_lower` says so, so that the construct is left to Python. Copies can multiply (each
 of k such `if`s in a row doubles what follows it), so `can_lower` also refuses when
-lowering would copy more than `copy_budget` nodes.
+lowering would copy more than is `affordable`.
 """
 from __future__ import annotations
 
@@ -35,11 +35,8 @@ def always_exits(stmts: list, is_jump: Callable) -> bool:
 
 def can_lower(stmts: list, is_jump: Callable, kinds: tuple, stop: tuple) -> bool:
     """Whether `lower` can remove every jump: none under `try`/`with`, and the copies it
-    makes stay within `copy_budget(stmts)` nodes."""
-    if not _only_under_ifs(stmts, is_jump, kinds, stop):
-        return False
-    budget = copy_budget(stmts)
-    return copy_cost(stmts, is_jump, kinds, stop, budget) <= budget
+    makes are `affordable`."""
+    return _only_under_ifs(stmts, is_jump, kinds, stop) and affordable(stmts, is_jump, kinds, stop)
 
 
 def _only_under_ifs(stmts: list, is_jump: Callable, kinds: tuple, stop: tuple) -> bool:
@@ -66,11 +63,14 @@ def _size(stmts: list, cap: int) -> int:
     return n
 
 
-def copy_budget(stmts: list) -> int:
-    """How many nodes lowering `stmts` may copy: eight times what they hold, and 200
+def affordable(stmts: list, is_jump: Callable, kinds: tuple, stop: tuple) -> bool:
+    """Whether lowering `stmts` copies at most eight times the nodes they hold, and 200
     more. Generous (random programs with many early returns need up to 7.4 times), but
     linear: k `if`s in a row, each doubling what follows it, need 2**k times."""
-    return 200 + 8 * _size(stmts, 1 << 30)
+    if copy_cost(stmts, is_jump, kinds, stop, 200) <= 200:
+        return True                    # the common case, without counting `stmts`
+    budget = 200 + 8 * _size(stmts, 1 << 30)
+    return copy_cost(stmts, is_jump, kinds, stop, budget) <= budget
 
 
 def copy_cost(stmts: list, is_jump: Callable, kinds: tuple, stop: tuple, limit: int) -> int:

@@ -90,8 +90,7 @@ def _is_return(s) -> bool:
 
 
 def _lower(stmts: list) -> list:
-    budget = continuation.copy_budget(stmts)
-    if continuation.copy_cost(stmts, _is_return, (gast.Return,), (), budget) <= budget:
+    if continuation.affordable(stmts, _is_return, (gast.Return,), ()):
         stmts = continuation.lower(stmts, _is_return, lambda s: [s], (gast.Return,), ())
     # else: the copies would multiply; the `if`s with a `return` stay Python (blocker)
     if stmts and isinstance(stmts[-1], gast.With) and contains(stmts[-1], (gast.Return,)):
