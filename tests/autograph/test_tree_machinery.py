@@ -1,0 +1,99 @@
+"""The fast paths under the converter agree with the slow, obvious ones they replace, on
+real code (standard-library modules and autograph itself): ast -> gast in place against
+`gast.ast_to_gast`, the gast printer against `ast.unparse`, `tree.children` against
+`gast.iter_child_nodes`, the Scan gathered while converting against a walk, the CFG's
+body activity against `activity.of_body`; and conversion leaves no cyclic garbage."""
+import ast
+import gc
+import importlib
+import inspect
+
+import gast
+import pytest
+
+from autograph import module_converter, parsing, tree
+from autograph.analysis import activity, cfg
+from autograph.errors import ConversionError
+
+MODULES = ["textwrap", "difflib", "argparse", "dataclasses", "email._header_value_parser",
+           "tarfile", "typing", "inspect", "autograph.api", "autograph.module_converter",
+           "runtime.executor", "runtime.function"]
+_LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
+
+
+def _source(name):
+    return inspect.getsource(importlib.import_module(name))
+
+
+@pytest.fixture(scope="module", params=MODULES)
+def source(request):
+    return _source(request.param)
+
+
+def test_from_ast_in_place_matches_gast(source):
+    expected = gast.ast_to_gast(ast.parse(source))
+    got = parsing.from_ast(ast.parse(source))
+    assert gast.dump(got) == gast.dump(expected)
+    positions = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+    for a, b in zip(gast.walk(got), gast.walk(expected)):
+        assert type(a) is type(b)
+        if isinstance(b, gast.Name) and getattr(b, "lineno", None) is None:
+            continue              # gast leaves `except ... as name` without a position
+        assert [getattr(a, p, None) for p in positions] == [getattr(b, p, None) for p in positions]
+
+
+def test_printer_matches_ast_unparse(source):
+    expected = ast.unparse(ast.parse(source))
+    assert parsing.unparse(parsing.from_ast(ast.parse(source))) == expected
+    assert parsing.unparse(ast.parse(source)) == expected          # plain ast trees too
+
+
+def test_children_are_gast_children_without_leaves(source):
+    for node in gast.walk(parsing.from_ast(ast.parse(source))):
+        expected = [c for c in gast.iter_child_nodes(node) if not isinstance(c, _LEAVES)]
+        assert tree.children(node) == expected, type(node).__name__
+
+
+def test_scan_gathered_while_converting_matches_a_walk(source):
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        gathered = tree.Scan()
+        body = [parsing.from_ast(stmt, gathered) for stmt in fn.body]
+        walked = tree.Scan()
+        for stmt in body:
+            walked.add(stmt)
+        for field in ("kinds", "names", "stored", "defined"):
+            assert getattr(gathered, field) == getattr(walked, field), (fn.name, field)
+
+
+def test_cfg_body_activity_is_the_body_activity(source):
+    checked = 0
+    for fn in gast.walk(parsing.from_ast(ast.parse(source))):
+        if not isinstance(fn, gast.FunctionDef):
+            continue
+        try:
+            graph = cfg.build(fn)
+        except ConversionError:
+            continue                         # async constructs: not analysed
+        expected = activity.of_body(fn)
+        for field in ("writes", "deletes", "captured", "declared_global", "declared_nonlocal"):
+            assert getattr(graph.body_activity, field) == getattr(expected, field), fn.name
+        checked += 1
+    assert checked
+
+
+def test_converting_a_module_leaves_no_cyclic_garbage():
+    """The CFGs' cycles are broken when conversion is done, so a file's trees are freed
+    as soon as it is converted (not by a pass of the cyclic GC over all of them)."""
+    text = _source("difflib")
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        out, report = module_converter.convert_source(text, "difflib.py")
+        assert report.converted
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
