@@ -9,7 +9,9 @@ compiles, and CPython's own tests pass on converted modules as they pass on the 
 Scan: each `.py` file under the installed standard library (site-packages excluded) goes
 through `module_converter.convert_source`, as `autograph convert` does; the output is
 compiled again here. Lines per second are lines of the files over the CPU seconds spent
-converting them (process time, so it is a one-core rate whatever --jobs is).
+converting them (process time, so it is a one-core rate whatever --jobs is). The same
+files' `compile()` is timed beside each conversion: on a shared machine the absolute
+rate moves with the load (by half), the ratio of the two much less.
 
 Tests: each module is converted into a temporary directory. The test process imports
 autograph (whose own imports, such as logging -> string, keep the original modules),
@@ -98,6 +100,14 @@ def scan_one(path: str) -> dict:
         result["crash"] = f"{type(e).__name__}: {e}"
         return result
     result["seconds"] = time.process_time() - start
+    start = time.process_time()          # the same file's compile(), side by side
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError:
+        pass
+    result["compile_seconds"] = time.process_time() - start
     result["lines"] = report.lines
     result["converted"] = len(report.converted)
     for name, line, reason in report.skipped:
@@ -145,8 +155,12 @@ def scan(jobs: int, limit: int | None) -> bool:
     print(f"outputs that compile: {sum(1 for r in converted if r['compiles'])}/{len(converted)}")
     print(f"functions: converted {sum(r['converted'] for r in converted)}, "
           f"skipped {sum(skipped.values())} {dict(sorted(skipped.items()))}")
+    compiling = sum(r.get("compile_seconds", 0.0) for r in converted)
     print(f"lines: {lines} in {seconds:.1f} CPU s of conversion: {lines / seconds:,.0f} lines/s "
           f"per core; wall {wall:.1f} s with {jobs} job(s)")
+    print(f"side by side: compile() of the same files took {compiling:.1f} CPU s "
+          f"({lines / compiling:,.0f} lines/s); conversion costs {seconds / compiling:.1f}x "
+          f"compile() (a ratio that holds when the machine is loaded)")
     for r in errors:
         if "syntax error" not in r["error"] and "nothing to convert" not in r["error"]:
             print("  error:", r["error"])

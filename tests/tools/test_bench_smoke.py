@@ -17,3 +17,17 @@ def test_bench_quick_runs_and_prints_the_table():
     for workload in ("power(x, 100)", "tanh_loop", "fizzbuzz", "next_collatz", "dynamic_rnn",
                      "dense 2-layer 512", "peak memory", "convert", "trace"):
         assert workload in proc.stdout
+
+
+def test_stdlib_scan_runs_and_reports_rates():
+    """`tools/stdlib_check.py --scan-only` on a few files: no crash, every output
+    compiles, and it prints the rate with compile() measured side by side."""
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "stdlib_check.py"), "--scan-only",
+                           "--jobs", "1", "--limit", "40"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "crashed 0" in proc.stdout
+    compiled = next(line for line in proc.stdout.splitlines() if line.startswith("outputs"))
+    done, total = compiled.split(": ")[1].split("/")
+    assert done == total and int(total) > 0
+    assert "lines/s per core" in proc.stdout and "x compile()" in proc.stdout
