@@ -308,11 +308,12 @@ def _parameters(args: ast.arguments) -> gast.arguments:
 
 
 def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
-                          in_class: bool, prefix: str = "") -> str:
+                          in_class: bool, prefix: str = "", lines: Sequence[str] = ()) -> str:
     """Source of the converted `def` (without decorators), each line starting with
-    `prefix`. Raises ConversionError (or any converter bug). The body of `node` is
-    converted in place (it is not usable afterwards); its positions, signature and
-    decorators are left as they were."""
+    `prefix`; the comments on lines of their own in its body, from the file's `lines`,
+    are kept before the statements they preceded. Raises ConversionError (or any
+    converter bug). The body of `node` is converted in place (it is not usable
+    afterwards); its positions, signature and decorators are left as they were."""
     if isinstance(node, ast.AsyncFunctionDef):
         raise ConversionError("async def")
     scan = Scan()
@@ -334,7 +335,19 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     if ctx.has_nested_functions:
         _mark_nested(fn)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
-    return parsing.unparse(fn, prefix, rename=_RENAME)
+    return parsing.unparse(fn, prefix, rename=_RENAME,
+                           comments=_comments(lines, node, scan.strings))
+
+
+def _comments(lines: Sequence[str], node: ast.AST, strings: list) -> list:
+    """[(line, "# text")]: the lines of the function's body that hold only a comment
+    (lines inside strings that span lines do not count)."""
+    found = []
+    for number in range(node.lineno + 1, node.end_lineno + 1):
+        text = lines[number - 1].strip() if number <= len(lines) else ""
+        if text.startswith("#") and not any(a < number <= b for a, b in strings):
+            found.append((number, text))
+    return found
 
 
 # ---------------------------------------------------------------------------------------
@@ -477,7 +490,8 @@ def _convert_source(source, filename, only):
             continue
         try:
             converted[node.lineno] = convert_function_node(
-                node, filename, namespace, target.in_class, _indent_of(lines[node.lineno - 1]))
+                node, filename, namespace, target.in_class, _indent_of(lines[node.lineno - 1]),
+                lines)
         except Exception as e:      # noqa: BLE001 — every failure keeps the function
             forced[node.lineno] = _one_line(e)
     while True:

@@ -254,8 +254,11 @@ def from_ast(tree, scan: Optional[Scan] = None):
                 scan.names.add(d["id"])
                 scan.stored.add(d["id"])
             continue
-        elif kind in _DEFINITIONS and scan is not None:
-            scan.defined.add(d["name"])
+        elif scan is not None:
+            if kind in _DEFINITIONS:
+                scan.defined.add(d["name"])
+            elif kind in _STRINGS and d["end_lineno"] != d["lineno"]:
+                scan.strings.append((d["lineno"], d["end_lineno"]))
         if kind is ast.ExceptHandler and d["name"] is not None:
             name = d["name"] = gast.Name(id=d["name"], ctx=gast.Store(), annotation=None,
                                          type_comment=None)
@@ -277,6 +280,7 @@ def from_ast(tree, scan: Optional[Scan] = None):
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_STRINGS = (ast.Constant, ast.JoinedStr)
 
 
 def parse(source: str) -> gast.Module:
@@ -337,17 +341,29 @@ class Unparser(ast._Unparser):
     def _dedent(self):
         self._indent -= 1
 
+    _comments: list = []   # [(line, "# text")], in line order (see `unparse`)
+
     def traverse(self, node):
         """As the stdlib's, with the visit method looked up once per node class."""
         if type(node) is list:
             for item in node:
                 self.traverse(item)
             return
+        if self._comments and type(node) in _STATEMENTS:
+            self._comments_before(node)
         visit = _VISITORS.get(type(node))
         if visit is None:
             visit = _VISITORS[type(node)] = getattr(
                 Unparser, "visit_" + type(node).__name__, Unparser.generic_visit)
         visit(self, node)
+
+    def _comments_before(self, stmt):
+        """Print the comments that stood before `stmt` (or, for a simple statement, in
+        it), at the current indentation: they move with the statement they precede."""
+        line = getattr(stmt, "end_lineno" if type(stmt) in _SIMPLE else "lineno", None)
+        comments = self._comments
+        while line is not None and comments and comments[0][0] < line:
+            self.fill(comments.pop(0)[1])
 
     # The commonest nodes, as the stdlib prints them, with fewer calls (enum members and
     # context managers cost more than the printing itself).
@@ -413,6 +429,11 @@ class Unparser(ast._Unparser):
 
 
 _VISITORS: dict = {}
+_STATEMENTS = frozenset(c for m in (ast, gast) for c in vars(m).values()
+                        if isinstance(c, type) and issubclass(c, m.stmt))
+_SIMPLE = _STATEMENTS - {c for m in (ast, gast) for c in vars(m).values()
+                         if isinstance(c, type) and issubclass(c, m.stmt)
+                         and "body" in c._fields}
 _ATOM, _TEST, _YIELD = ast._Precedence.ATOM, ast._Precedence.TEST, ast._Precedence.YIELD
 _CONSTANTS = (ast.Constant, gast.Constant)
 
@@ -435,11 +456,17 @@ class _After:
 _NOTHING = contextlib.nullcontext()
 
 
-def unparse(node, prefix: str = "", rename: Optional[dict] = None) -> str:
+def unparse(node, prefix: str = "", rename: Optional[dict] = None,
+            comments: Optional[list] = None) -> str:
     """Source of a gast (or ast) tree, as `ast.unparse` prints it; `rename` maps names
-    autograph generated (such as `ag__`) to the names to print instead."""
+    autograph generated (such as `ag__`) to the names to print instead; `comments`,
+    [(line, "# text")] of the source, are printed before the statements they preceded
+    (by the statements' line numbers, which converted code keeps)."""
     cls = _renaming(tuple(sorted(rename.items()))) if rename else Unparser
-    return cls(prefix).visit(node)
+    printer = cls(prefix)
+    if comments:
+        printer._comments = sorted(comments)
+    return printer.visit(node)
 
 
 @functools.lru_cache(maxsize=None)

@@ -68,13 +68,14 @@ class Scan:
     classes in it, the names it uses and binds, and the functions and classes it
     defines. `parsing.from_ast` can gather it while it converts a tree, or `add` walks."""
 
-    __slots__ = ("kinds", "names", "stored", "defined")
+    __slots__ = ("kinds", "names", "stored", "defined", "strings")
 
     def __init__(self):
         self.kinds: set = set()
         self.names: set = set()      # every Name's id
         self.stored: set = set()     # ids of Names that are not read (Store, Del, Param)
         self.defined: set = set()    # names of nested functions and classes
+        self.strings: list = []      # (first, last line) of strings over several lines
 
     def add(self, node: gast.AST, outer: gast.AST = None) -> "Scan":
         """Everything under `node`; `outer` (a function being converted) is not a nested

@@ -455,3 +455,42 @@ def test_nested_functions_are_marked_like_top_level_ones(tmp_path):
     assert "    @__ag_converted__\n    def helper(x):" in text
     assert "        def twice(self, v):" in text and "@__ag_converted__\n        def twice" not in text
     assert run(str(out)).stderr == ""
+
+
+def test_comments_in_converted_bodies_are_kept(tmp_path):
+    """Comments on lines of their own stay before the statement they preceded, also when
+    it moves into a generated branch or loop-body function; `#` lines inside strings
+    are string content, not comments (inline comments are not kept)."""
+    source = tmp_path / "commented.py"
+    source.write_text(
+        'def f(x, xs):\n'
+        '    """Doc.\n\n    # inside the docstring\n    """\n'
+        '    # Start with the total.\n'
+        '    total = 0\n'
+        '    for v in xs:\n'
+        '        # Skip the negatives.\n'
+        '        if v < 0:\n'
+        '            continue\n'
+        '        total += v\n'
+        '    # Then the sign.\n'
+        '    if x > 0:\n'
+        '        # positive\n'
+        '        y = x\n'
+        '    else:\n'
+        '        y = -x\n'
+        '    s = """a\n# inside a string\nb"""\n'
+        '    return total + y, s\n\n\n'
+        'print(f(2, [1, -5, 3]), f(-1, []))\n')
+    out = tmp_path / "commented_converted.py"
+    result = convert(str(source), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "__ag__.for_stmt(" in text and "__ag__.if_stmt(" in text
+    comments = [line.strip() for line in text.splitlines() if line.strip().startswith("# ")]
+    assert comments == ["# inside the docstring", "# Start with the total.",
+                        "# Skip the negatives.", "# Then the sign.", "# positive"]
+    assert text.count("# inside a string") == 1 and "a\\n# inside a string\\nb" in text
+    body = text[text.index("def loop_body"):text.index("__ag__.for_stmt(")]
+    assert "# Skip the negatives." in body                  # moved with its statement
+    assert run(str(out)).stdout == run(str(source)).stdout
+    assert run(str(source)).stdout.startswith("(6, ")
