@@ -286,8 +286,12 @@ def _mark_nested(fn: gast.AST) -> None:
             todo.extend((n, in_class) for n in node.body)
         elif isinstance(node, gast.ClassDef):
             todo.extend((n, True) for n in node.body)
-        elif not isinstance(node, gast.Lambda):
-            todo.extend((n, in_class) for n in children(node))
+        else:                          # a `def` is a statement: only statement lists hold one
+            for field in _BLOCKS:
+                todo.extend((n, in_class) for n in getattr(node, field, None) or ())
+
+
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 # Generated code calls the operators as `ag__.if_stmt(...)`; converted modules import
