@@ -77,6 +77,9 @@ class _Collector(gast.NodeVisitor):
             else:
                 self.visit(value)
 
+    def visit_Constant(self, node) -> None:
+        """Nothing to record (and NodeVisitor's own visit_Constant is a slow shim)."""
+
     def visit_Name(self, node: gast.Name) -> None:
         ctx = type(node.ctx)
         if ctx is gast.Load:

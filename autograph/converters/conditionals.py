@@ -29,7 +29,7 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters import state
-from autograph.converters.context import Context, StatementTransformer
+from autograph.converters.context import Context, StatementTransformer, walk
 
 
 class IfTransformer(StatementTransformer):
@@ -53,8 +53,9 @@ class IfTransformer(StatementTransformer):
         live_in = anno.get(node, "live_in", frozenset())
         # A name the test binds (`if (r := ...) is None:`) is set before the branches run,
         # and the state is read after the test: it goes in like any live name.
-        bound_by_test = {n.target.id for n in gast.walk(node.test)
-                         if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)}
+        bound_by_test = {n.target.id for n in walk(node.test)
+                         if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)
+                         } if gast.NamedExpr in ctx.node_kinds else ()
         inputs = [n for n in names if n in live_in or n in bound_by_test]
         outputs = [] if return_form else names
         result = None if return_form else state.returned(outputs)
