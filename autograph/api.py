@@ -8,7 +8,6 @@ own (and later-updated) captured values.
 """
 from __future__ import annotations
 
-import ast
 import gc
 import logging
 import os
@@ -195,7 +194,7 @@ def to_code(entity: Any, recursive: bool = True) -> str:
     if not isinstance(entity, types.FunctionType):
         raise TypeError(f"to_code expects a function or method, got {type(entity).__name__}")
     node, _ = convert_node(entity, recursive)
-    return ast.unparse(gast.gast_to_ast(node)) + "\n"
+    return parsing.unparse(node) + "\n"
 
 
 def set_verbosity(level: int) -> None:
