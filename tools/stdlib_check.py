@@ -48,11 +48,9 @@ MODULES = ["heapq", "bisect", "textwrap", "fractions", "statistics", "colorsys",
            "quopri", "argparse", "configparser", "getopt", "optparse", "csv", "glob", "queue",
            "sched", "reprlib", "copy", "dataclasses", "enum", "typing", "tokenize", "shutil",
            "zipfile", "pathlib", "random", "uuid", "locale", "datetime", "graphlib", "tarfile",
-           "inspect", "operator", "tempfile"]
+           "inspect", "operator", "tempfile", "functools"]
 # Modules whose CPython tests do not pass converted, and why (run them with --known).
 KNOWN = {
-    "functools": "a test replaces builtins.len with an lru_cache wrapper; the operators "
-                 "call len() and recurse",
     "gettext": "plural functions made with exec walk frames while their globals are "
                "gettext's; converted callers add autograph frames (stacklevel differs)",
     "contextlib": "a test compares the frames of a traceback; converted code has more",

@@ -11,6 +11,11 @@
 | `assert_stmt(test, message=None)` | `assert` |
 | `converted_call(f, *args, **kwargs)` | calls |
 | `Undefined(name)`, `ld(value)` | names not assigned on every path |
+
+The operators run inside the user's program, which may replace builtins (CPython's
+functools tests set `builtins.len` to an `lru_cache` wrapper whose own code is then
+converted): each operator module imports the builtins it uses (`from builtins import
+len, ...`), so that it calls the originals and never the user's replacement.
 """
 from autograph.operators.calls import converted_call, do_not_convert
 from autograph.operators.control_flow import (backend_of, enumerate_, for_stmt, if_exp, if_stmt,

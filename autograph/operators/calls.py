@@ -8,6 +8,9 @@ called as they are, as is anything marked with `do_not_convert`.
 """
 from __future__ import annotations
 
+from builtins import (  # the originals: see operators/__init__
+    bool, frozenset, getattr, isinstance, setattr, str, type)
+
 import functools
 import inspect
 import sys

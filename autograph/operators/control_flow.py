@@ -17,6 +17,10 @@ docs/staging_protocol.md: `type(value).__autograph_backend__`.
 """
 from __future__ import annotations
 
+from builtins import (  # the originals: see operators/__init__
+    all, any, bool, bytes, dict, enumerate, float, frozenset, getattr, id, int,
+    iter, len, list, max, next, range, set, str, tuple, type, zip)
+
 from typing import Any, Callable, Optional, Sequence
 
 from autograph.errors import StagingError, user_location

@@ -9,6 +9,8 @@ when `a` is true at run time).
 """
 from __future__ import annotations
 
+from builtins import enumerate, type  # the originals: see operators/__init__
+
 from typing import Any, Callable
 
 from autograph.operators.control_flow import PLAIN, _staged_if, backend_of

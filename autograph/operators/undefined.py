@@ -7,6 +7,8 @@ Reads of such names go through `ld`, which raises as Python would.
 """
 from __future__ import annotations
 
+from builtins import bool, str, type  # the originals: see operators/__init__
+
 from typing import Any
 
 from autograph.errors import user_location

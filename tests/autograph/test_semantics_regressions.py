@@ -116,3 +116,24 @@ def test_many_partial_jumps_do_not_multiply_the_code(tmp_path, jump):
     for a in range(-1, 33):
         for b in (0, 1):
             assert converted(a, b) == plain(a, b), (a, b)
+
+
+def counting_len(xs):
+    """Used as `builtins.len` below, converted: its `if` and `for` run the operators."""
+    if xs is None:
+        return 0
+    n = 0
+    for _ in xs:
+        n += 1
+    return n
+
+
+def test_operators_do_not_call_a_replaced_builtin(monkeypatch):
+    """CPython's functools tests set `builtins.len` to a wrapper whose code is converted;
+    operators calling the replacement would recurse forever."""
+    import builtins
+    converted = ag.to_graph(counting_len)
+    assert converted is not counting_len
+    monkeypatch.setattr(builtins, "len", converted)
+    assert converted([4, 5, 6]) == 3 and converted(None) == 0
+    assert len("abcd") == 4
