@@ -13,7 +13,7 @@ from typing import Iterable
 
 import gast
 
-from autograph.tree import FIELDS, walk as _walk
+from autograph.tree import children, walk as _walk
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Calls that see the frame's local names: code using them must keep its scopes.
@@ -65,17 +65,8 @@ class _Collector(gast.NodeVisitor):
         return method(self, node)
 
     def generic_visit(self, node):
-        d = node.__dict__
-        for field, _ in FIELDS[type(node)]:
-            value = d.get(field)
-            if value is None:
-                continue
-            if type(value) is list:
-                for item in value:
-                    if item is not None:
-                        self.visit(item)
-            else:
-                self.visit(value)
+        for child in children(node):
+            self.visit(child)
 
     def visit_Constant(self, node) -> None:
         """Nothing to record (and NodeVisitor's own visit_Constant is a slow shim)."""

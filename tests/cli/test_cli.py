@@ -76,16 +76,30 @@ def _load(path, name):
     return module
 
 
-def test_imported_converted_module_behaves_like_the_original(tmp_path):
-    out, _ = _convert_to(tmp_path, "programs.py")
+def _load_pair(original, converted, name):
+    """(original module, converted module), imported side by side."""
     sys.path.insert(0, ROOT)
     try:
-        plain = _load(os.path.join(SAMPLES, "programs.py"), "programs_plain")
-        conv = _load(str(out), "programs_conv")
+        return _load(str(original), name + "_plain"), _load(str(converted), name + "_conv")
     finally:
         sys.path.remove(ROOT)
-        sys.modules.pop("programs_plain", None)
-        sys.modules.pop("programs_conv", None)
+        sys.modules.pop(name + "_plain", None)
+        sys.modules.pop(name + "_conv", None)
+
+
+def _convert_file(tmp_path, name, text):
+    """Write `text` to NAME.py, convert it; (source path, output path, output text)."""
+    source = tmp_path / f"{name}.py"
+    source.write_text(text)
+    out = tmp_path / f"{name}_converted.py"
+    result = convert(str(source), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    return source, out, out.read_text()
+
+
+def test_imported_converted_module_behaves_like_the_original(tmp_path):
+    out, _ = _convert_to(tmp_path, "programs.py")
+    plain, conv = _load_pair(os.path.join(SAMPLES, "programs.py"), out, "programs")
     assert conv.collatz.__autograph_converted__ and not hasattr(plain.collatz, "__autograph_converted__")
     for fn, args in [("collatz", (97,)), ("first_negative", ([5, -1],)), ("loop_control", (7,)),
                      ("with_exceptions", ([2, 0],)), ("logic", (0, 0, 0)), ("shapes", ([1, 2],)),
@@ -103,24 +117,13 @@ def test_imported_converted_module_behaves_like_the_original(tmp_path):
 def test_converted_module_adds_no_public_names(tmp_path):
     """`from OUT import *` and checks of a module's public names see what the original
     has: the operators are imported as `__ag__`, also inside f-strings."""
-    source = tmp_path / "public.py"
-    source.write_text("def helper(x):\n    return x + 1\n\n\n"
-                      "def describe(x):\n"
-                      "    return f\"{helper(x)} {x if x else helper(2)!r:>4}\"\n")
-    out = tmp_path / "public_converted.py"
-    result = convert(str(source), "-o", str(out))
-    assert result.returncode == 0, result.stderr
-    text = out.read_text()
+    source, out, text = _convert_file(
+        tmp_path, "public", "def helper(x):\n    return x + 1\n\n\n"
+                            "def describe(x):\n"
+                            "    return f\"{helper(x)} {x if x else helper(2)!r:>4}\"\n")
     assert "__ag__.converted_call(helper, x)" in text
     assert re.search(r"(?<![\w.])ag__\b", text) is None          # no bare `ag__` left
-    sys.path.insert(0, ROOT)
-    try:
-        plain = _load(str(source), "public_plain")
-        conv = _load(str(out), "public_conv")
-    finally:
-        sys.path.remove(ROOT)
-        sys.modules.pop("public_plain", None)
-        sys.modules.pop("public_conv", None)
+    plain, conv = _load_pair(source, out, "public")
 
     def public(module):
         return {name for name in vars(module) if not name.startswith("_")}
@@ -461,8 +464,8 @@ def test_comments_in_converted_bodies_are_kept(tmp_path):
     """Comments on lines of their own stay before the statement they preceded, also when
     it moves into a generated branch or loop-body function; `#` lines inside strings
     are string content, not comments (inline comments are not kept)."""
-    source = tmp_path / "commented.py"
-    source.write_text(
+    source, out, text = _convert_file(
+        tmp_path, "commented",
         'def f(x, xs):\n'
         '    """Doc.\n\n    # inside the docstring\n    """\n'
         '    # Start with the total.\n'
@@ -481,10 +484,6 @@ def test_comments_in_converted_bodies_are_kept(tmp_path):
         '    s = """a\n# inside a string\nb"""\n'
         '    return total + y, s\n\n\n'
         'print(f(2, [1, -5, 3]), f(-1, []))\n')
-    out = tmp_path / "commented_converted.py"
-    result = convert(str(source), "-o", str(out))
-    assert result.returncode == 0, result.stderr
-    text = out.read_text()
     assert "__ag__.for_stmt(" in text and "__ag__.if_stmt(" in text
     comments = [line.strip() for line in text.splitlines() if line.strip().startswith("# ")]
     assert comments == ["# inside the docstring", "# Start with the total.",
