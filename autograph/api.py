@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import gast
 
-from autograph import operators, parsing, pipeline, templates
+from autograph import operators, parsing, pipeline, templates, unparsing
 from autograph.converters.context import Context
 
 logger = logging.getLogger("autograph")
@@ -194,7 +194,7 @@ def to_code(entity: Any, recursive: bool = True) -> str:
     if not isinstance(entity, types.FunctionType):
         raise TypeError(f"to_code expects a function or method, got {type(entity).__name__}")
     node, _ = convert_node(entity, recursive)
-    return parsing.unparse(node) + "\n"
+    return unparsing.unparse(node) + "\n"
 
 
 def set_verbosity(level: int) -> None:

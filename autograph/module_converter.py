@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-import gc
 import contextlib  # noqa: F401  (loaded, so that `contextlib.suppress` resolves to itself)
+import gc
 import io
 import re
 import sys
@@ -43,11 +43,11 @@ from typing import Optional, Sequence
 
 import gast
 
-from autograph import parsing, pipeline, templates
+from autograph import parsing, pipeline, templates, unparsing
 from autograph.converters.context import Context
-from autograph.tree import Scan, children
 from autograph.errors import ConversionError
 from autograph.operators.calls import ALLOWLIST
+from autograph.tree import Scan, children
 
 PRELUDE = ("from autograph import operators as __ag__\n"
            "from autograph.module_support import converted as __ag_converted__\n")
@@ -287,8 +287,8 @@ def _mark_nested(fn: gast.AST) -> None:
         elif isinstance(node, gast.ClassDef):
             todo.extend((n, True) for n in node.body)
         else:                          # a `def` is a statement: only statement lists hold one
-            for field in _BLOCKS:
-                todo.extend((n, in_class) for n in getattr(node, field, None) or ())
+            for block in _BLOCKS:
+                todo.extend((n, in_class) for n in getattr(node, block, None) or ())
 
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -339,7 +339,7 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     if ctx.has_nested_functions:
         _mark_nested(fn)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
-    return parsing.unparse(fn, prefix, rename=_RENAME,
+    return unparsing.unparse(fn, prefix, rename=_RENAME,
                            comments=_comments(lines, node, scan.strings))
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno
 from autograph.analysis.cfg import Graph
 
 
@@ -39,7 +38,7 @@ def annotate(graph: Graph) -> None:
         stmt = node.ast
         if stmt is None:
             continue
-        d = stmt.__dict__               # annotations (see anno), read directly: hot loop
+        d = stmt.__dict__     # its annotations (`anno` stores them as `ag_` attributes)
         for key in ("handlers", "finally"):     # `try`: what an exception's path reads
             entries = d.get("ag_cfg_" + key)
             if entries is not None and "ag_live_at_" + key not in d:

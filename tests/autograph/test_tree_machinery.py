@@ -11,7 +11,7 @@ import inspect
 import gast
 import pytest
 
-from autograph import module_converter, parsing, tree
+from autograph import module_converter, parsing, tree, unparsing
 from autograph.analysis import activity, cfg
 from autograph.errors import ConversionError
 
@@ -44,8 +44,8 @@ def test_from_ast_in_place_matches_gast(source):
 
 def test_printer_matches_ast_unparse(source):
     expected = ast.unparse(ast.parse(source))
-    assert parsing.unparse(parsing.from_ast(ast.parse(source))) == expected
-    assert parsing.unparse(ast.parse(source)) == expected          # plain ast trees too
+    assert unparsing.unparse(parsing.from_ast(ast.parse(source))) == expected
+    assert unparsing.unparse(ast.parse(source)) == expected          # plain ast trees too
 
 
 def test_children_are_gast_children_without_leaves(source):
