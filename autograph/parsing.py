@@ -4,6 +4,9 @@ Source comes from `linecache`, so functions defined in files, in `exec`'d code w
 source was registered there, and in interactive sessions (IPython registers its cells)
 all work. Each node's `lineno` is its line in the user's file, so that the converted
 code, compiled with the user's file name, reports the user's lines in tracebacks.
+
+Also the two conversions between `ast` and gast trees: `from_ast` (in place, for parsing)
+and `to_ast` (a copy with positions fixed, for compiling).
 """
 from __future__ import annotations
 
