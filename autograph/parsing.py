@@ -20,7 +20,7 @@ from typing import Optional
 import gast
 
 from autograph.errors import ConversionError
-from autograph.tree import Scan
+from autograph.tree import Scan, holds_nodes
 
 _file_trees: dict = {}   # filename -> (lines list, parsed module) for lambdas
 
@@ -198,13 +198,10 @@ GAST_CLASS = {cls: getattr(gast, name) for name, cls in vars(ast).items()
 _GAST_SHARED = {cls: gast_cls() for cls, gast_cls in GAST_CLASS.items()
                 if issubclass(cls, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
                                     ast.boolop))}
-_SCALAR_FIELDS = {"id", "arg", "attr", "name", "module", "level", "kind", "type_comment",
-                  "conversion", "simple", "is_async", "asname", "tag", "rest", "kwd_attrs"}
-# Per class: the fields that may hold nodes, and gast's extra fields with their defaults.
-_CHILD_FIELDS = {cls: tuple(f for f in cls._fields if f not in _SCALAR_FIELDS
-                            and not (f == "value" and cls in (ast.Constant, ast.MatchSingleton))
-                            and not (f == "ops" and cls is ast.Compare)
-                            and not (f == "names" and cls in (ast.Global, ast.Nonlocal)))
+# Per class: the fields that may hold nodes (a Compare's `ops` are replaced apart), and
+# gast's extra fields with their defaults.
+_CHILD_FIELDS = {cls: tuple(f for f in cls._fields if holds_nodes(cls, f)
+                            and not (f == "ops" and cls is ast.Compare))
                  for cls in [*GAST_CLASS, ast.arg]}
 _EXTRA_FIELDS = {cls: {f: [] if f == "type_params" else None
                        for f in gcls._fields if f not in cls._fields}

@@ -10,22 +10,31 @@ from __future__ import annotations
 
 import gast
 
-# Fields that never hold nodes (identifiers, flags, numbers, strings), or hold leaves.
-_SKIPPED = frozenset({"id", "arg", "attr", "name", "module", "level", "kind", "type_comment",
-                      "conversion", "simple", "is_async", "asname", "tag", "rest", "kwd_attrs",
-                      "ctx", "op", "ops"})
-_SCALAR_VALUE = (gast.Constant, gast.MatchSingleton)        # `value` is a Python value
-_NAME_LISTS = (gast.Global, gast.Nonlocal)                  # `names` are strings
+# Fields that never hold nodes, in ast and gast alike: identifiers, flags, numbers, strings.
+SCALAR_FIELDS = frozenset({"id", "arg", "attr", "name", "module", "level", "kind",
+                           "type_comment", "conversion", "simple", "is_async", "asname", "tag",
+                           "rest", "kwd_attrs"})
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})                # contexts and operators
 _MAY_HOLD_NONE = frozenset({"kw_defaults", "keys"})         # lists with None entries
+
+
+def holds_nodes(kind: type, field: str) -> bool:
+    """Whether `field` of node class `kind` (of ast or of gast) may hold nodes."""
+    name = kind.__name__
+    if field == "name":
+        return kind is gast.ExceptHandler          # gast's `except ... as name` is a Name
+    if field == "value" and name in ("Constant", "MatchSingleton"):
+        return False                               # a Python value
+    if field == "names" and name in ("Global", "Nonlocal"):
+        return False                               # strings
+    return field not in SCALAR_FIELDS
 
 
 def _fields_of(kind: type) -> tuple:
     if not issubclass(kind, gast.AST):
         return ()
     return tuple((f, f in _MAY_HOLD_NONE) for f in kind._fields
-                 if (f not in _SKIPPED or (f == "name" and kind is gast.ExceptHandler))
-                 and not (f == "value" and issubclass(kind, _SCALAR_VALUE))
-                 and not (f == "names" and issubclass(kind, _NAME_LISTS)))
+                 if f not in _LEAF_FIELDS and holds_nodes(kind, f))
 
 
 class _Fields(dict):
