@@ -14,7 +14,6 @@ from autograph.tree import Scan, children, walk  # noqa: F401  (converters impor
 logger = logging.getLogger("autograph")
 
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
-_AST = gast.AST
 
 
 class Context:
