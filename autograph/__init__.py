@@ -4,9 +4,10 @@
     g = ag.to_graph(f)       # same results as f on Python values; stages on tensors
     print(ag.to_code(f))     # the converted source
 """
-from autograph import operators
+from autograph import experimental, operators
 from autograph.api import set_verbosity, to_code, to_graph
 from autograph.errors import StagingError
 from autograph.operators.calls import do_not_convert
 
-__all__ = ["to_graph", "to_code", "do_not_convert", "set_verbosity", "operators", "StagingError"]
+__all__ = ["to_graph", "to_code", "do_not_convert", "set_verbosity", "operators", "StagingError",
+           "experimental"]

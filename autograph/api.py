@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import gast
 
-from autograph import operators, parsing, pipeline, templates, unparsing
+from autograph import experimental, operators, parsing, pipeline, templates, unparsing
 from autograph.converters.context import Context
 
 logger = logging.getLogger("autograph")
@@ -42,10 +42,12 @@ def _namespace(fn: types.FunctionType) -> ChainMap:
     return ChainMap(closure, fn.__globals__)
 
 
-def convert_node(fn: types.FunctionType, recursive: bool = True) -> tuple[gast.AST, str]:
+def convert_node(fn: types.FunctionType, recursive: bool = True,
+                 features: frozenset = frozenset()) -> tuple[gast.AST, str]:
     """The converted tree of `fn` and its file name (raises ConversionError)."""
     node, filename = parsing.parse_function(fn)
     ctx = Context(node, filename, _namespace(fn), recursive)
+    ctx.features = features
     ctx.has_class_cell = "__class__" in fn.__code__.co_freevars
     node = pipeline.convert(node, ctx)
     _mangle_private_names(node, fn.__qualname__)
@@ -87,20 +89,20 @@ def _strip_for_compile(node: gast.AST) -> None:
         node.returns = None
 
 
-def _compile(fn: types.FunctionType, recursive: bool) -> types.CodeType:
+def _compile(fn: types.FunctionType, recursive: bool, features: frozenset) -> types.CodeType:
     # Conversion allocates thousands of short-lived nodes and no cycles worth collecting:
     # pausing the cyclic GC for these ~2 ms saves about a tenth of the time.
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _compile_unpaused(fn, recursive)
+        return _compile_unpaused(fn, recursive, features)
     finally:
         if paused:
             gc.enable()
 
 
-def _compile_unpaused(fn: types.FunctionType, recursive: bool) -> types.CodeType:
-    node, filename = convert_node(fn, recursive)
+def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozenset) -> types.CodeType:
+    node, filename = convert_node(fn, recursive, features)
     _strip_for_compile(node)
     if isinstance(node, gast.FunctionDef):
         node.name = "ag__entity"    # so that the factory scope does not shadow a recursive call
@@ -138,22 +140,24 @@ def _bind(code: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
     return converted
 
 
-def convert_function(fn: types.FunctionType, recursive: bool = True) -> Callable:
+def convert_function(fn: types.FunctionType, recursive: bool = True,
+                     features: frozenset = frozenset()) -> Callable:
     """`fn` converted, or `fn` itself (with a logged warning) when it cannot be."""
     if getattr(fn, _CONVERTED, False):
         return fn
+    options = (recursive, features) if features else recursive
     try:
         per_fn = _function_cache.get(fn)
-        if per_fn is not None and recursive in per_fn:
-            if per_fn[recursive] is not fn or not strict():
-                return per_fn[recursive]
+        if per_fn is not None and options in per_fn:
+            if per_fn[options] is not fn or not strict():
+                return per_fn[options]
     except TypeError:
         per_fn = None
-    key = (fn.__code__, recursive)
+    key = (fn.__code__, options)
     code = _code_cache.get(key)
     if code is None or (code is False and strict()):
         try:
-            code = _compile(fn, recursive)
+            code = _compile(fn, recursive, features)
         except Exception as e:        # never run a wrongly converted function
             if strict():
                 raise
@@ -164,21 +168,24 @@ def convert_function(fn: types.FunctionType, recursive: bool = True) -> Callable
         _code_cache[key] = code
     converted = fn if code is False else _bind(code, fn)
     try:
-        _function_cache.setdefault(fn, {})[recursive] = converted
+        _function_cache.setdefault(fn, {})[options] = converted
     except TypeError:
         pass
     return converted
 
 
-def to_graph(entity: Any, recursive: bool = True) -> Any:
-    """The converted function: Python semantics on Python values, staged on tensors."""
+def to_graph(entity: Any, recursive: bool = True, experimental_optional_features: Any = None) -> Any:
+    """The converted function: Python semantics on Python values, staged on tensors.
+
+    `experimental_optional_features`: `ag.experimental.Feature` values (see there)."""
+    features = experimental.features(experimental_optional_features)
     if isinstance(entity, types.MethodType):
-        return types.MethodType(to_graph(entity.__func__, recursive), entity.__self__)
+        return types.MethodType(to_graph(entity.__func__, recursive, features), entity.__self__)
     if isinstance(entity, types.FunctionType):
-        return convert_function(entity, recursive)
+        return convert_function(entity, recursive, features)
     call = getattr(type(entity), "__call__", None)
     if isinstance(call, types.FunctionType) and not isinstance(entity, type):
-        return types.MethodType(convert_function(call, recursive), entity)   # a callable object
+        return types.MethodType(convert_function(call, recursive, features), entity)   # a callable object
     if callable(entity):
         logger.info("autograph: %r is not Python source code; called as it is", entity)
         return entity

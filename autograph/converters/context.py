@@ -23,6 +23,7 @@ class Context:
         self.filename = filename
         self.namespace = namespace or {}      # globals + closure values of the user function
         self.recursive = recursive
+        self.features: frozenset = frozenset()   # autograph.experimental.Feature values
         if scan is None:                       # one walk: it is a good part of conversion time
             scan = Scan().add(fn_node, outer=fn_node)
         names, stored, defined, kinds = scan.names, scan.stored, scan.defined, scan.kinds

@@ -1,0 +1,59 @@
+"""TensorFlow's `tf.autograph.experimental` names: conversion features and loop options.
+
+    for i in rt.range(n):
+        ag.experimental.set_loop_options(maximum_iterations=10)
+        ...
+
+`set_loop_options` does nothing when it runs: the converter finds the call at the top
+of a loop body and hands its keywords to the staged loop (`maximum_iterations`,
+`shape_invariants` as a list of `(variable, shape)` pairs; `parallel_iterations` and
+`swap_memory` are accepted and have no effect on a numpy backend).
+"""
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class Feature(enum.Enum):
+    """Optional conversion features (`ag.to_graph(f, experimental_optional_features=...)`,
+    `rt.function(f, experimental_autograph_options=...)`).
+
+    BUILTIN_FUNCTIONS: Python's `print` of a staged value stages a print (run at every
+    call of the graph) instead of printing the symbolic value once while tracing.
+    `len`, `range`, `enumerate` and `in` of staged values stage whatever the features.
+    The others are accepted for compatibility: what they switch on in TensorFlow is
+    always on here (LISTS, ASSERT_STATEMENTS, EQUALITY_OPERATORS) or has no meaning
+    (AUTO_CONTROL_DEPS: side effects always run in program order; NAME_SCOPES).
+    """
+    ALL = "ALL"
+    AUTO_CONTROL_DEPS = "AUTO_CONTROL_DEPS"
+    ASSERT_STATEMENTS = "ASSERT_STATEMENTS"
+    BUILTIN_FUNCTIONS = "BUILTIN_FUNCTIONS"
+    EQUALITY_OPERATORS = "EQUALITY_OPERATORS"
+    LISTS = "LISTS"
+    NAME_SCOPES = "NAME_SCOPES"
+
+
+def features(value: Any) -> frozenset:
+    """A Feature, a list/tuple of them, or None, as a frozenset (ALL expanded)."""
+    if value is None:
+        return frozenset()
+    items = [value] if isinstance(value, Feature) else list(value)
+    for item in items:
+        if not isinstance(item, Feature):
+            raise TypeError(f"expected autograph.experimental.Feature values, got {item!r}")
+    if Feature.ALL in items:
+        return frozenset(Feature)
+    return frozenset(items)
+
+
+_LOOP_OPTIONS = ("parallel_iterations", "swap_memory", "maximum_iterations", "shape_invariants")
+
+
+def set_loop_options(parallel_iterations: Any = None, swap_memory: Any = None,
+                     maximum_iterations: Any = None, shape_invariants: Any = None) -> None:
+    """Options for the staged loop whose body calls this (see the module docstring).
+    Called as a statement of its own in the body of a `for` or `while`; it has no effect
+    at run time, and on a loop that runs as Python."""
+    return None
