@@ -18,7 +18,7 @@ from .dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64, 
 from .function import Function, function
 from .gradients.tape import GradientTape
 from .concrete import ConcreteFunction
-from .graph import Graph, eager_scope as init_scope, placeholder
+from .graph import Graph, eager_scope as init_scope, name_scope, placeholder
 from .ops.array_ops import (concat, expand_dims, gather, rank, reshape, shape, size, squeeze,
                             stack, transpose, unstack)
 from .ops.makers import eye, fill, ones, ones_like, range, zeros, zeros_like  # noqa: A004
@@ -52,5 +52,7 @@ class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
         reduce_prod, reduce_any, reduce_all, argmax, argmin)
     floormod, truediv = mod, divide
 
+
+newaxis = None  # `x[:, rt.newaxis]`, as numpy and TensorFlow spell it
 
 __version__ = "0.1.0"

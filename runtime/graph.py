@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import threading
 from typing import Iterator, Optional
@@ -114,6 +115,7 @@ class Graph:
         self.has_side_effects = False
         self._version = 0           # bumped on every new op (compiled plans check it)
         self._compiled = {}
+        self._name_stack = ""       # the open rt.name_scope, "block/inner/" or ""
 
     # -- building -------------------------------------------------------------------
     @contextlib.contextmanager
@@ -142,7 +144,7 @@ class Graph:
         # A node reads only tensors of its own graph: an outer graph's tensor (the initial
         # value of a loop nested in a branch, say) comes in as a capture.
         inputs = [t if t.op.graph is self else self.capture(t) for t in inputs]
-        name = self.unique_name(name or opdef.default_name)
+        name = self.unique_name(self._name_stack + (name or opdef.default_name))
         op = Operation(self, name, opdef, inputs, attrs, out_specs,
                        location=user_location())
         self._ops.append(op)
@@ -265,6 +267,60 @@ class Graph:
                         f"with dtype {p.dtype.name} and shape {p.shape}")
         results = [wrap(a, t.dtype) for a, t in zip(plan(*values), flat)]
         return nest.pack_sequence_as(fetches, results)
+
+
+_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
+
+
+class name_scope:  # noqa: N801 - TensorFlow's name
+    """`with rt.name_scope("block"):` prefixes the names of the ops made inside with
+    "block/" (nested scopes join: "outer/inner/"). `__enter__` gives the scope's full name
+    with its trailing "/". A scope name used twice in one graph becomes "block_1/", as
+    TensorFlow does; a name ending in "/" is taken as a full scope name, as it stands.
+    Run eagerly, ops have no names and the scope only tracks the name it gives."""
+
+    def __init__(self, name: str):
+        if not isinstance(name, str):
+            raise TypeError(f"rt.name_scope needs a str name, got {name!r}")
+        if not _SCOPE_NAME.match(name) or name.startswith(("/", "-")):
+            raise ValueError(f"{name!r} is not a valid scope name: use letters, digits and "
+                             "'_', '.', '-', '/' (not first)")
+        self._name = name
+        self._saved = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __enter__(self) -> str:
+        g = current_graph()
+        if g is None:
+            stack = getattr(_state, "eager_names", "")
+            full = self._full(stack)
+            self._saved = (None, stack)
+            _state.eager_names = full
+            return full
+        full = self._full(g._name_stack)
+        if self._name and not self._name.endswith("/"):
+            full = g.unique_name(full[:-1]) + "/"
+        self._saved = (g, g._name_stack)
+        g._name_stack = full
+        return full
+
+    def _full(self, stack: str) -> str:
+        if not self._name:
+            return ""
+        if self._name.endswith("/"):
+            return self._name
+        return stack + self._name + "/"
+
+    def __exit__(self, *exc) -> None:
+        g, saved = self._saved
+        if g is None:
+            _state.eager_names = saved
+        else:
+            g._name_stack = saved
+        self._saved = None
 
 
 def placeholder(dtype, shape=None, name: Optional[str] = None):
