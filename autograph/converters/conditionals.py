@@ -28,7 +28,7 @@ from __future__ import annotations
 import gast
 
 from autograph import anno, templates
-from autograph.converters import state
+from autograph.converters import composite, state
 from autograph.converters.context import Context, StatementTransformer, walk
 
 
@@ -71,7 +71,12 @@ class IfTransformer(StatementTransformer):
             args.append(state.initial_values(node, inputs, ctx, frozenset(bound_by_test)))
         if outputs:
             args.append(state.names_literal(outputs))
-        call = templates.operator_call("if_stmt", args, node.lineno)
+        places, setters = composite.specs(all_stmts, ctx, modified_all, lineno=node.lineno)
+        keywords = []
+        if places is not None:
+            keywords.append(gast.keyword(arg="composite", value=places))
+            out[:0] = setters
+        call = templates.operator_call("if_stmt", args, node.lineno, keywords)
         out.append(templates.statement(call, node.lineno, returns=return_form,
                                        target=state.assigned(outputs) if outputs else None))
         return out

@@ -19,7 +19,7 @@ import builtins
 import gast
 
 from autograph import anno, templates
-from autograph.converters import state
+from autograph.converters import composite, state
 from autograph.converters.context import Context, StatementTransformer
 
 
@@ -67,8 +67,12 @@ class ForTransformer(StatementTransformer):
             test_name = ctx.new_name("loop_test")
             out.append(state.function(test_name, names, [], extra, node.lineno, ctx, set()))
             keywords.append(gast.keyword(arg="extra_test", value=templates.name(test_name)))
+        places, setters = composite.specs(node.body, ctx, modified_all,
+                                          set(_target_names(node.target)), node.lineno)
+        if places is not None:
+            keywords.append(gast.keyword(arg="composite", value=places))
         call = templates.operator_call("for_stmt", args, node.lineno, keywords)
-        return out + state.finish(call, names, node.lineno)
+        return setters + out + state.finish(call, names, node.lineno)
 
     def _iterable(self, node):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
@@ -78,6 +82,10 @@ class ForTransformer(StatementTransformer):
                     is getattr(builtins, name)):
                 node.func = templates.replace_as_expression(f"ag__.{name}_", node.lineno)
         return node
+
+
+def _target_names(target) -> list:
+    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
 
 
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:

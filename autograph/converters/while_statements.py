@@ -17,7 +17,7 @@ from __future__ import annotations
 import gast
 
 from autograph import templates
-from autograph.converters import state
+from autograph.converters import composite, state
 from autograph.converters.context import Context, StatementTransformer
 
 
@@ -42,8 +42,12 @@ class WhileTransformer(StatementTransformer):
         args = [templates.name(test_name), templates.name(body_name)]
         if names:
             args += [state.initial_values(node, names, ctx), state.names_literal(names)]
-        call = templates.operator_call("while_stmt", args, node.lineno)
-        return [test_fn, body_fn] + state.finish(call, names, node.lineno)
+        places, setters = composite.specs(node.body, ctx, modified_all, lineno=node.lineno)
+        keywords = []
+        if places is not None:
+            keywords.append(gast.keyword(arg="composite", value=places))
+        call = templates.operator_call("while_stmt", args, node.lineno, keywords)
+        return setters + [test_fn, body_fn] + state.finish(call, names, node.lineno)
 
 
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:

@@ -11,6 +11,7 @@
 | `assert_stmt(test, message=None)` | `assert` |
 | `converted_call(f, *args, **kwargs)` | calls |
 | `Undefined(name)`, `ld(value)` | names not assigned on every path |
+| `set_attr(obj, name, v)`, `set_item(obj, key, v)`, `set_global(ns, name, v)` | writing back attributes, items and globals a staged construct carried (`composite=`) |
 
 The operators run inside the user's program, which may replace builtins (CPython's
 functools tests set `builtins.len` to an `lru_cache` wrapper whose own code is then
@@ -18,6 +19,7 @@ converted): each operator module imports the builtins it uses (`from builtins im
 len, ...`), so that it calls the originals and never the user's replacement.
 """
 from autograph.operators.calls import converted_call, do_not_convert
+from autograph.operators.composite import set_attr, set_global, set_item
 from autograph.operators.control_flow import (backend_of, enumerate_, for_stmt, if_exp, if_stmt,
                                               range_, while_stmt)
 from autograph.operators.exceptions import assert_stmt
@@ -26,4 +28,4 @@ from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefine
 
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_",
            "assert_stmt", "converted_call", "do_not_convert", "Undefined", "MaybeUndefined",
-           "is_undefined", "ld", "backend_of"]
+           "is_undefined", "ld", "backend_of", "set_attr", "set_item", "set_global"]

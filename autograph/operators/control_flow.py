@@ -24,6 +24,7 @@ from builtins import (  # the originals: see operators/__init__
 from typing import Any, Callable, Optional, Sequence
 
 from autograph.errors import StagingError, user_location
+from autograph.operators import composite as places_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
 
 
@@ -171,13 +172,19 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names):
 
 
 def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
-            state: Sequence[Any] = (), names: Sequence[str] = ()) -> Any:
+            state: Sequence[Any] = (), names: Sequence[str] = (),
+            composite: Optional[Callable] = None) -> Any:
     """`if test:` with the branches as functions of `state`; returns the new values of
-    `names`. Without `if_false`, `state` holds the current values of `names`."""
+    `names`. Without `if_false`, `state` holds the current values of `names`.
+    `composite`: the attributes, items and global names the branches write (see
+    operators/composite.py), carried when the `if` is staged."""
     if type(test) not in PLAIN:
         test = unwrap(test)
         backend = backend_of(test)
         if backend is not None:
+            if composite is not None:
+                return _staged_if_places(backend, test, if_true, if_false, tuple(state),
+                                         tuple(names), places_.places(composite))
             return _staged_if(backend, test, if_true, if_false, tuple(state), tuple(names),
                               tuple(names) or ("the return value",))
     if test:
@@ -185,6 +192,47 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
     if if_false is None:
         return _pack(state, len(names))
     return if_false(*state)
+
+
+def _staged_if_places(backend, test, if_true, if_false, state, names, places):
+    """A staged `if` whose branches also write `places`: their values are more outputs
+    of the `cond` (each branch starts from the values before the `if`)."""
+    if not places.names:
+        return _staged_if(backend, test, if_true, if_false, state, names,
+                          names or ("the return value",))
+    n = len(names)
+    width = n or 1                    # no names: the branches give one value (or None)
+    init = places.read()
+    if if_false is None:
+        if_false = lambda *s: _pack(s, n)
+    true_fn = places_.wrap_branch(if_true, places, init, width)
+    false_fn = places_.wrap_branch(if_false, places, init, width)
+    out_names = (names or ("the return value",)) + tuple(places.names)
+    outs = _unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names),
+                   len(out_names))
+    _settle(backend, places, outs[width:], "if")
+    return _pack(outs[:n], n) if n else outs[0]
+
+
+def _settle(backend, places, values, construct: str) -> None:
+    """Write the places' values after a staged construct. A place that only some paths
+    assign gets its value, checked at run time: the graph raises if the path taken did
+    not assign it."""
+    final = []
+    where = user_location(3)
+    for name, value in zip(places.names, values):
+        if type(value) is MaybeUndefined:
+            if construct == "if":
+                text = (f"'{name}' must also be initialized in the other branch: the staged "
+                        f"`if` at {where} assigns it on one path only, and the path taken did "
+                        f"not assign it. Assign it on both paths, or before the `if`")
+            else:
+                text = (f"loop must iterate at least once to initialize {name!r}: the staged "
+                        f"loop at {where} assigns it, and it had no value before the loop")
+            backend.assert_(value.defined, text)
+            value = value.value
+        final.append(value)
+    places.write(final)
 
 
 def if_exp(test: Any, if_true: Callable, if_false: Callable) -> Any:
@@ -197,7 +245,8 @@ def if_exp(test: Any, if_true: Callable, if_false: Callable) -> Any:
 
 
 def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
-               names: Sequence[str] = (), opts: Optional[dict] = None) -> Any:
+               names: Sequence[str] = (), opts: Optional[dict] = None,
+               composite: Optional[Callable] = None) -> Any:
     """`while test(*state): state = body(*state)`.
 
     The loop runs as Python while the test gives Python values; the first time it gives
@@ -211,11 +260,37 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
             cond = unwrap(cond)
             backend = backend_of(cond)
             if backend is not None:
+                if composite is not None:
+                    return _pack(_staged_loop_places(backend, test, body, state, tuple(names),
+                                                     opts, places_.places(composite)), n)
                 return _pack(_staged_while(backend, test, body, state, tuple(names), opts), n)
         if not cond:
             return _pack(state, n)
         result = body(*state)
         state = result if n > 1 else (result,) if n else ()
+
+
+def _staged_loop_places(backend, test, body, state, names, opts, places):
+    """A staged loop whose body also writes `places`: their values are more loop
+    variables (the test and the body see them in place)."""
+    n = len(names)
+    if not places.names:
+        return _staged_while(backend, test, body, state, names, opts)
+    k = len(places.names)
+
+    def place_test(*vs):
+        places.write(vs[n:])
+        return test(*vs[:n])
+
+    def place_body(*vs):
+        places.write(vs[n:])
+        outs = _unpack(body(*vs[:n]), n)
+        return _pack(outs + places.read(), n + k)
+
+    outs = _staged_while(backend, place_test, place_body, state + places.read(),
+                         names + tuple(places.names), opts)
+    _settle(backend, places, outs[n:], "loop")
+    return outs[:n]
 
 
 def _staged_while(backend, test, body, state, names, opts):
@@ -260,7 +335,7 @@ def _staged_while(backend, test, body, state, names, opts):
 
 def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
              names: Sequence[str] = (), extra_test: Optional[Callable] = None,
-             opts: Optional[dict] = None) -> Any:
+             opts: Optional[dict] = None, composite: Optional[Callable] = None) -> Any:
     """`for item in iterable: state = body(item, *state)`, stopping early when
     `extra_test(*state)` is false (checked before each item is fetched, as `break` does)."""
     iterable = unwrap(iterable)
@@ -268,7 +343,8 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
     state = tuple(state)
     backend = backend_of(iterable.tensor if type(iterable) is _StagedEnumerate else iterable)
     if backend is not None:
-        return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts)
+        return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
+                           composite)
     if extra_test is None:
         if n == 1:
             value = state[0]
@@ -284,7 +360,8 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
         go = unwrap(extra_test(*state))
         go_backend = backend_of(go)
         if go_backend is not None:
-            return _staged_python_for(go_backend, items, body, state, tuple(names), extra_test)
+            return _staged_python_for(go_backend, items, body, state, tuple(names), extra_test,
+                                      composite)
         if not go:
             return _pack(state, n)
         try:
@@ -294,19 +371,24 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
         state = _unpack(body(item, *state), n)
 
 
-def _staged_python_for(backend, items, body, state, names, extra_test):
+def _staged_python_for(backend, items, body, state, names, extra_test, composite):
     """A Python iterable whose `break` flag became a tensor: each remaining item runs
     under a staged `if` on the flag."""
     n = len(names)
+    places = places_.places(composite) if composite is not None else None
     for item in items:
         go = unwrap(extra_test(*state))
-        state = _unpack(_staged_if(backend_of(go) or backend, go,
-                                   lambda *s, item=item: body(item, *s), None,
-                                   state, names, names), n)
+        branch = lambda *s, item=item: body(item, *s)
+        if places is not None:
+            result = _staged_if_places(backend_of(go) or backend, go, branch, None, state,
+                                       names, places)
+        else:
+            result = _staged_if(backend_of(go) or backend, go, branch, None, state, names, names)
+        state = _unpack(result, n)
     return _pack(state, n)
 
 
-def _staged_for(backend, iterable, body, state, names, extra_test, opts):
+def _staged_for(backend, iterable, body, state, names, extra_test, opts, composite=None):
     n = len(names)
     if type(iterable) is _StagedEnumerate:
         length, get_element = backend.iterate(iterable.tensor)
@@ -325,8 +407,13 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts):
         new = (i + 1,) + _unpack(body(get_item(i), *vs), n)
         return new if n else new[0]  # _staged_while unpacks one value as itself
 
-    outs = _staged_while(backend, test, loop_body, (0,) + state,
-                         ("the iteration index",) + names, opts)
+    if composite is not None:
+        outs = _staged_loop_places(backend, test, loop_body, (0,) + state,
+                                   ("the iteration index",) + names, opts,
+                                   places_.places(composite))
+    else:
+        outs = _staged_while(backend, test, loop_body, (0,) + state,
+                             ("the iteration index",) + names, opts)
     return _pack(outs[1:], n)
 
 

@@ -189,10 +189,13 @@ def nonlocal_user(n):
     return count
 
 
-def test_nonlocal_names_are_declared_not_carried():
+def test_nonlocal_names_are_declared_and_carried_when_staged():
     code = _code(nonlocal_user)
     assert "nonlocal count" in code.split("def loop_body")[1]
-    assert "ag__.for_stmt(ag__.range_(n), loop_body)" in code
+    # not a parameter of the body: the body writes the variable itself; staged, the
+    # loop carries it through `composite=` (its setter is declared nonlocal too)
+    assert "ag__.for_stmt(ag__.range_(n), loop_body, composite=" in code
+    assert "def set_count(v):\n            nonlocal count\n            count = v" in code
 
 
 def name_clash(loop_body, if_true):

@@ -1,0 +1,174 @@
+"""Which places other than local names a construct writes, and the `composite=` argument
+that carries them when the construct is staged (see autograph/operators/composite.py).
+
+    if x > self.best:                def if_true():
+        self.best = x        ->          self.best = x
+                                     ag__.if_stmt(x > self.best, if_true, None, (), (),
+                                         composite=lambda: (('self.best', lambda: self.best,
+                                             lambda v: ag__.set_attr(self, 'best', v)),))
+
+Places: attributes (`a.b.c = v`), items whose key does not change in the construct
+(`d["k"] = v`, `l[0] = v`, `d[k] = v`), `global`/`nonlocal` names, and — as writes that
+cannot be carried when the receiver is a Python container — method calls that change
+a container in place (`d.update(...)`). An item whose key the construct changes, or
+whose key or object is computed by a call, cannot be carried either. `xs.append(v)` /
+`xs.pop()` on a local name are not places: the name itself is the construct's state
+(a list that a staged loop appends to becomes a staged list).
+"""
+from __future__ import annotations
+
+import gast
+
+from autograph import templates, unparsing
+from autograph.converters.context import SCOPES, Context, children
+
+# Methods of list/dict/set/bytearray that change the object.
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                      "add", "discard", "setdefault", "popitem", "sort", "reverse",
+                      "difference_update", "intersection_update",
+                      "symmetric_difference_update", "__setitem__", "__delitem__"})
+LIST_METHODS = frozenset({"append", "pop"})
+_UNSAFE = (gast.Call, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await, gast.Lambda,
+           gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _targets(node, out: list) -> None:
+    kind = type(node)
+    if kind in (gast.Attribute, gast.Subscript):
+        out.append(node)
+    elif kind in (gast.Tuple, gast.List):
+        for e in node.elts:
+            _targets(e, out)
+    elif kind is gast.Starred:
+        _targets(node.value, out)
+
+
+def _scan(stmts: list, targets: list, calls: list, deletes: list) -> None:
+    """Attribute/item targets, mutating method calls and `del`s of places in `stmts`,
+    entering the functions earlier passes generated but not user scopes."""
+    todo = list(stmts)
+    while todo:
+        n = todo.pop()
+        kind = type(n)
+        if kind in SCOPES and not getattr(n, "ag_generated", False):
+            continue
+        if kind is gast.Assign:
+            for t in n.targets:
+                _targets(t, targets)
+        elif kind in (gast.AugAssign, gast.AnnAssign):
+            if n.value is not None or kind is gast.AugAssign:
+                _targets(n.target, targets)
+        elif kind in (gast.For, gast.AsyncFor):
+            _targets(n.target, targets)
+        elif kind in (gast.With, gast.AsyncWith):
+            for item in n.items:
+                if item.optional_vars is not None:
+                    _targets(item.optional_vars, targets)
+        elif kind is gast.Delete:
+            for t in n.targets:
+                if type(t) in (gast.Attribute, gast.Subscript):
+                    deletes.append(t)
+        elif kind is gast.Call:
+            func = n.func
+            if type(func) is gast.Attribute and func.attr in MUTATORS:
+                calls.append(n)
+        todo.extend(children(n))
+
+
+def _names(node) -> set:
+    out = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if type(n) is gast.Name:
+            out.add(n.id)
+        todo.extend(children(n))
+    return out
+
+
+def _unsafe(node) -> bool:
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, _UNSAFE):
+            return True
+        todo.extend(children(n))
+    return False
+
+
+def _has_slice(node) -> bool:
+    return type(node) is gast.Slice or (type(node) is gast.Tuple
+                                        and any(type(e) is gast.Slice for e in node.elts))
+
+
+def _text(node) -> str:
+    return unparsing.unparse(node)
+
+
+def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = frozenset(),
+          lineno: int = 1) -> tuple:
+    """(`composite=` argument or None, nonlocal setter defs to put before the construct).
+    `modified_all`: names the construct assigns (their values change inside it)."""
+    targets, calls, deletes = [], [], []
+    _scan(stmts, targets, calls, deletes)
+    declared = sorted(modified_all & ctx.graph.declared)
+    if not (targets or calls or deletes or declared):
+        return None, []
+    changed = set(modified_all) | set(extra_changed)
+    entries, seen, defs = [], set(), []
+    for t in sorted(targets, key=lambda t: (t.lineno, t.col_offset)):
+        text = _text(t)
+        if text in seen:
+            continue
+        seen.add(text)
+        moving = sorted(_names(t) & changed)
+        if moving:
+            role = "index" if type(t) is gast.Subscript else "object"
+            entries.append(_uncarried(text, f"its {role} `{moving[0]}` changes inside the "
+                                            f"construct", t.lineno))
+        elif type(t) is gast.Subscript and _has_slice(t.slice):
+            entries.append(_uncarried(text, "a slice assignment", t.lineno))
+        elif _unsafe(t):
+            entries.append(_uncarried(text, "its object or key is computed by a call",
+                                      t.lineno))
+        else:
+            entries.append(_carried(text, t))
+    for t in deletes:
+        entries.append(_uncarried(_text(t), "`del` of an attribute or item", t.lineno))
+    for call in calls:
+        receiver = call.func.value
+        if type(receiver) is gast.Name and call.func.attr in LIST_METHODS:
+            continue              # the name is state (see for_statements / while_statements)
+        text = _text(receiver)
+        getter = f"lambda: {text}" if not _unsafe(receiver) else "None"
+        entries.append(f"({text!r}, {getter}, None, "
+                       f"{f'`{text}.{call.func.attr}(...)` changes it in place'!r}, "
+                       f"{call.lineno})")
+    for name in declared:
+        if name in ctx.graph_act.declared_global:
+            entries.append(f"({name!r}, lambda: {name}, "
+                           f"lambda v: ag__.set_global(globals(), {name!r}, v))")
+        else:
+            setter = ctx.new_name(f"set_{name}", unique=True)
+            defs += templates.replace(f"def {setter}(v):\n    nonlocal {name}\n    {name} = v",
+                                      lineno)
+            for d in defs:
+                d.ag_generated = True
+            entries.append(f"({name!r}, lambda: {name}, {setter})")
+    if not entries:
+        return None, defs
+    text = "lambda: (" + ", ".join(entries) + ",)"
+    return templates.replace_as_expression(text, lineno), defs
+
+
+def _carried(text: str, target) -> str:
+    obj = _text(target.value)
+    if type(target) is gast.Attribute:
+        setter = f"lambda v: ag__.set_attr({obj}, {target.attr!r}, v)"
+    else:
+        setter = f"lambda v: ag__.set_item({obj}, {_text(target.slice)}, v)"
+    return f"({text!r}, lambda: {text}, {setter})"
+
+
+def _uncarried(text: str, reason: str, lineno: int) -> str:
+    return f"({text!r}, None, None, {reason!r}, {lineno})"

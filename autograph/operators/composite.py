@@ -1,0 +1,125 @@
+"""State that is not a local name: attributes, items, and global/nonlocal names.
+
+A staged construct that writes `self.best`, `d["k"]`, `l[0]` or a `global` name carries
+it like a local: read before, passed through the branches or iterations, written back
+after. The converter describes each such place by a spec, built only when the
+construct is staged (the `composite=` argument is a function returning the specs):
+
+    ("self.best", lambda: self.best, lambda v: ag__.set_attr(self, "best", v))
+    ("d['k']",    lambda: d["k"],    lambda v: ag__.set_item(d, "k", v))
+    ("out[i]",    None, None, "its index `i` changes inside the construct", lineno)
+    ("xs",        lambda: xs, None, "`xs.update(...)` changes it in place", lineno)
+
+A spec with a setter is carried. One without is a write that cannot be carried: staging
+the construct raises a StagingError at the write's line — except a method call whose
+receiver turns out not to be a Python container (a TensorArray, a user object).
+
+On the Python path none of this runs: the branches write the places themselves.
+"""
+from __future__ import annotations
+
+from builtins import (  # the originals: see operators/__init__
+    bytearray, delattr, dict, hasattr, isinstance, list, set, setattr, tuple, type, zip)
+
+from typing import Any, Callable, Sequence
+
+from autograph.errors import StagingError, user_location
+from autograph.operators.undefined import MaybeUndefined, Undefined
+
+# Python containers that a method call changes in place: a staged construct cannot
+# carry such a change (the branches would both change the one object).
+_MUTABLE = (list, dict, set, bytearray)
+_ABSENT = (AttributeError, KeyError, IndexError, NameError, UnboundLocalError)
+
+
+def set_attr(obj: Any, name: str, value: Any) -> None:
+    """`obj.name = value`; an Undefined value removes the attribute (it had none)."""
+    if type(value) is Undefined:
+        if hasattr(obj, name):
+            delattr(obj, name)
+        return
+    setattr(obj, name, value)
+
+
+def set_item(obj: Any, key: Any, value: Any) -> None:
+    """`obj[key] = value`; an Undefined value removes the key (it had none)."""
+    if type(value) is Undefined:
+        try:
+            del obj[key]
+        except (KeyError, IndexError):
+            pass
+        return
+    obj[key] = value
+
+
+class Places:
+    """The carried places of one staged construct: read them, write them, and say where
+    a write that cannot be carried is."""
+
+    __slots__ = ("names", "getters", "setters", "filename")
+
+    def __init__(self, specs: Sequence[tuple], filename: str):
+        self.names, self.getters, self.setters = [], [], []
+        self.filename = filename
+        for spec in specs:
+            name, getter, setter = spec[0], spec[1], spec[2]
+            if setter is None:
+                self._check_uncarried(spec)
+                continue
+            self.names.append(name)
+            self.getters.append(getter)
+            self.setters.append(setter)
+
+    def _check_uncarried(self, spec: tuple) -> None:
+        name, getter, _, reason, lineno = spec
+        if getter is not None:
+            try:
+                value = getter()
+            except _ABSENT:
+                return
+            if not isinstance(value, _MUTABLE):
+                return           # not a Python container: its own methods stage
+        raise StagingError(
+            f"{self.filename}:{lineno}: `{name}` cannot be changed inside a staged construct: "
+            f"{reason}. Make it a local name assigned in the construct (read after it), a "
+            f"TensorArray, or compute the value before the construct")
+
+    def read(self) -> tuple:
+        values = []
+        for name, getter in zip(self.names, self.getters):
+            try:
+                values.append(getter())
+            except _ABSENT:
+                values.append(Undefined(name))
+        return tuple(values)
+
+    def write(self, values: Sequence[Any]) -> None:
+        for setter, value in zip(self.setters, values):
+            setter(value)
+
+
+def set_global(namespace: dict, name: str, value: Any) -> None:
+    """`global name; name = value` (Undefined: the name stays unbound)."""
+    if type(value) is not Undefined:
+        namespace[name] = value
+
+
+def places(composite: Callable[[], Sequence[tuple]], depth: int = 0) -> Places:
+    """The specs the converter wrote (see the module docstring); their file is the user's
+    code that called the operator."""
+    return Places(composite(), user_location(2).rpartition(":")[0])
+
+
+def wrap_branch(fn: Callable, places: Places, init: tuple, n: int) -> Callable:
+    """A branch that starts from the places' values before the construct and returns its
+    outputs (`n` of them: a bare value for one) followed by the places' values after."""
+    def branch(*state):
+        places.write(init)
+        result = fn(*state)
+        outs = (result,) if n == 1 else tuple(result) if n else ()
+        return outs + places.read()
+    return branch
+
+
+def is_partial(value: Any) -> bool:
+    return type(value) is MaybeUndefined
