@@ -50,30 +50,18 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     ctx.features = features
     ctx.has_class_cell = "__class__" in fn.__code__.co_freevars
     node = pipeline.convert(node, ctx)
-    _mangle_private_names(node, fn.__qualname__)
     return node, filename
 
 
-def _mangle_private_names(node: gast.AST, qualname: str) -> None:
-    """`self.__x` in a method means `self._Cls__x`: Python mangles it when compiling the
-    class body, and the converted method is compiled outside it, so do it here."""
+def _private_class(qualname: str):
+    """The name Python mangles `__x` with in the function `qualname` (`_C__x`): the
+    innermost class around it (`C.m`, `C.m.<locals>.g`, `f.<locals>.C.m` -> `C`) without
+    leading underscores, or None."""
     parts = qualname.split(".")
-    if len(parts) < 2 or parts[-2] == "<locals>":
-        return
-    prefix = "_" + parts[-2].lstrip("_")
-    if prefix == "_":
-        return
-
-    def mangled(name: str) -> str:
-        if name.startswith("__") and not name.endswith("__") and "." not in name:
-            return prefix + name
-        return name
-
-    for n in gast.walk(node):
-        if isinstance(n, gast.Attribute):
-            n.attr = mangled(n.attr)
-        elif isinstance(n, gast.Name):
-            n.id = mangled(n.id)
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i].isidentifier() and parts[i + 1] != "<locals>":
+            return parts[i].lstrip("_") or None     # `class __:` mangles nothing
+    return None
 
 
 def _strip_for_compile(node: gast.AST) -> None:
@@ -89,7 +77,7 @@ def _strip_for_compile(node: gast.AST) -> None:
         node.returns = None
 
 
-def _compile(fn: types.FunctionType, recursive: bool, features: frozenset) -> types.CodeType:
+def _compile(fn: types.FunctionType, recursive: bool, features: frozenset = frozenset()) -> types.CodeType:
     # Conversion allocates thousands of short-lived nodes and no cycles worth collecting:
     # pausing the cyclic GC for these ~2 ms saves about a tenth of the time.
     paused = gc.isenabled()
@@ -108,20 +96,62 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
         node.name = "ag__entity"    # so that the factory scope does not shadow a recursive call
     lineno = node.lineno
     cells = ["ag__"] + [n for n in fn.__code__.co_freevars if n != "ag__"]
+    # A method, or a function nested in one, is compiled in a class of its class's name,
+    # so that Python mangles `self.__x` (in generated functions and nested ones too).
+    owner = _private_class(getattr(fn.__code__, "co_qualname", fn.__qualname__))
+    if owner:       # `_C`, `__C`, ...: the same mangling, and not a name the code uses
+        used = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        owner = next(o for k in range(1, len(used) + 2)
+                     for o in ["_" * k + owner] if o not in used and o not in cells)
+    entity = (templates.replace("ag__entity = lam", lineno, lam=node)
+              if isinstance(node, gast.Lambda) else [node])
+    if owner:
+        entity = [gast.ClassDef(name=owner, bases=[], keywords=[], body=entity,
+                                decorator_list=[], type_params=[])]
+        entity[0].lineno, entity[0].col_offset = lineno, 0
     factory = templates.replace("def factory():\n    cells = None\n    entity\n    return result",
                                 lineno, factory="ag__factory",
-                                cells=templates.names_tuple(cells, store=True),
-                                entity=[node] if isinstance(node, gast.FunctionDef) else [],
-                                result=node if isinstance(node, gast.Lambda)
-                                else templates.name(node.name))
+                                cells=templates.names_tuple(cells, store=True), entity=entity,
+                                result=templates.replace_as_expression(
+                                    "owner.ag__entity" if owner else "ag__entity", lineno,
+                                    owner=owner))
     module = gast.Module(body=factory, type_ignores=[])
     tree = parsing.to_ast(module)
     code = compile(tree, filename, "exec")
-    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    wanted = "<lambda>" if isinstance(node, gast.Lambda) else "ag__entity"
-    entity = next(c for c in factory_code.co_consts
-                  if isinstance(c, types.CodeType) and c.co_name == wanted)
-    return entity.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
+    scope = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    if owner:
+        scope = next(c for c in scope.co_consts if isinstance(c, types.CodeType))
+    entity = next(c for c in scope.co_consts
+                  if isinstance(c, types.CodeType) and c.co_name in ("ag__entity", "<lambda>"))
+    generated = {n.name for n in gast.walk(node)
+                 if isinstance(n, gast.FunctionDef) and getattr(n, "ag_generated", False)}
+    return _requalify(entity, entity.co_qualname, fn.__code__.co_qualname,
+                      generated).replace(co_name=fn.__code__.co_name)
+
+
+_OPTIMIZED = 0x0001     # inspect.CO_OPTIMIZED: set on functions, not on class bodies
+
+
+def _requalify(code: types.CodeType, compiled: str, original: str,
+               generated: set) -> types.CodeType:
+    """`code` and the code nested in it, qualified as in the user's function: the
+    entity's `ag__factory.<locals>.ag__entity` prefix becomes the original qualified
+    name, and the generated functions (`if_true.<locals>.`) are left out, so that a
+    nested `def`, lambda or class has the `__qualname__` it has unconverted."""
+    consts = tuple(_requalify(c, compiled, original, generated)
+                   if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    old = new = code.co_qualname
+    if old.startswith(compiled):
+        kept = []
+        for part in old[len(compiled):].split(".")[1:]:
+            if part == "<locals>" and kept and kept[-1] in generated:
+                kept.pop()
+            else:
+                kept.append(part)
+        new = ".".join([original] + kept)
+    if not code.co_flags & _OPTIMIZED:        # a class body stores its `__qualname__`
+        consts = tuple(new if c == old and type(c) is str else c for c in consts)
+    return code.replace(co_consts=consts, co_qualname=new)
 
 
 def _bind(code: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
