@@ -30,6 +30,7 @@ from .ops.math_ops import (abs, add, argmax, argmin, cast, cos, divide, equal, e
                            multiply, negative, not_equal, pow, reduce_all, reduce_any,
                            reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
                            sigmoid, sign, sin, sqrt, square, subtract, tanh, where)
+from .ops.pad_ops import pad
 from .ops.state_ops import Variable
 from .ops.string_ops import strings
 from .ops.tensor_array import TensorArray

@@ -40,6 +40,12 @@ def unsupported_reason(op) -> Optional[str]:
     if t in ("StridedSlice", "StridedSliceGrad") and any(
             s[0] == "slice" and isinstance(s[3], tuple) for s in op.attrs["spec"]):
         return "a slice step given as a tensor is not exported"
+    if t in ("PadV2", "MirrorPad", "PadGrad") and op.inputs[0].dtype.is_string:
+        return "string ops are not exported"
+    if t in ("MirrorPad", "PadGrad") and op.attrs["mode"] == "SYMMETRIC":
+        return "ONNX Pad has no SYMMETRIC mode (it has constant, reflect and edge)"
+    if t == "PadGrad" and op.attrs["mode"] != "CONSTANT":
+        return "the gradient of REFLECT padding (adding mirrored values back) has no ONNX operator"
     if t == "Const" and op.outputs[0].dtype.name == "variant":
         return "a constant TensorArray is not exported"
     return None
@@ -236,6 +242,30 @@ def _random(onnx_type):
         return [ex.one(onnx_type, [], dtype=_to(ex, op.attrs["dtype"]),
                        shape=list(op.attrs["shape"]), **{keys[0]: float(a), keys[1]: float(b)})]
     return rule
+
+
+def _onnx_pads(ex, paddings):
+    """TensorFlow's paddings [[before, after], ...] as ONNX pads [befores..., afters...]."""
+    return ex.one("Reshape", [ex.one("Transpose", [_as_int64(ex, paddings)], perm=[1, 0]),
+                              ex.ints([-1])])
+
+
+def _pad(ex, op, ins):
+    return [ex.one("Pad", [ins[0], _onnx_pads(ex, ins[1]), ins[2]], mode="constant")]
+
+
+def _mirror_pad(ex, op, ins):
+    return [ex.one("Pad", [ins[0], _onnx_pads(ex, ins[1])], mode="reflect")]
+
+
+def _pad_grad(ex, op, ins):
+    """CONSTANT only (see unsupported_reason): the middle of the gradient, a Slice from
+    the befores to the shape minus the afters."""
+    g, paddings = ins[0], _as_int64(ex, ins[1])
+    before = ex.one("Gather", [paddings, ex.const(np.int64(0))], axis=1)
+    after = ex.one("Gather", [paddings, ex.const(np.int64(1))], axis=1)
+    end = ex.one("Sub", [ex.one("Shape", [g]), after])
+    return [ex.one("Slice", [g, before, end])]
 
 
 def _strided_slice(ex, op, ins):
@@ -446,5 +476,5 @@ RULES = {
     "TensorArrayUnstack": _ta_unstack,
     "SumTo": _sum_to, "SumLike": _sum_like, "BroadcastTo": _broadcast_to,
     "BroadcastLike": _broadcast_like, "StridedSliceGrad": _strided_slice_grad,
-    "GatherGrad": _gather_grad,
+    "GatherGrad": _gather_grad, "PadV2": _pad, "MirrorPad": _mirror_pad, "PadGrad": _pad_grad,
 }

@@ -40,6 +40,10 @@ WRAPPED = {
     "random.uniform": lambda s, m: rt.random.uniform(s, maxval=m),
     "random.normal": lambda s, m: rt.random.normal(s, stddev=m),
     "constant(v, shape)": lambda v, s: rt.constant(v, shape=s),
+    "pad(x, paddings)": lambda x, p: rt.pad(x, p),
+    "pad(x, [[p, p]], REFLECT)": lambda x, p: rt.pad(x, [[p, p]], "REFLECT"),
+    "pad(x, [[1, 1]], SYMMETRIC, c)": lambda x, c: rt.pad(x, [[1, 1]], "SYMMETRIC", c),
+    "pad(x, [[1, 1]], constant_values)": lambda x, c: rt.pad(x, [[1, 1]], constant_values=c),
 }
 
 
