@@ -58,6 +58,7 @@ _NO_EQUIVALENT = {
     "AssignVariableOp": "ONNX models hold no mutable state (variable writes)",
     "StringJoin": "string ops are not exported", "StringLength": "string ops are not exported",
     "AsString": "string ops are not exported",
+    "RandomUniformInt": "ONNX draws random floats only",
 }
 
 

@@ -12,9 +12,10 @@ import numpy as np
 from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..graph import current_graph
-from .core import OpDef, apply_op, convert_to_tensor
+from .core import OpDef, apply_op, constant_value, convert_to_tensor
 from .array_ops import _static_shape_arg
 from ..shapes import TensorShape
+from ..tensor import Tensor
 
 _global_seed: Optional[int] = None
 _op_counter = itertools.count()
@@ -54,55 +55,125 @@ def _normal_kernel(shape, dtype, params, rng):
 
 UNIFORM = OpDef("RandomUniform", _random_infer, _uniform_kernel, pure=False)
 NORMAL = OpDef("RandomStandardNormal", _random_infer, _normal_kernel, pure=False)
-OPS = [UNIFORM, NORMAL]
 
 
-def _draw(opdef, shape, dtype, params, seed, name):
-    static = _static_shape_arg(shape)
-    if static is None:
-        raise InvalidArgumentError("random ops need a shape known when the graph is built")
+def _uniform_int_infer(inputs, shape, dtype, rng):
+    for t, what in zip(inputs, ("minval", "maxval")):
+        if t.dtype is not dtype:
+            raise InvalidArgumentError(f"RandomUniformInt: {what} must be {dtype.name}, got "
+                                       f"{t.dtype.name}")
+        if t.shape.rank not in (0, None):
+            raise InvalidArgumentError(f"RandomUniformInt: {what} must be a scalar (integer "
+                                       f"bounds do not broadcast), got shape {t.shape}")
+    return [(TensorShape(shape), dtype)]
+
+
+def _uniform_int_kernel(lo, hi, shape, dtype, rng):
+    if np.ndim(lo) or np.ndim(hi):
+        raise InvalidArgumentError("RandomUniformInt: minval and maxval must be scalars")
+    if lo >= hi:
+        raise InvalidArgumentError(f"Need minval < maxval: {lo} >= {hi}")
+    return rng.integers(lo, hi, size=shape, dtype=dtype.np_dtype)
+
+
+# Integer draws whose bounds are tensors known only when the graph runs.
+UNIFORM_INT = OpDef("RandomUniformInt", _uniform_int_infer, _uniform_int_kernel, pure=False)
+OPS = [UNIFORM, NORMAL, UNIFORM_INT]
+
+
+def _rng(opdef, seed):
     if current_graph() is None:
         key = (opdef.name, seed)
         if _global_seed is None and seed is None:
-            rng = _generator(None)
-        else:
-            rng = _eager_generators.get(key) if seed is not None else None
-            if rng is None:
-                rng = _generator(seed)
-                if seed is not None:
-                    _eager_generators[key] = rng
-    else:
-        rng = _generator(seed)
-    return apply_op(opdef, [], {"shape": static, "dtype": dtype, "params": params, "rng": rng},
-                    name=name)
+            return _generator(None)
+        rng = _eager_generators.get(key) if seed is not None else None
+        if rng is None:
+            rng = _generator(seed)
+            if seed is not None:
+                _eager_generators[key] = rng
+        return rng
+    return _generator(seed)
 
 
-def _python_number(v, what):
-    if hasattr(v, "numpy"):
-        try:
-            v = v.numpy()
-        except AttributeError:
-            raise InvalidArgumentError(f"{what} must be known when the graph is built") from None
-    return v.item() if isinstance(v, np.generic) else v
+def _static_shape(shape):
+    static = _static_shape_arg(shape)
+    if static is None:
+        raise InvalidArgumentError("random ops need a shape known when the graph is built")
+    return static
+
+
+def _draw(opdef, shape, dtype, params, seed, name):
+    static = _static_shape(shape)
+    return apply_op(opdef, [], {"shape": static, "dtype": dtype, "params": params,
+                                "rng": _rng(opdef, seed)}, name=name)
+
+
+def _known_number(v, dtype):
+    """`v` as a Python number when its value is known now (a Python or numpy number, an
+    eager tensor, a constant) and it is a scalar, else None: such bounds stay attributes of
+    the op (the draws and the saved graph are as they always were)."""
+    if isinstance(v, Tensor):
+        if v.dtype is not dtype:
+            return None  # the tensor conversion says what is wrong
+        v = constant_value(v)
+        if v is None:
+            return None
+    if isinstance(v, (bool, np.bool_)):
+        return None  # let the tensor conversion say what is wrong
+    if isinstance(v, (int, float, np.integer, np.floating)) or (
+            isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iuf"):
+        return v.item() if isinstance(v, (np.generic, np.ndarray)) else v
+    return None
+
+
+def _bound(v, dtype, opname, what):
+    try:
+        return convert_to_tensor(v, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{opname}: {what} must be a {dtype.name} value or tensor (the dtype "
+                        f"argument); got {v!r}: {e}") from None
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
-    """Uniform values in [minval, maxval); integer dtypes need `maxval`."""
+    """Uniform values in [minval, maxval); integer dtypes need `maxval`. The bounds may be
+    tensors, computed when the graph runs: floating bounds broadcast with `shape` (the
+    draw is `u * (maxval - minval) + minval` as in TensorFlow), integer bounds are scalars."""
     dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise InvalidArgumentError(f"rt.random.uniform needs an integer or floating dtype, "
+                                   f"got {dtype.name}")
     if maxval is None:
         if dtype.is_integer:
             raise ValueError("Must specify maxval for integer dtype " + dtype.name)
         maxval = 1
-    lo, hi = _python_number(minval, "minval"), _python_number(maxval, "maxval")
-    if dtype.is_integer and lo >= hi:
-        raise InvalidArgumentError(f"Need minval < maxval: {lo} >= {hi}")
-    return _draw(UNIFORM, shape, dtype, (lo, hi), seed, name or "random_uniform")
+    name = name or "random_uniform"
+    lo, hi = _known_number(minval, dtype), _known_number(maxval, dtype)
+    if lo is not None and hi is not None:
+        if dtype.is_integer and lo >= hi:
+            raise InvalidArgumentError(f"Need minval < maxval: {lo} >= {hi}")
+        return _draw(UNIFORM, shape, dtype, (lo, hi), seed, name)
+    lo_t = _bound(minval, dtype, "rt.random.uniform", "minval")
+    hi_t = _bound(maxval, dtype, "rt.random.uniform", "maxval")
+    if dtype.is_integer:
+        return apply_op(UNIFORM_INT, [lo_t, hi_t], {"shape": _static_shape(shape), "dtype": dtype,
+                                                    "rng": _rng(UNIFORM_INT, seed)}, name=name)
+    from .math_ops import add, multiply, subtract
+    unit = _draw(UNIFORM, shape, dtype, (0, 1), seed, name)
+    return add(multiply(unit, subtract(hi_t, lo_t)), lo_t)
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal values; `mean` and `stddev` may be tensors (computed when the graph runs,
+    broadcast with `shape`: the draw is `z * stddev + mean` as in TensorFlow)."""
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise InvalidArgumentError(f"rt.random.normal needs a floating dtype, got {dtype.name}")
-    return _draw(NORMAL, shape, dtype, (_python_number(mean, "mean"),
-                                        _python_number(stddev, "stddev")), seed,
-                 name or "random_normal")
+    name = name or "random_normal"
+    m, sd = _known_number(mean, dtype), _known_number(stddev, dtype)
+    if m is not None and sd is not None:
+        return _draw(NORMAL, shape, dtype, (m, sd), seed, name)
+    mean_t = _bound(mean, dtype, "rt.random.normal", "mean")
+    stddev_t = _bound(stddev, dtype, "rt.random.normal", "stddev")
+    from .math_ops import add, multiply
+    z = _draw(NORMAL, shape, dtype, (0.0, 1.0), seed, name)
+    return add(multiply(z, stddev_t), mean_t)

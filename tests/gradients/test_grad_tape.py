@@ -263,7 +263,7 @@ NO_RULE = {
     "All", "Any", "Equal", "Greater", "GreaterEqual", "Less", "LessEqual", "LogicalAnd",
     "LogicalNot", "LogicalOr", "NotEqual",                       # bool outputs
     "ArgMax", "ArgMin", "Where", "Rank", "Shape", "Size", "StringLength",
-    "TensorArraySizeV3",                                        # integer outputs
+    "TensorArraySizeV3", "RandomUniformInt",                    # integer outputs
     "AsString", "StringJoin",                                   # strings
     "Const", "Placeholder", "Eye", "RandomStandardNormal", "RandomUniform",
     "TensorArrayV3",                                            # no float inputs

@@ -39,6 +39,13 @@ WRAPPED = {
     "strings.join": lambda x, y: rt.strings.join([x, y]),
     "random.uniform": lambda s, m: rt.random.uniform(s, maxval=m),
     "random.normal": lambda s, m: rt.random.normal(s, stddev=m),
+    "random.uniform(tensor bounds)": lambda lo, hi: rt.random.uniform(
+        [2], rt.identity(lo) if lo is not None else 0, rt.identity(hi) if hi is not None else None),
+    "random.uniform(int, tensor bounds)": lambda lo, hi: rt.random.uniform(
+        [2], rt.identity(lo) if lo is not None else 0, rt.identity(hi) if hi is not None else None,
+        dtype=rt.int32),
+    "random.normal(tensor mean)": lambda m, s: rt.random.normal(
+        [2], rt.identity(m) if m is not None else 0.0, s),
     "constant(v, shape)": lambda v, s: rt.constant(v, shape=s),
     "pad(x, paddings)": lambda x, p: rt.pad(x, p),
     "pad(x, [[p, p]], REFLECT)": lambda x, p: rt.pad(x, [[p, p]], "REFLECT"),
