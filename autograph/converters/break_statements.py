@@ -12,8 +12,9 @@
 
 A `for` gets the test as `extra_test` (checked before the next item is fetched, so an
 iterator is consumed exactly as far as Python would). The `else` of a loop runs when
-no `break` happened; without a `break` it simply follows the loop. A `break` under a
-`try` or `with` cannot be moved this way: that loop stays a Python loop.
+no `break` happened; without a `break` it simply follows the loop. Where moving the code
+after a `break` would copy too much, or the `break` is under a `try` or `with`, the rest
+of the body runs under `if not break_:` instead (`continuation.guard`).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters import continuation
-from autograph.converters.context import Context, StatementTransformer, contains
+from autograph.converters.context import Context, StatementTransformer
 
 LOOPS = (gast.For, gast.While)
 
@@ -36,18 +37,23 @@ class BreakTransformer(StatementTransformer):
 
     def _visit_loop(self, node):
         self.generic_visit(node)
-        if not contains(node.body, (gast.Break,), stop=LOOPS):
+        if not continuation.holds(node.body, (gast.Break,), LOOPS):
             if not node.orelse:
                 return node
             orelse, node.orelse = node.orelse, []
             return [node] + orelse
-        if not continuation.can_lower(node.body, _is_break, (gast.Break,), LOOPS):
-            anno.set_(node, "python_loop", "a `break` inside `try` or `with`, or one whose "
-                      "removal would copy too much code")
+        kinds = (gast.Break,)
+        copy = continuation.can_lower(node.body, _is_break, kinds, LOOPS)
+        if not copy and not continuation.can_guard(node.body, _is_break, kinds, LOOPS, self.ctx):
+            anno.set_(node, "python_loop", "a `break` inside a `finally`, or inside a `with` "
+                      "or `finally` that an `except` encloses")
             return node
         flag = self.ctx.new_name("break_", unique=True)
         set_flag = lambda s: templates.replace("flag = True", s.lineno, flag=flag)
-        node.body = continuation.lower(node.body, _is_break, set_flag, (gast.Break,), LOOPS)
+        if copy:
+            node.body = continuation.lower(node.body, _is_break, set_flag, kinds, LOOPS)
+        else:
+            node.body = continuation.guard(node.body, _is_break, set_flag, kinds, LOOPS, flag)
         not_broken = templates.replace_as_expression("not flag", node.lineno, flag=flag)
         if isinstance(node, gast.While):
             node.test = gast.BoolOp(op=gast.And(), values=[not_broken, node.test])

@@ -6,15 +6,24 @@
         total += x
 
 No flag is needed: after the move, reaching the end of the body *is* continuing.
-A `continue` under `try` or `with` leaves that loop to Python.
+Where the move would copy too much, or the `continue` is under a `try` or `with`, a
+flag reset at the start of each iteration does it (`continuation.guard`):
+
+    for x in xs:                     for x in xs:
+        with lock:                       continue_ = False
+            if x < 0:        ->          with lock:
+                continue                     if x < 0:
+            total += x                           continue_ = True
+                                             if not continue_:
+                                                 total += x
 """
 from __future__ import annotations
 
 import gast
 
-from autograph import anno
+from autograph import anno, templates
 from autograph.converters import continuation
-from autograph.converters.context import Context, StatementTransformer, contains
+from autograph.converters.context import Context, StatementTransformer
 
 LOOPS = (gast.For, gast.While)
 
@@ -29,14 +38,21 @@ class ContinueTransformer(StatementTransformer):
 
     def _visit_loop(self, node):
         self.generic_visit(node)
-        if not contains(node.body, (gast.Continue,), stop=LOOPS):
+        if not continuation.holds(node.body, (gast.Continue,), LOOPS):
             return node
-        if not continuation.can_lower(node.body, _is_continue, (gast.Continue,), LOOPS):
-            anno.set_(node, "python_loop", "a `continue` inside `try` or `with`, or one whose "
-                      "removal would copy too much code")
+        kinds = (gast.Continue,)
+        if continuation.can_lower(node.body, _is_continue, kinds, LOOPS):
+            node.body = continuation.lower(node.body, _is_continue, lambda s: [], kinds,
+                                           LOOPS) or [gast.Pass()]
             return node
-        node.body = continuation.lower(node.body, _is_continue, lambda s: [], (gast.Continue,),
-                                       LOOPS) or [gast.Pass()]
+        if not continuation.can_guard(node.body, _is_continue, kinds, LOOPS, self.ctx):
+            anno.set_(node, "python_loop", "a `continue` inside a `finally`, or inside a "
+                      "`with` or `finally` that an `except` encloses")
+            return node
+        flag = self.ctx.new_name("continue_", unique=True)
+        set_flag = lambda s: templates.replace("flag = True", s.lineno, flag=flag)
+        node.body = (templates.replace("flag = False", node.lineno, flag=flag)
+                     + continuation.guard(node.body, _is_continue, set_flag, kinds, LOOPS, flag))
         return node
 
     visit_For = visit_While = _visit_loop

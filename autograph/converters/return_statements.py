@@ -32,7 +32,8 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters import continuation
-from autograph.converters.context import Context, StatementTransformer, contains
+from autograph.converters.context import (Context, StatementTransformer, _non_suppressing,
+                                          contains)
 
 LOOPS = (gast.For, gast.While)
 
@@ -51,19 +52,33 @@ class _LoopReturns(StatementTransformer):
 
     def _visit_loop(self, node):
         has_return = contains(node.body, (gast.Return,))
+        own_break = continuation.holds(node.body, (gast.Break,), LOOPS)
+        # `while True:` left only by `return`: after it, the function has returned.
+        returns_only = (isinstance(node, gast.While) and isinstance(node.test, gast.Constant)
+                        and node.test.value is True and not node.orelse and not own_break)
         self.depth += 1
         node.body = self._visit_block(node.body)
         self.depth -= 1
+        if not self.depth and not own_break and _ends(node.orelse, self.ctx):
+            anno.set_(node, "always_returns", True)     # by a `return` in it or its `else`
         node.orelse = self._visit_block(node.orelse)
         if not has_return:
             return node
         do_return, retval = self._names()
         if self.depth:
+            if returns_only:
+                return [node] + templates.replace("break", node.lineno)
             after = templates.replace("if do_return:\n    break", node.lineno, do_return=do_return)
             return [node] + after
-        return (templates.replace("do_return = False", node.lineno, do_return=do_return) + [node] +
-                templates.replace("if do_return:\n    return retval", node.lineno,
-                                  do_return=do_return, retval=retval))
+        if returns_only:
+            check = templates.replace("return ag__.ld(retval)", node.lineno, retval=retval)
+        else:
+            check = templates.replace("if do_return:\n    return retval", node.lineno,
+                                      do_return=do_return, retval=retval)
+        anno.set_(check[0], "return_check", True)
+        init = templates.replace("do_return = False", node.lineno, do_return=do_return)
+        anno.set_(init[0], "return_init", True)
+        return init + [node] + check
 
     visit_For = visit_While = _visit_loop
 
@@ -89,13 +104,77 @@ def _is_return(s) -> bool:
     return isinstance(s, gast.Return)
 
 
-def _lower(stmts: list) -> list:
-    if continuation.affordable(stmts, _is_return, (gast.Return,), ()):
-        stmts = continuation.lower(stmts, _is_return, lambda s: [s], (gast.Return,), ())
-    # else: the copies would multiply; the `if`s with a `return` stay Python (blocker)
-    if stmts and isinstance(stmts[-1], gast.With) and contains(stmts[-1], (gast.Return,)):
-        stmts[-1].body = _lower(stmts[-1].body)      # a `with` at the end: its body is a tail
+_RETURN = (gast.Return,)
+
+
+def _copyable(stmts: list) -> bool:
+    """Whether moving code leaves every `return` a tail: returns under `if`s only, or
+    in a `with` that ends the block."""
+    if stmts and isinstance(stmts[-1], gast.With) and contains(stmts[-1], _RETURN):
+        return (continuation.can_lower(stmts[:-1], _is_return, _RETURN, ())
+                and _copyable(stmts[-1].body))
+    return continuation.can_lower(stmts, _is_return, _RETURN, ())
+
+
+def _lower_by_moving(stmts: list) -> list:
+    stmts = continuation.lower(stmts, _is_return, lambda s: [s], _RETURN, ())
+    if stmts and isinstance(stmts[-1], gast.With) and contains(stmts[-1], _RETURN):
+        stmts[-1].body = _lower_by_moving(stmts[-1].body)   # a `with` at the end: a tail
     return stmts
+
+
+def _lower(stmts: list, ctx: Context, names) -> list:
+    if _copyable(stmts):
+        return _lower_by_moving(stmts)
+    if not continuation.can_guard(stmts, _is_return, _RETURN, (), ctx):
+        # A `return` in a `finally`, or under a cleanup an `except` encloses: the
+        # constructs around it stay Python (state.blocker); move what can be moved.
+        if continuation.affordable(stmts, _is_return, _RETURN, ()):
+            return _lower_by_moving(stmts)
+        return stmts
+    do_return, retval = names()
+    lineno = stmts[0].lineno if stmts else 1
+
+    def set_flag(s):
+        value = s.value if s.value is not None else gast.Constant(value=None, kind=None)
+        return templates.replace("retval = value\ndo_return = True", s.lineno,
+                                 do_return=do_return, retval=retval, value=value)
+
+    stmts = [s for s in stmts if not anno.get(s, "return_init", False)]
+    if not _ends(stmts, ctx):
+        end = gast.Return(value=None)
+        end.lineno, end.col_offset = getattr(stmts[-1], "end_lineno", lineno), 0
+        stmts = stmts + [end]             # falling off the end returns None
+    doc = stmts[:1] if _is_docstring(stmts[0]) else []
+    body = continuation.guard(stmts[len(doc):], _is_return, set_flag, _RETURN, (), do_return,
+                              skip=lambda s: anno.get(s, "return_check", False))
+    return (doc + templates.replace("do_return = False", lineno, do_return=do_return) + body
+            # Every path has set `retval_`; staged, it is a MaybeUndefined whose flag
+            # the analyses cannot see is always true, and `ld` reads it (checked).
+            + templates.replace("return ag__.ld(retval)", stmts[-1].lineno, retval=retval))
+
+
+def _ends(stmts: list, ctx: Context) -> bool:
+    """Whether `stmts` never complete normally (a sufficient test): then the function
+    cannot fall off its end, and needs no implicit `return None`."""
+    for s in stmts:
+        if isinstance(s, (gast.Return, gast.Raise)) or anno.get(s, "always_returns", False):
+            return True
+        if isinstance(s, gast.If) and _ends(s.body, ctx) and _ends(s.orelse, ctx):
+            return True
+        if isinstance(s, continuation.TRY) and (
+                _ends(s.finalbody, ctx)
+                or (_ends(s.body + s.orelse, ctx) and all(_ends(h.body, ctx) for h in s.handlers))):
+            return True
+        if (isinstance(s, gast.With) and _ends(s.body, ctx)
+                and all(_non_suppressing(i.context_expr, ctx) for i in s.items)):
+            return True
+    return False
+
+
+def _is_docstring(s) -> bool:
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant)
+            and isinstance(s.value.value, str))
 
 
 def _mark_tail(stmts: list) -> None:
@@ -113,6 +192,6 @@ def _mark_tail(stmts: list) -> None:
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
     loops = _LoopReturns(ctx)
     fn_node.body = loops._visit_block(fn_node.body)
-    fn_node.body = _lower(fn_node.body)
+    fn_node.body = _lower(fn_node.body, ctx, loops._names)
     _mark_tail(fn_node.body)
     return fn_node
