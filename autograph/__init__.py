@@ -8,6 +8,7 @@ from autograph import experimental, operators
 from autograph.api import set_verbosity, to_code, to_graph
 from autograph.errors import StagingError
 from autograph.operators.calls import do_not_convert
+from autograph.operators.lists import set_element_type, stack
 
 __all__ = ["to_graph", "to_code", "do_not_convert", "set_verbosity", "operators", "StagingError",
-           "experimental"]
+           "experimental", "set_element_type", "stack"]

@@ -28,6 +28,9 @@ class RuntimeBackend:
 
     def iterate(self, iterable):
         from . import dtypes
+        from .ops.list_ops import StagedList
+        if isinstance(iterable, StagedList):
+            return iterable.length(), (lambda i: iterable[i])
         from .ops.array_ops import shape
         from .ops.core import constant
         from .ops.math_ops import cast
@@ -42,6 +45,44 @@ class RuntimeBackend:
         from .ops.makers import range as range_
         return range_(start, limit, delta)
 
+    def len(self, value):
+        """`len(value)` for a staged value: a Python int when the first dimension is known
+        while tracing, else a scalar int32 tensor read when the graph runs (also for an
+        unknown rank). A TensorArray gives its size; a scalar has no length (TypeError)."""
+        from .ops.tensor_array import TensorArray
+        if isinstance(value, TensorArray):
+            return value.size()
+        from .tensor import Tensor
+        if not isinstance(value, Tensor):
+            return len(value)
+        rank = value.shape.rank
+        if rank == 0:
+            raise TypeError(f"len() of a scalar tensor is not defined: {value!r} has shape (); "
+                            "use rt.size for its number of elements")
+        if rank is not None and value.shape[0] is not None:
+            return value.shape[0]
+        from .ops.array_ops import shape
+        return shape(value)[0]
+
+    def contains(self, container, item):
+        """`item in container` for a staged tensor container: whether any element equals
+        `item` (elementwise equality with broadcasting, as TensorFlow's `in`), a scalar
+        bool tensor."""
+        from .ops.core import convert_to_tensor
+        from .ops.math_ops import equal, reduce_any
+        from .tensor import Tensor
+        if not isinstance(container, Tensor):
+            raise TypeError(f"`in` on a staged value needs a tensor container, got "
+                            f"{type(container).__name__}; use rt.reduce_any(rt.equal(...))")
+        try:
+            item = convert_to_tensor(item, dtype_hint=container.dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"cannot test whether {item!r} is in {container!r}: {e}") from None
+        if item.dtype is not container.dtype:
+            raise TypeError(f"cannot test whether a {item.dtype.name} value is in a tensor of "
+                            f"dtype {container.dtype.name}: rt.cast one of them first")
+        return reduce_any(equal(container, item))
+
     def logical_not(self, x):
         from .ops.math_ops import logical_not
         from .ops.core import convert_to_tensor
@@ -55,5 +96,22 @@ class RuntimeBackend:
         from .ops.io_ops import assert_that
         assert_that(pred, message)
 
+    def new_list(self, items, element_type=None):
+        """A Python list that a staged construct changes, as a StagedList (ops/list_ops.py);
+        `element_type`: (dtype, shape) from `ag.set_element_type`, or None."""
+        from .ops.list_ops import StagedList
+        dtype, shape = element_type if element_type is not None else (None, None)
+        return StagedList(items, dtype, shape)
+
+    def stack(self, items, element_type=None):
+        """`ag.stack(l)`: a StagedList stacked, or a Python list's values as one tensor."""
+        from .ops.list_ops import StagedList
+        if isinstance(items, StagedList):
+            return items.stack()
+        return self.new_list(items, element_type).stack()
+
 
 BACKEND = RuntimeBackend()
+
+from autograph.operators import lists as _lists  # noqa: E402  (autograph never imports us)
+_lists.register_default_backend(BACKEND)

@@ -454,8 +454,9 @@ def _note_user_line(error: Exception, name: str) -> None:
 def _output_tensor(graph, v):
     if v is None:
         return None
+    from .ops.list_ops import StagedList
     from .ops.tensor_array import TensorArray
-    if isinstance(v, TensorArray):
+    if isinstance(v, (TensorArray, StagedList)):
         v = v.stack()
     if isinstance(v, Variable):
         v = v.read_value()

@@ -75,6 +75,31 @@ def _scan(stmts: list, targets: list, calls: list, deletes: list) -> None:
         todo.extend(children(n))
 
 
+def list_names(stmts: list, ctx: Context) -> set:
+    """Local names whose lists the statements append to or pop from (`xs.append(v)`):
+    state of the construct, so that a staged one can make them staged lists."""
+    targets, calls, deletes = [], [], []
+    _scan(stmts, targets, calls, deletes)
+    return {c.func.value.id for c in calls
+            if type(c.func.value) is gast.Name and c.func.attr in LIST_METHODS
+            and c.func.value.id in ctx.graph.locals}
+
+
+def positions(names: list, lists: set) -> list:
+    return [i for i, n in enumerate(names) if n in lists]
+
+
+def keywords(places, lists_at: list) -> list:
+    """The `composite=` and `lists=` keywords of a construct's operator call."""
+    out = []
+    if places is not None:
+        out.append(gast.keyword(arg="composite", value=places))
+    if lists_at:
+        out.append(gast.keyword(arg="lists", value=gast.Tuple(
+            elts=[gast.Constant(value=i, kind=None) for i in lists_at], ctx=gast.Load())))
+    return out
+
+
 def _names(node) -> set:
     out = set()
     todo = [node]
@@ -124,8 +149,10 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
         moving = sorted(_names(t) & changed)
         if moving:
             role = "index" if type(t) is gast.Subscript else "object"
+            obj = t.value if (type(t.value) is gast.Name or not (
+                _unsafe(t.value) or _names(t.value) & changed)) else None
             entries.append(_uncarried(text, f"its {role} `{moving[0]}` changes inside the "
-                                            f"construct", t.lineno))
+                                            f"construct", t.lineno, obj))
         elif type(t) is gast.Subscript and _has_slice(t.slice):
             entries.append(_uncarried(text, "a slice assignment", t.lineno))
         elif _unsafe(t):
@@ -143,7 +170,7 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
         getter = f"lambda: {text}" if not _unsafe(receiver) else "None"
         entries.append(f"({text!r}, {getter}, None, "
                        f"{f'`{text}.{call.func.attr}(...)` changes it in place'!r}, "
-                       f"{call.lineno})")
+                       f"{call.lineno}, 'method')")
     for name in declared:
         if name in ctx.graph_act.declared_global:
             entries.append(f"({name!r}, lambda: {name}, "
@@ -170,5 +197,8 @@ def _carried(text: str, target) -> str:
     return f"({text!r}, lambda: {text}, {setter})"
 
 
-def _uncarried(text: str, reason: str, lineno: int) -> str:
-    return f"({text!r}, None, None, {reason!r}, {lineno})"
+def _uncarried(text: str, reason: str, lineno: int, obj=None) -> str:
+    """A write that cannot be carried; `obj`: the object written into, when it can be
+    read (a staged list takes item writes itself)."""
+    getter = f"lambda: {_text(obj)}" if obj is not None else "None"
+    return f"({text!r}, {getter}, None, {reason!r}, {lineno}, 'write')"

@@ -39,7 +39,8 @@ class IfTransformer(StatementTransformer):
     def visit_If(self, node):
         ctx = self.ctx
         all_stmts = node.body + node.orelse
-        modified_all = state.modified(node)
+        lists = composite.list_names(all_stmts, ctx)
+        modified_all = state.modified(node) | lists
         modified = modified_all & ctx.graph.locals
         reason = state.blocker(node, all_stmts, ctx, modified, self.observed())
         self.generic_visit(node)
@@ -72,10 +73,8 @@ class IfTransformer(StatementTransformer):
         if outputs:
             args.append(state.names_literal(outputs))
         places, setters = composite.specs(all_stmts, ctx, modified_all, lineno=node.lineno)
-        keywords = []
-        if places is not None:
-            keywords.append(gast.keyword(arg="composite", value=places))
-            out[:0] = setters
+        keywords = composite.keywords(places, composite.positions(inputs, lists))
+        out[:0] = setters
         call = templates.operator_call("if_stmt", args, node.lineno, keywords)
         out.append(templates.statement(call, node.lineno, returns=return_form,
                                        target=state.assigned(outputs) if outputs else None))

@@ -29,7 +29,8 @@ class ForTransformer(StatementTransformer):
 
     def visit_For(self, node):
         ctx = self.ctx
-        modified_all, modified, reason = state.loop_blocker(node, ctx, self.observed())
+        lists = composite.list_names(node.body, ctx)
+        modified_all, modified, reason = state.loop_blocker(node, ctx, self.observed(), lists)
         self.generic_visit(node)
         if reason:
             ctx.log(node, f"`for` left to Python: {reason}")
@@ -69,8 +70,7 @@ class ForTransformer(StatementTransformer):
             keywords.append(gast.keyword(arg="extra_test", value=templates.name(test_name)))
         places, setters = composite.specs(node.body, ctx, modified_all,
                                           set(_target_names(node.target)), node.lineno)
-        if places is not None:
-            keywords.append(gast.keyword(arg="composite", value=places))
+        keywords += composite.keywords(places, composite.positions(names, lists))
         call = templates.operator_call("for_stmt", args, node.lineno, keywords)
         return setters + out + state.finish(call, names, node.lineno)
 

@@ -85,10 +85,12 @@ def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
     return None
 
 
-def loop_blocker(node: gast.AST, ctx: Context, observed: frozenset) -> tuple:
+def loop_blocker(node: gast.AST, ctx: Context, observed: frozenset,
+                 lists: frozenset = frozenset()) -> tuple:
     """For a `for` or `while`: (names its body assigns, those that are the function's
-    locals, why it must stay Python or None). An `else` clause keeps a loop Python."""
-    modified_all = modified(node)
+    locals, why it must stay Python or None). An `else` clause keeps a loop Python.
+    `lists`: local lists the body appends to, state like the names it assigns."""
+    modified_all = modified(node) | lists
     local = modified_all & ctx.graph.locals
     reason = blocker(node, node.body, ctx, local, observed)
     if reason is None and node.orelse:

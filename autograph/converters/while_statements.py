@@ -27,7 +27,8 @@ class WhileTransformer(StatementTransformer):
 
     def visit_While(self, node):
         ctx = self.ctx
-        modified_all, modified, reason = state.loop_blocker(node, ctx, self.observed())
+        lists = composite.list_names(node.body, ctx)
+        modified_all, modified, reason = state.loop_blocker(node, ctx, self.observed(), lists)
         if reason is None and any(isinstance(n, gast.NamedExpr) for n in gast.walk(node.test)):
             reason = "`:=` in its condition"
         self.generic_visit(node)
@@ -43,9 +44,7 @@ class WhileTransformer(StatementTransformer):
         if names:
             args += [state.initial_values(node, names, ctx), state.names_literal(names)]
         places, setters = composite.specs(node.body, ctx, modified_all, lineno=node.lineno)
-        keywords = []
-        if places is not None:
-            keywords.append(gast.keyword(arg="composite", value=places))
+        keywords = composite.keywords(places, composite.positions(names, lists))
         call = templates.operator_call("while_stmt", args, node.lineno, keywords)
         return setters + [test_fn, body_fn] + state.finish(call, names, node.lineno)
 

@@ -7,19 +7,22 @@ construct is staged (the `composite=` argument is a function returning the specs
 
     ("self.best", lambda: self.best, lambda v: ag__.set_attr(self, "best", v))
     ("d['k']",    lambda: d["k"],    lambda v: ag__.set_item(d, "k", v))
-    ("out[i]",    None, None, "its index `i` changes inside the construct", lineno)
-    ("xs",        lambda: xs, None, "`xs.update(...)` changes it in place", lineno)
+    ("out[i]",    lambda: out, None, "its index `i` changes inside the construct", lineno,
+                  "write")
+    ("xs",        lambda: xs, None, "`xs.update(...)` changes it in place", lineno, "method")
 
 A spec with a setter is carried. One without is a write that cannot be carried: staging
-the construct raises a StagingError at the write's line — except a method call whose
-receiver turns out not to be a Python container (a TensorArray, a user object).
+the construct raises a StagingError at the write's line — except where the object
+written into turns out to change through staged ops itself (a staged list, whose item
+writes are ops), or, for a method call, not to be a Python container (a TensorArray, a
+user object).
 
 On the Python path none of this runs: the branches write the places themselves.
 """
 from __future__ import annotations
 
 from builtins import (  # the originals: see operators/__init__
-    bytearray, delattr, dict, hasattr, isinstance, list, set, setattr, tuple, type, zip)
+    bytearray, delattr, dict, getattr, hasattr, isinstance, list, set, setattr, tuple, type, zip)
 
 from typing import Any, Callable, Sequence
 
@@ -56,11 +59,12 @@ class Places:
     """The carried places of one staged construct: read them, write them, and say where
     a write that cannot be carried is."""
 
-    __slots__ = ("names", "getters", "setters", "filename")
+    __slots__ = ("names", "getters", "setters", "filename", "staged_lists")
 
-    def __init__(self, specs: Sequence[tuple], filename: str):
+    def __init__(self, specs: Sequence[tuple], filename: str, staged_lists: Sequence[Any] = ()):
         self.names, self.getters, self.setters = [], [], []
         self.filename = filename
+        self.staged_lists = staged_lists     # Python lists the construct made staged lists
         for spec in specs:
             name, getter, setter = spec[0], spec[1], spec[2]
             if setter is None:
@@ -71,13 +75,16 @@ class Places:
             self.setters.append(setter)
 
     def _check_uncarried(self, spec: tuple) -> None:
-        name, getter, _, reason, lineno = spec
+        name, getter, _, reason, lineno, kind = spec
         if getter is not None:
             try:
                 value = getter()
             except _ABSENT:
                 return
-            if not isinstance(value, _MUTABLE):
+            if (getattr(type(value), "__autograph_reference__", False)
+                    or any(value is x for x in self.staged_lists)):
+                return           # a staged list: its changes are ops
+            if kind == "method" and not isinstance(value, _MUTABLE):
                 return           # not a Python container: its own methods stage
         raise StagingError(
             f"{self.filename}:{lineno}: `{name}` cannot be changed inside a staged construct: "
@@ -104,10 +111,11 @@ def set_global(namespace: dict, name: str, value: Any) -> None:
         namespace[name] = value
 
 
-def places(composite: Callable[[], Sequence[tuple]], depth: int = 0) -> Places:
+def places(composite: Callable[[], Sequence[tuple]], staged_lists: Sequence[Any] = ()) -> Places:
     """The specs the converter wrote (see the module docstring); their file is the user's
-    code that called the operator."""
-    return Places(composite(), user_location(2).rpartition(":")[0])
+    code that called the operator. `staged_lists`: the Python lists of the construct's
+    state that became staged lists."""
+    return Places(composite(), user_location(2).rpartition(":")[0], staged_lists)
 
 
 def wrap_branch(fn: Callable, places: Places, init: tuple, n: int) -> Callable:

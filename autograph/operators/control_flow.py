@@ -25,6 +25,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from autograph.errors import StagingError, user_location
 from autograph.operators import composite as places_
+from autograph.operators import lists as lists_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
 
 
@@ -173,18 +174,23 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names):
 
 def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
             state: Sequence[Any] = (), names: Sequence[str] = (),
-            composite: Optional[Callable] = None) -> Any:
+            composite: Optional[Callable] = None, lists: Sequence[int] = ()) -> Any:
     """`if test:` with the branches as functions of `state`; returns the new values of
     `names`. Without `if_false`, `state` holds the current values of `names`.
     `composite`: the attributes, items and global names the branches write (see
-    operators/composite.py), carried when the `if` is staged."""
+    operators/composite.py), carried when the `if` is staged. `lists`: positions in
+    `state` of Python lists the branches append to (see operators/lists.py)."""
     if type(test) not in PLAIN:
         test = unwrap(test)
         backend = backend_of(test)
         if backend is not None:
             if composite is not None:
+                places = places_.places(composite, lists_.originals(state, lists))
+            if lists:
+                state = lists_.staged(backend, state, lists)
+            if composite is not None:
                 return _staged_if_places(backend, test, if_true, if_false, tuple(state),
-                                         tuple(names), places_.places(composite))
+                                         tuple(names), places)
             return _staged_if(backend, test, if_true, if_false, tuple(state), tuple(names),
                               tuple(names) or ("the return value",))
     if test:
@@ -246,7 +252,7 @@ def if_exp(test: Any, if_true: Callable, if_false: Callable) -> Any:
 
 def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
                names: Sequence[str] = (), opts: Optional[dict] = None,
-               composite: Optional[Callable] = None) -> Any:
+               composite: Optional[Callable] = None, lists: Sequence[int] = ()) -> Any:
     """`while test(*state): state = body(*state)`.
 
     The loop runs as Python while the test gives Python values; the first time it gives
@@ -261,8 +267,12 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
             backend = backend_of(cond)
             if backend is not None:
                 if composite is not None:
+                    places = places_.places(composite, lists_.originals(state, lists))
+                if lists:
+                    state = lists_.staged(backend, state, lists)
+                if composite is not None:
                     return _pack(_staged_loop_places(backend, test, body, state, tuple(names),
-                                                     opts, places_.places(composite)), n)
+                                                     opts, places), n)
                 return _pack(_staged_while(backend, test, body, state, tuple(names), opts), n)
         if not cond:
             return _pack(state, n)
@@ -294,6 +304,41 @@ def _staged_loop_places(backend, test, body, state, names, opts, places):
 
 
 def _staged_while(backend, test, body, state, names, opts):
+    refs = [i for i, v in enumerate(state) if getattr(type(v), "__autograph_reference__", False)]
+    if refs:
+        return _staged_while_refs(backend, test, body, state, names, opts, refs)
+    return _staged_while_values(backend, test, body, state, names, opts)
+
+
+def _staged_while_refs(backend, test, body, state, names, opts, refs):
+    """A loop whose state holds references (staged lists): they change through their own
+    ops, so they are not loop variables; the body must not rebind them."""
+    n = len(names)
+    keep = [i for i in range(n) if i not in refs]
+
+    def full(vs):
+        values = list(state)
+        for i, v in zip(keep, vs):
+            values[i] = v
+        return values
+
+    def ref_body(*vs):
+        outs = _unpack(body(*full(vs)), n)
+        for i in refs:
+            if outs[i] is not state[i]:
+                raise StagingError(
+                    f"{user_location(3)}: the list '{names[i]}' is appended to and also "
+                    f"assigned in a staged loop; change it only with its methods "
+                    f"(append, pop, items) inside the loop")
+        return _pack([outs[i] for i in keep], len(keep))
+
+    outs = _staged_while_values(backend, lambda *vs: test(*full(vs)), ref_body,
+                                tuple(state[i] for i in keep),
+                                tuple(names[i] for i in keep), opts)
+    return full(outs)
+
+
+def _staged_while_values(backend, test, body, state, names, opts):
     """Stage a loop. A loop variable that may be undefined (Undefined or MaybeUndefined
     before the loop) carries its `defined` flag as one more loop variable: the body sees
     it wrapped again (so reads check it, and `if`s inside merge it), and the flag after an
@@ -335,7 +380,8 @@ def _staged_while(backend, test, body, state, names, opts):
 
 def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
              names: Sequence[str] = (), extra_test: Optional[Callable] = None,
-             opts: Optional[dict] = None, composite: Optional[Callable] = None) -> Any:
+             opts: Optional[dict] = None, composite: Optional[Callable] = None,
+             lists: Sequence[int] = ()) -> Any:
     """`for item in iterable: state = body(item, *state)`, stopping early when
     `extra_test(*state)` is false (checked before each item is fetched, as `break` does)."""
     iterable = unwrap(iterable)
@@ -343,8 +389,13 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
     state = tuple(state)
     backend = backend_of(iterable.tensor if type(iterable) is _StagedEnumerate else iterable)
     if backend is not None:
+        places = None
+        if composite is not None:
+            places = places_.places(composite, lists_.originals(state, lists))
+        if lists:
+            state = lists_.staged(backend, state, lists)
         return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
-                           composite)
+                           places)
     if extra_test is None:
         if n == 1:
             value = state[0]
@@ -360,8 +411,13 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
         go = unwrap(extra_test(*state))
         go_backend = backend_of(go)
         if go_backend is not None:
+            places = None
+            if composite is not None:
+                places = places_.places(composite, lists_.originals(state, lists))
+            if lists:
+                state = lists_.staged(go_backend, state, lists)
             return _staged_python_for(go_backend, items, body, state, tuple(names), extra_test,
-                                      composite)
+                                      places)
         if not go:
             return _pack(state, n)
         try:
@@ -371,11 +427,10 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
         state = _unpack(body(item, *state), n)
 
 
-def _staged_python_for(backend, items, body, state, names, extra_test, composite):
+def _staged_python_for(backend, items, body, state, names, extra_test, places):
     """A Python iterable whose `break` flag became a tensor: each remaining item runs
     under a staged `if` on the flag."""
     n = len(names)
-    places = places_.places(composite) if composite is not None else None
     for item in items:
         go = unwrap(extra_test(*state))
         branch = lambda *s, item=item: body(item, *s)
@@ -388,7 +443,7 @@ def _staged_python_for(backend, items, body, state, names, extra_test, composite
     return _pack(state, n)
 
 
-def _staged_for(backend, iterable, body, state, names, extra_test, opts, composite=None):
+def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=None):
     n = len(names)
     if type(iterable) is _StagedEnumerate:
         length, get_element = backend.iterate(iterable.tensor)
@@ -407,10 +462,9 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, composi
         new = (i + 1,) + _unpack(body(get_item(i), *vs), n)
         return new if n else new[0]  # _staged_while unpacks one value as itself
 
-    if composite is not None:
+    if places is not None:
         outs = _staged_loop_places(backend, test, loop_body, (0,) + state,
-                                   ("the iteration index",) + names, opts,
-                                   places_.places(composite))
+                                   ("the iteration index",) + names, opts, places)
     else:
         outs = _staged_while(backend, test, loop_body, (0,) + state,
                              ("the iteration index",) + names, opts)

@@ -3,8 +3,8 @@ maps every op's name to its OpDef (used to load saved graphs), built from the ex
 lists below rather than as a side effect of imports."""
 from __future__ import annotations
 
-from . import (array_ops, broadcast_ops, core, io_ops, makers, math_ops, pad_ops, random_ops,
-               reduce_ops, state_ops, string_ops, tensor_array)
+from . import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, pad_ops,
+               random_ops, reduce_ops, state_ops, string_ops, tensor_array)
 
 
 def _registry() -> dict:
@@ -12,7 +12,7 @@ def _registry() -> dict:
     table = {}
     for module_ops in (core_ops(), math_ops.OPS, array_ops.OPS, io_ops.OPS, random_ops.OPS,
                        state_ops.OPS, string_ops.OPS, tensor_array.OPS, control_flow.OPS,
-                       broadcast_ops.OPS, reduce_ops.OPS, makers.OPS, pad_ops.OPS):
+                       broadcast_ops.OPS, reduce_ops.OPS, makers.OPS, list_ops.OPS, pad_ops.OPS):
         for op in module_ops:
             if op.name in table and table[op.name] is not op:
                 raise RuntimeError(f"two ops are named {op.name}")

@@ -1,0 +1,160 @@
+"""Staged Python lists: what `out = []; out.append(v)` becomes in a staged loop.
+
+autograph turns a Python list that a staged construct appends to (or pops from) into a
+`StagedList` (through the backend's `new_list`). Unlike a TensorArray it is a reference,
+like a Variable: the creation op makes a new storage at every run of the graph, and
+`append`, `pop`, item reads and writes are ops with side effects on that storage, run in
+program order. So the user's `out.append(v)` needs no rebinding, and the list passes
+through `cond` and `while_loop` unchanged. Read as a tensor (`ag.stack(out)`, returned
+from a function, an op's input) it is stacked. Its element dtype and shape come from
+`ag.set_element_type` or from the first value appended while tracing; a value of
+another dtype or shape is an error at the line that appends it.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .. import dtypes
+from ..autograph_backend import BACKEND
+from ..errors import InvalidArgumentError
+from ..shapes import TensorShape, as_shape
+from .core import OpDef, apply_op, convert_to_tensor
+
+_HANDLE = [(TensorShape(()), dtypes.variant)]
+
+
+class _Storage:
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+    def __repr__(self):
+        return f"<staged list storage of {len(self.items)} items>"
+
+
+def _index(storage, index) -> int:
+    i = int(index)
+    n = len(storage.items)
+    if not -n <= i < n:
+        raise InvalidArgumentError(f"list index {i} out of range for a list of {n} items")
+    return i
+
+
+def _pop_kernel(storage, dtype, element_shape):
+    if not storage.items:
+        raise InvalidArgumentError("pop from an empty list")
+    return storage.items.pop()
+
+
+def _stack_kernel(storage, dtype, element_shape):
+    if storage.items:
+        return np.stack(storage.items)
+    if not element_shape.is_fully_defined():
+        raise InvalidArgumentError(
+            "cannot stack an empty list whose element shape is not known; give it with "
+            "ag.set_element_type(l, dtype, shape)")
+    return np.zeros([0] + element_shape.as_list(), dtype=dtype.np_dtype)
+
+
+def _set_kernel(storage, index, value):
+    storage.items[_index(storage, index)] = value
+
+
+def _stacked_shape(element_shape) -> TensorShape:
+    if element_shape.rank is None:
+        return TensorShape(None)
+    return TensorShape([None] + list(element_shape.dims))
+
+
+def _element(inputs, dtype, element_shape):
+    return [(element_shape, dtype)]
+
+
+NEW = OpDef("StagedListNew", lambda inputs: _HANDLE, lambda *items: _Storage(list(items)),
+            side_effect=True, default_name="StagedList")
+APPEND = OpDef("StagedListAppend", lambda inputs: [],
+               lambda storage, value: storage.items.append(value), side_effect=True,
+               multi_output=True)
+POP = OpDef("StagedListPop", _element, _pop_kernel, side_effect=True)
+GET = OpDef("StagedListGet", _element,
+            lambda storage, index, dtype, element_shape: storage.items[_index(storage, index)],
+            side_effect=True)
+SET = OpDef("StagedListSet", lambda inputs: [], _set_kernel, side_effect=True, multi_output=True)
+LENGTH = OpDef("StagedListLength", lambda inputs: [(TensorShape(()), dtypes.int32)],
+               lambda storage: np.int32(len(storage.items)), side_effect=True)
+STACK = OpDef("StagedListStack",
+              lambda inputs, dtype, element_shape: [(_stacked_shape(element_shape), dtype)],
+              _stack_kernel, side_effect=True)
+OPS = [NEW, APPEND, POP, GET, SET, LENGTH, STACK]
+
+
+class StagedList:
+    """A Python list inside a staged construct (see the module docstring)."""
+
+    __autograph_reference__ = True      # passed through cond/while_loop as it is
+    __autograph_backend__ = BACKEND     # `for x in l` stages; len(l) is a tensor
+
+    def __init__(self, items=(), dtype=None, element_shape=None):
+        self.dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+        self.element_shape = as_shape(element_shape)
+        values = [self._checked(v) for v in items]
+        self.handle = apply_op(NEW, values)
+
+    def _checked(self, value):
+        t = convert_to_tensor(value, dtype_hint=self.dtype)
+        if self.dtype is None:
+            self.dtype = t.dtype
+        elif t.dtype is not self.dtype:
+            raise TypeError(f"a list whose elements are {self.dtype.name} cannot take a "
+                            f"{t.dtype.name} value {t!r}: the elements of a list that a staged "
+                            "construct changes share one dtype (use rt.cast)")
+        if not self.element_shape.is_compatible_with(t.shape):
+            raise TypeError(f"a list whose elements have shape {self.element_shape} cannot "
+                            f"take a value of shape {t.shape}: the elements of a list that a "
+                            "staged construct changes share one shape")
+        self.element_shape = self.element_shape.merge_with(t.shape)
+        return t
+
+    def _known(self, what: str):
+        if self.dtype is None:
+            raise ValueError(f"cannot {what} a list without knowing its element type; use "
+                             "set_element_type to annotate it")
+        return {"dtype": self.dtype, "element_shape": self.element_shape}
+
+    def append(self, value) -> None:
+        apply_op(APPEND, [self.handle, self._checked(value)])
+
+    def pop(self, index: int = -1):
+        if not (isinstance(index, int) and index == -1):
+            raise TypeError("a list that a staged construct changes can only pop its last "
+                            "item (`l.pop()`)")
+        return apply_op(POP, [self.handle], self._known("pop from"))
+
+    def __getitem__(self, index):
+        return apply_op(GET, [self.handle, convert_to_tensor(index, dtype=dtypes.int32)],
+                        self._known("read"))
+
+    def __setitem__(self, index, value) -> None:
+        apply_op(SET, [self.handle, convert_to_tensor(index, dtype=dtypes.int32),
+                       self._checked(value)])
+
+    def length(self):
+        return apply_op(LENGTH, [self.handle])
+
+    def stack(self, name: Optional[str] = None):
+        return apply_op(STACK, [self.handle], self._known("stack"), name=name)
+
+    def __len__(self):
+        raise TypeError("len() of a list that a staged construct changes is a tensor; "
+                        "in a function converted by autograph `len(l)` gives it")
+
+    def __iter__(self):
+        raise TypeError("iterating over a staged list is a staged loop: use it in a `for` "
+                        "of a function converted by autograph, or stack it (ag.stack(l))")
+
+    def __repr__(self):
+        dtype = self.dtype.name if self.dtype is not None else "unknown"
+        return f"<staged list of {dtype} elements of shape {self.element_shape}>"
