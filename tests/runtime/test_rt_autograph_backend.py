@@ -119,3 +119,68 @@ def test_iterate_range_logical_not_and_assert(graph):
         graph.run(count, {x: [[1, 2]]})
     with pytest.raises(TypeError, match="scalar"):
         be.iterate(x[0, 0])
+
+
+# -- len() and `in` (autograph's ag__.len_ / ag__.in_ hand staged values to these) -----------
+
+def test_len_is_a_python_int_when_the_first_dimension_is_known(graph):
+    be = backend_of(rt.placeholder(rt.int32, []))
+    x = rt.placeholder(rt.float32, [3, None])
+    n = be.len(x)
+    assert type(n) is int and n == 3
+    assert be.len(rt.zeros([0, 2])) == 0
+
+
+def test_len_is_a_tensor_when_the_first_dimension_is_unknown(graph):
+    x = rt.placeholder(rt.float32, [None, 2])
+    r = rt.placeholder(rt.float32, None)  # unknown rank: the tensor form too
+    be = backend_of(x)
+    n, m = be.len(x), be.len(r)
+    assert isinstance(n, rt.SymbolicTensor) and n.dtype is rt.int32 and n.shape == rt.TensorShape([])
+    value = [[1.0, 2.0]] * 5
+    got = graph.run([n, m], {x: value, r: [[1.0]] * 4})
+    assert [t.numpy() for t in got] == [len(value), 4]
+
+
+def test_len_of_a_scalar_is_a_type_error(graph):
+    x = rt.placeholder(rt.int32, [])
+    with pytest.raises(TypeError, match=r"len\(\) of a scalar tensor"):
+        backend_of(x).len(x)
+
+
+def test_len_of_a_tensor_array_is_its_size(graph):
+    x = rt.placeholder(rt.int32, [])
+    ta = rt.TensorArray(rt.float32, size=0, dynamic_size=True).write(0, 1.0).write(x, 2.0)
+    n = backend_of(x).len(ta)
+    assert graph.run(n, {x: 4}).numpy() == 5
+
+
+@pytest.mark.parametrize("container,item", [
+    ([1, 2, 3], 2), ([1, 2, 3], 4), ([[1, 2], [3, 4]], 4), ([[1, 2], [3, 4]], [3, 5]),
+    ([], 1), ([0.5, 1.5], 1.5), (["a", "b"], "b"), (["a", "b"], "c"),
+])
+def test_contains_is_elementwise_equality_anywhere(graph, container, item):
+    import numpy as np
+    arr = np.array(container, dtype=None if container else np.int32)
+    c = rt.placeholder(rt.as_dtype(arr.dtype) if arr.dtype.kind != "U" else rt.string, arr.shape)
+    got = backend_of(c).contains(c, item)
+    assert got.dtype is rt.bool and got.shape == rt.TensorShape([])
+    want = bool(np.any(arr == np.array(item, dtype=arr.dtype)))
+    assert graph.run(got, {c: container if container else arr}).numpy() == want
+
+
+def test_contains_with_a_staged_item_and_clear_dtype_errors(graph):
+    c = rt.placeholder(rt.int32, [None])
+    i = rt.placeholder(rt.int32, [])
+    be = backend_of(c)
+    got = be.contains(c, i)
+    assert graph.run(got, {c: [4, 5], i: 5}).numpy()
+    assert not graph.run(got, {c: [4, 5], i: 6}).numpy()
+    with pytest.raises(TypeError, match="float32 value is in a tensor of dtype int32: rt.cast"):
+        be.contains(c, rt.placeholder(rt.float32, []))
+    with pytest.raises(TypeError, match="float32 value is in a tensor of dtype int32"):
+        be.contains(c, 2.5)
+    with pytest.raises(TypeError, match="string value is in a tensor of dtype int32"):
+        be.contains(c, "x")
+    with pytest.raises(TypeError, match="needs a tensor container"):
+        be.contains(rt.TensorArray(rt.int32, size=1), 1)
