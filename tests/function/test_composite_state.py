@@ -1,0 +1,157 @@
+"""Composite state and Python lists in staged constructs: plain Python, converted on
+Python values, and staged by rt.function on tensors must agree (the second backend of
+tests/autograph checks the converter side without the runtime)."""
+import numpy as np
+import pytest
+
+import autograph as ag
+import runtime as rt
+from runtime.errors import InvalidArgumentError
+
+import composite_programs as programs
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "numpy"):
+        return np.asarray(value.numpy()).tolist()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+CASES = [pytest.param(fn, args, tensors, id=f"{fn.__name__}-{i}")
+         for fn, arg_sets, tensors in programs.CASES for i, args in enumerate(arg_sets)]
+
+
+@pytest.mark.parametrize("fn, args, tensors", CASES)
+def test_converted_and_staged_match_python(fn, args, tensors):
+    expected = _plain(fn(*args))
+    assert _plain(ag.to_graph(fn)(*args)) == expected
+    staged_args = [rt.constant(a) if i in tensors else a for i, a in enumerate(args)]
+    assert _plain(rt.function(fn)(*staged_args)) == expected
+
+
+def test_one_trace_serves_every_value():
+    f = rt.function(programs.tracker)
+    assert [int(f(rt.constant(x))) for x in (1, 5, -3, 2)] == [2, 5, 2, 2]
+    assert f.experimental_get_tracing_count() == 1
+    collect = rt.function(programs.collect)
+    assert collect(rt.constant(3)).numpy().tolist() == [0, 1, 4]
+    assert collect(rt.constant(5)).numpy().tolist() == [0, 1, 4, 9, 16]
+    assert collect.experimental_get_tracing_count() == 1
+
+
+def test_the_issue_examples():
+    def f(a):
+        x = {"a": a}
+        if x["a"] > 0:
+            x["b"] = 1
+        else:
+            x["b"] = -1
+        return x["b"]
+
+    def g(n):
+        y = {"a": 1}
+        for _ in range(n):
+            y["a"] += 1
+        return y
+
+    assert int(rt.function(f)(rt.constant(1))) == 1
+    assert int(rt.function(g)(rt.constant(3))["a"]) == 4
+
+    class Best:
+        def __init__(self):
+            self.best = rt.constant(0)
+
+        def update(self, x):
+            if x > self.best:
+                self.best = x
+            return self.best
+
+    b = Best()
+    assert int(rt.function(b.update)(rt.constant(-3))) == 0
+
+    @rt.function
+    def squares(n):
+        out = []
+        for i in rt.range(n):
+            out.append(i * i)
+        return out
+
+    assert squares(rt.constant(4)).numpy().tolist() == [0, 1, 4, 9]
+
+
+def test_a_key_set_on_one_path_only_fails_when_that_path_is_not_taken():
+    def one_path(a):
+        x = {"a": a}
+        if x["a"] > 0:
+            x["b"] = 1
+        return x
+
+    f = rt.function(one_path)
+    assert _plain(f(rt.constant(2))) == {"a": 2, "b": 1}
+    with pytest.raises(InvalidArgumentError, match=r"'x\['b'\]' must also be initialized"):
+        f(rt.constant(0))
+    with pytest.raises(ValueError, match="loop must iterate at least once"):
+        rt.function(programs.while_imbalanced)(rt.constant(11))
+    with pytest.raises(ValueError, match="loop must iterate at least once"):
+        rt.function(programs.for_imbalanced)(rt.constant(0), 0)
+
+
+def _index_changes(n):
+    out = [0, 0, 0, 0]
+    for i in range(n):
+        out[i] = i
+    return out
+
+
+def _mutating_method(a):
+    d = {}
+    if a > 0:
+        d.update(x=1)
+    return d
+
+
+def _rebound_key(n):
+    d = {"a": 0, "b": 0}
+    k = "a"
+    for i in range(n):
+        d[k] = i
+        k = "b"
+    return d
+
+
+@pytest.mark.parametrize("fn, line_text", [
+    (_index_changes, "out[i] = i"),
+    (_mutating_method, "d.update(x=1)"),
+    (_rebound_key, "d[k] = i"),
+])
+def test_a_write_that_cannot_be_carried_is_an_error_at_its_line(fn, line_text):
+    assert _plain(ag.to_graph(fn)(3)) == _plain(fn(3))       # Python values: as written
+    import inspect
+    lines, first = inspect.getsourcelines(fn)
+    lineno = first + next(i for i, t in enumerate(lines) if line_text in t)
+    with pytest.raises(ag.StagingError, match=rf"test_composite_state.py:{lineno}: .*cannot be "
+                                              r"changed inside a staged construct"):
+        rt.function(fn)(rt.constant(3))
+
+
+def test_list_elements_of_another_dtype_are_an_error_at_the_append():
+    def mixed(n):
+        out = [1]
+        for i in range(n):
+            out.append(0.5)
+        return out
+
+    with pytest.raises(TypeError, match="elements are int32 cannot take a float32"):
+        rt.function(mixed)(rt.constant(2))
+
+
+def test_stacking_an_untyped_empty_list_says_what_to_do():
+    with pytest.raises(ValueError, match="cannot stack a list without knowing its element "
+                                         "type; use set_element_type"):
+        ag.stack([])
