@@ -922,3 +922,56 @@ PY = [
     (handler_reads_branch_state, [(1,), (-1,)], False),
     (loop_inside_try_body_unobserved, [([1, 2],), ([1, 'a'],)], False),
 ]
+
+
+# --- state that is not a local name (carried through staged constructs) -----------
+
+class _Holder:
+    def __init__(self, v):
+        self.v = v
+
+
+def attr_in_if(x):
+    h = _Holder(0)
+    if x > 0:
+        h.v = x * 2
+    else:
+        h.v = -x
+    return h.v
+
+
+def item_in_while(n):
+    d = {"s": 0}
+    i = 0
+    while i < n:
+        d["s"] = d["s"] + i
+        i = i + 1
+    return d["s"]
+
+
+def item_in_for_with_break(n):
+    acc = [0, 0]
+    for i in range(n):
+        if acc[0] > 5:
+            break
+        acc[0] = acc[0] + i
+    return acc[0]
+
+
+_G = 0
+
+
+def global_in_if(x):
+    global _G
+    _G = 1
+    if x > 0:
+        _G = x
+    return _G
+
+
+PY += [
+    (attr_in_if, [(3,), (-2,)], True),
+    (item_in_while, [(0,), (4,)], True),
+    (item_in_for_with_break, [(2,), (8,)], True),
+    (global_in_if, [(3,), (-2,)], True),
+]
