@@ -191,7 +191,10 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
 def _carried(text: str, target) -> str:
     obj = _text(target.value)
     if type(target) is gast.Attribute:
-        setter = f"lambda v: ag__.set_attr({obj}, {target.attr!r}, v)"
+        attr = repr(target.attr)
+        if target.attr.startswith("__") and not target.attr.endswith("__"):
+            attr = f"ag__.attribute_name(lambda: {text})"     # as Python mangles it
+        setter = f"lambda v: ag__.set_attr({obj}, {attr}, v)"
     else:
         setter = f"lambda v: ag__.set_item({obj}, {_text(target.slice)}, v)"
     return f"({text!r}, lambda: {text}, {setter})"

@@ -19,7 +19,7 @@ converted): each operator module imports the builtins it uses (`from builtins im
 len, ...`), so that it calls the originals and never the user's replacement.
 """
 from autograph.operators.calls import converted_call, do_not_convert
-from autograph.operators.composite import set_attr, set_global, set_item
+from autograph.operators.composite import attribute_name, set_attr, set_global, set_item
 from autograph.operators.lists import set_element_type, stack
 from autograph.operators.control_flow import (backend_of, enumerate_, for_stmt, if_exp, if_stmt,
                                               range_, while_stmt)
@@ -29,5 +29,5 @@ from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefine
 
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_",
            "assert_stmt", "converted_call", "do_not_convert", "Undefined", "MaybeUndefined",
-           "is_undefined", "ld", "backend_of", "set_attr", "set_item", "set_global",
+           "is_undefined", "ld", "backend_of", "set_attr", "set_item", "set_global", "attribute_name",
            "set_element_type", "stack"]

@@ -44,6 +44,12 @@ def set_attr(obj: Any, name: str, value: Any) -> None:
     setattr(obj, name, value)
 
 
+def attribute_name(getter: Callable) -> str:
+    """The attribute `lambda: obj.__x` reads, as Python compiled it (`_C__x` in a method
+    of class `C`)."""
+    return getter.__code__.co_names[-1]
+
+
 def set_item(obj: Any, key: Any, value: Any) -> None:
     """`obj[key] = value`; an Undefined value removes the key (it had none)."""
     if type(value) is Undefined:
