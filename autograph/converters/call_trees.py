@@ -48,6 +48,9 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
             node.args = [templates.name("__class__"), templates.name(ctx.first_param)]
         return node
     target = _resolve(func, ctx)
+    if (target is builtins.len and len(node.args) == 1 and not node.keywords
+            and type(node.args[0]) is not gast.Starred):
+        return operator_call("len_", node.args, node)   # a staged length for staged values
     if target is not _UNKNOWN and is_allowlisted(target):
         return node
     call = operator_call("converted_call", [func] + node.args, node)

@@ -1,7 +1,8 @@
-"""`and`, `or`, `not` into `ag__.and_`, `ag__.or_`, `ag__.not_`.
+"""`and`, `or`, `not` (and `in`, whose answer Python makes a bool) into `ag__.and_`, `ag__.or_`, `ag__.not_`.
 
     a and b or not c   ->   ag__.or_(ag__.and_(a, lambda: b), lambda: ag__.not_(c))
     0 < x < 10         ->   ag__.and_(0 < x, lambda: x < 10)
+    x in xs            ->   ag__.in_(x, xs)
 
 Operands after the first become `lambda:` so they run only when Python would run them.
 """
@@ -30,11 +31,22 @@ def _chain(node: gast.Compare) -> gast.AST:
         part.lineno, part.col_offset = node.lineno, node.col_offset
         part.end_lineno, part.end_col_offset = node.end_lineno, node.end_col_offset
         parts.append(part)
+    parts = [_membership(p) for p in parts]
     return operator_call("and_", [parts[0]] + [thunk(p) for p in parts[1:]], node)
+
+
+def _membership(node: gast.Compare) -> gast.AST:
+    """`x in xs` -> `ag__.in_(x, xs)` (a staged bool when `xs` is staged)."""
+    if len(node.ops) == 1 and type(node.ops[0]) in (gast.In, gast.NotIn):
+        op = "in_" if type(node.ops[0]) is gast.In else "not_in"
+        return operator_call(op, [node.left, node.comparators[0]], node)
+    return node
 
 
 def rewrite(node: gast.AST, ctx) -> gast.AST:
     if isinstance(node, gast.Compare):
+        if len(node.ops) == 1:
+            return _membership(node)
         return _chain(node)
     if isinstance(node, gast.UnaryOp):
         if isinstance(node.op, gast.Not):

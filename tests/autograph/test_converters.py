@@ -171,7 +171,7 @@ def calls(xs):
 
 
 def test_user_calls_are_converted_builtins_are_not():
-    assert "ag__.converted_call(helper, len(xs)) + sum(xs)" in _code(calls)
+    assert "ag__.converted_call(helper, ag__.len_(xs)) + sum(xs)" in _code(calls)
 
 
 def test_range_in_for_stages_with_tensor_bounds():
