@@ -12,7 +12,17 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class StagingError(Exception):
-    """A construct that has no single staged meaning (raised at trace time)."""
+    """A construct that has no single staged meaning (raised at trace time). The errors
+    for the cases where TensorFlow raises a built-in exception also derive from it, so
+    that `except TypeError` / `except ValueError` code written for TensorFlow works."""
+
+
+class StagingTypeError(StagingError, TypeError):
+    """A value whose dtype or structure differs between branches or iterations."""
+
+
+class StagingValueError(StagingError, ValueError):
+    """A value missing on one path (a `return` or assignment that only some paths make)."""
 
 
 class ConversionError(Exception):

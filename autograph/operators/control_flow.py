@@ -23,7 +23,7 @@ from builtins import (  # the originals: see operators/__init__
 
 from typing import Any, Callable, Optional, Sequence
 
-from autograph.errors import StagingError, user_location
+from autograph.errors import StagingError, StagingTypeError, StagingValueError, user_location
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
@@ -104,7 +104,8 @@ class _Tracer:
         if ("must" in text or "use " in text or "Make " in text
                 or not any(word in text for word in ("branch", "iteration", "loop"))):
             advice = ""        # the backend's message already says what to change
-        return StagingError(f"{user_location(3)}: {text}. {advice}".rstrip())
+        kind = StagingTypeError if isinstance(error, TypeError) else StagingError
+        return kind(f"{user_location(3)}: {text}. {advice}".rstrip())
 
 
 def _check_returns(outputs: list, names: Sequence[str]) -> None:
@@ -115,7 +116,7 @@ def _check_returns(outputs: list, names: Sequence[str]) -> None:
         a, b = outputs[0][i], outputs[1][i]
         if (a is None) != (b is None):
             where = "true" if a is None else "false"
-            raise StagingError(
+            raise StagingValueError(
                 f"{user_location(3)}: {name} is None in the {where} branch but a value in "
                 f"the other: with a tensor condition every path must give a value of the "
                 f"same structure (add a `return` / assignment on the path that lacks it)")
