@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from builtins import bool, str, type  # the originals: see operators/__init__
 
+import sys as _sys
 from typing import Any
 
 from autograph.errors import user_location
@@ -47,16 +48,18 @@ def unwrap(value: Any) -> Any:
     return value.value if type(value) is MaybeUndefined else value
 
 
+_UNBOUND = ("cannot access local variable '%s' where it is not associated with a value"
+            if _sys.version_info >= (3, 11) else "local variable '%s' referenced before assignment")
+
+
 def ld(value: Any) -> Any:
     """Read a name that may be unassigned: raise like Python, or check at run time."""
     kind = type(value)
     if kind is Undefined:
-        where = user_location(2)
-        error = UnboundLocalError(
-            f"cannot access local variable '{value.name}' where it is not associated "
-            f"with a value ({where})")
-        # Inside a staged branch this becomes a run-time check (see control_flow._Tracer).
-        error.ag_undefined = (value.name, where)
+        error = UnboundLocalError(_UNBOUND % value.name)       # Python's own message
+        # Inside a staged branch this becomes a run-time check (see control_flow._Tracer),
+        # whose message says where: the location travels with the error, not in it.
+        error.ag_undefined = (value.name, user_location(2))
         raise error
     if kind is MaybeUndefined:
         backend = type(value.defined).__autograph_backend__

@@ -17,7 +17,7 @@ def _run(fn, args):
         try:
             result = ("ok", fn(*copy.deepcopy(args)))
         except Exception as e:        # the exception type and message must match too
-            result = ("raised", type(e), str(e).split(" (")[0])
+            result = ("raised", type(e), str(e))
     return result, out.getvalue()
 
 

@@ -14,7 +14,7 @@ def _outcome(fn, args):
     try:
         return ("ok", fn(*args))
     except Exception as e:          # same exception type and message, or the same value
-        return ("raised", type(e), str(e).split(" (")[0])
+        return ("raised", type(e), str(e))
 
 
 def _staged_outcome(fn, args):
