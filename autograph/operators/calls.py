@@ -4,7 +4,8 @@
 
 User functions (and methods, and callable objects' `__call__`) are converted and
 cached; builtins, the standard library, numpy, and this project's own packages are
-called as they are, as is anything marked with `do_not_convert`.
+called as they are, as are generators, `async def` functions and anything marked with
+`do_not_convert`.
 """
 from __future__ import annotations
 
@@ -24,6 +25,10 @@ ALLOWLIST = frozenset({"autograph", "runtime", "numpy", "gast", "builtins", "_py
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 _BUILTIN_CALLABLES = frozenset({types.BuiltinFunctionType, types.BuiltinMethodType,
                                 types.MethodWrapperType, types.WrapperDescriptorType, type})
+
+# Generators and coroutines are never converted (their bodies run later, one step at a
+# time): calls to them run them as they are, without trying.
+_NOT_CONVERTIBLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def do_not_convert(fn: Callable) -> Callable:
@@ -81,7 +86,8 @@ def converted_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
     if target is None:
         return fn(*args, **kwargs)
     func, bound_to = target
-    if getattr(func, _DO_NOT_CONVERT, False) or is_allowlisted(func):
+    if (getattr(func, _DO_NOT_CONVERT, False) or func.__code__.co_flags & _NOT_CONVERTIBLE
+            or is_allowlisted(func)):
         return fn(*args, **kwargs)
     from autograph import api
     converted = api.convert_function(func, recursive=True)
