@@ -20,12 +20,22 @@ import gast
 
 from autograph import experimental, operators, parsing, pipeline, templates, unparsing
 from autograph.converters.context import Context
+from autograph.errors import ConversionError
 
 logger = logging.getLogger("autograph")
 
-_code_cache: dict = {}                        # (code, recursive) -> converted code object
+_code_cache: dict = {}     # (code, options) -> converted code, False (failed) or _AS_WRITTEN
 _function_cache = weakref.WeakKeyDictionary()  # function -> {recursive: converted function}
 _CONVERTED = "__autograph_converted__"
+
+
+class LeftAsWritten(ConversionError):
+    """`fn` looks at its own frame (`locals()`, `eval`, `sys._getframe`, ...: see
+    `parsing.introspection`); converting it would change what it sees, so it runs as
+    written."""
+
+
+_AS_WRITTEN = "as written"      # in _code_cache: a function that runs unconverted by design
 
 
 def strict() -> bool:
@@ -46,11 +56,31 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
                  features: frozenset = frozenset()) -> tuple[gast.AST, str]:
     """The converted tree of `fn` and its file name (raises ConversionError)."""
     node, filename = parsing.parse_function(fn)
-    ctx = Context(node, filename, _namespace(fn), recursive)
+    namespace = _namespace(fn)
+    if parsing.may_introspect(fn.__code__):
+        found = parsing.introspection(node, namespace)
+        if found is not None:
+            raise LeftAsWritten(f"{fn.__qualname__} is not converted: {found[0]}")
+    ctx = Context(node, filename, namespace, recursive)
     ctx.features = features
     ctx.has_class_cell = "__class__" in fn.__code__.co_freevars
     node = pipeline.convert(node, ctx)
+    # A function of the user's that names `ag__` itself keeps it; the operators take
+    # another name (`ag__1`), in to_code's output as in the compiled code.
+    node.ag_operators = ctx.new_name("ag__", unique=True) if "ag__" in ctx.used_names else "ag__"
+    if node.ag_operators != "ag__":
+        rename_operators(node, node.ag_operators)
     return node, filename
+
+
+def rename_operators(node: gast.AST, name: str) -> None:
+    """Refer to the operators module as `name` in the converted tree `node`: generated
+    code reaches it as `ag__.<operator>` (a generated `ag__` that is not followed by an
+    attribute is a user's variable, such as a loop's state)."""
+    for n in gast.walk(node):
+        if (type(n) is gast.Attribute and type(n.value) is gast.Name and n.value.id == "ag__"
+                and getattr(n.value, "ag_generated", False)):
+            n.value = templates.name(name)
 
 
 def _private_class(qualname: str):
@@ -95,7 +125,7 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     if isinstance(node, gast.FunctionDef):
         node.name = "ag__entity"    # so that the factory scope does not shadow a recursive call
     lineno = node.lineno
-    cells = ["ag__"] + [n for n in fn.__code__.co_freevars if n != "ag__"]
+    cells = [node.ag_operators, *fn.__code__.co_freevars]
     # A method, or a function nested in one, is compiled in a class of its class's name,
     # so that Python mangles `self.__x` (in generated functions and nested ones too).
     owner = _private_class(getattr(fn.__code__, "co_qualname", fn.__qualname__))
@@ -156,9 +186,8 @@ def _requalify(code: types.CodeType, compiled: str, original: str,
 
 def _bind(code: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
     originals = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    closure = tuple(types.CellType(operators) if name == "ag__" else
-                    originals.get(name) or types.CellType()
-                    for name in code.co_freevars)
+    closure = tuple(originals[name] if name in originals else types.CellType(operators)
+                    for name in code.co_freevars)      # the one other cell: the operators'
     converted = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     converted.__kwdefaults__ = fn.__kwdefaults__
     converted.__qualname__ = fn.__qualname__
@@ -188,6 +217,9 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
     if code is None or (code is False and strict()):
         try:
             code = _compile(fn, recursive, features)
+        except LeftAsWritten as e:
+            logger.info("autograph: %s", e)
+            code = _AS_WRITTEN
         except Exception as e:        # never run a wrongly converted function
             if strict():
                 raise
@@ -196,7 +228,7 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
             logger.debug("conversion failure", exc_info=True)
             code = False
         _code_cache[key] = code
-    converted = fn if code is False else _bind(code, fn)
+    converted = fn if code is False or code is _AS_WRITTEN else _bind(code, fn)
     try:
         _function_cache.setdefault(fn, {})[options] = converted
     except TypeError:

@@ -44,6 +44,7 @@ from typing import Optional, Sequence
 import gast
 
 from autograph import parsing, pipeline, templates, unparsing
+from autograph.api import rename_operators
 from autograph.converters.context import Context
 from autograph.errors import ConversionError
 from autograph.operators.calls import ALLOWLIST
@@ -295,8 +296,10 @@ _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 # Generated code calls the operators as `ag__.if_stmt(...)`; converted modules import
-# them as `__ag__`, a name `from module import *` and checks of public names skip.
-_RENAME = {"ag__": "__ag__"}
+# them as `__ag__`, a name `from module import *` and checks of public names skip (a
+# user's own `ag__` stays as it is). A function that binds one of the prelude's names
+# itself would hide it: it stays as written.
+_PRELUDE_NAMES = frozenset({"__ag__", "__ag_converted__"})
 
 
 def _parameters(args: ast.arguments) -> gast.arguments:
@@ -329,6 +332,9 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     scan.add(fn.args)
     scan.kinds.add(gast.FunctionDef)
     ctx = Context(fn, filename, namespace, recursive=True, scan=scan)
+    clash = ctx.all_locals & _PRELUDE_NAMES
+    if clash:
+        raise ConversionError(f"binds {min(clash)}, a name the converted module imports")
     if (gast.Yield in ctx.node_kinds or gast.YieldFrom in ctx.node_kinds) and _is_generator(fn):
         raise ConversionError("generator function")
     shadowed = ctx.all_locals & _BUILTIN_NAMES
@@ -339,8 +345,8 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     if ctx.has_nested_functions:
         _mark_nested(fn)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
-    return unparsing.unparse(fn, prefix, rename=_RENAME,
-                           comments=_comments(lines, node, scan.strings))
+    rename_operators(fn, "__ag__")
+    return unparsing.unparse(fn, prefix, comments=_comments(lines, node, scan.strings))
 
 
 def _comments(lines: Sequence[str], node: ast.AST, strings: list) -> list:
@@ -394,11 +400,6 @@ def _parse(source: str, filename: str) -> ast.Module:
         raise SourceError(f"{filename}: cannot parse: {e}") from None
 
 
-_FRAME_FUNCTIONS = frozenset({"_getframe", "currentframe", "stack", "getouterframes",
-                              "extract_stack", "format_stack", "print_stack", "walk_stack"})
-_FRAME_HINTS = ("_getframe", "currentframe", "stacklevel", "stack(", "_stack", "warn(")
-
-
 def _called_names(node: ast.AST) -> set:
     """Names called in `node`: `f(...)` and `x.f(...)` both call `f`."""
     return {func.id if type(func) is ast.Name else func.attr
@@ -406,32 +407,27 @@ def _called_names(node: ast.AST) -> set:
             for func in [call.func] if type(func) in (ast.Name, ast.Attribute)}
 
 
-def _frame_sensitive(targets: list, lines: list) -> dict:
-    """Functions that look at the call stack (`sys._getframe`, `warnings.warn(...,
-    stacklevel=)`, `inspect.stack`), and the module's functions that call them, by name,
-    transitively: converted code runs branches and loop bodies in functions of their
-    own, so counting frames up from there would land somewhere else. They stay as written
-    ({def line: reason}). Only functions whose text has a hint, or names a sensitive
-    function followed by `(`, are walked."""
-    texts, sensitive = [], {}
+def _frame_sensitive(targets: list, lines: list, namespace: dict) -> dict:
+    """Functions that look at their own frame (`parsing.introspection`, the rule
+    `to_graph` follows too: `locals()`, `eval`, `sys._getframe`, `stacklevel=`), and the
+    module's functions that call those counting frames, by name, transitively: converted
+    code runs branches and loop bodies in functions of their own, so counting frames up
+    from there would land somewhere else. They stay as written ({def line: reason}). Only
+    functions whose text has a hint, or names a sensitive function followed by `(`, are
+    walked."""
+    texts, sensitive, counting = [], {}, set()
     for target in targets:
         node = target.node
         text = "".join(lines[node.lineno - 1:node.end_lineno])
         texts.append((target, text))
-        if not any(hint in text for hint in _FRAME_HINTS):
+        if not any(hint in text for hint in parsing.TEXT_HINTS):
             continue
-        for call in ast.walk(node):
-            if type(call) is not ast.Call:
-                continue
-            func = call.func
-            name = func.id if type(func) is ast.Name else getattr(func, "attr", None)
-            if name is not None and (
-                    name in _FRAME_FUNCTIONS or any(k.arg == "stacklevel" for k in call.keywords)
-                    or (name == "warn" and len(call.args) >= 3)):
-                sensitive[node.lineno] = (f"{name}() looks at the call stack, which "
-                                          "converted code deepens")
-                break
-    names = {t.node.name for t in targets if t.node.lineno in sensitive}
+        why = parsing.introspection(node, namespace)
+        if why is not None:
+            sensitive[node.lineno] = why[0]
+            if why[1]:
+                counting.add(node.name)
+    names = counting
     while names:
         calling = re.compile(r"\b(%s)\s*\(" % "|".join(map(re.escape, sorted(names))))
         found = set()
@@ -473,7 +469,8 @@ def _convert_source(source, filename, only):
     if not targets:
         raise SourceError(f"{filename}: no functions or methods; nothing to convert")
     lines = _split_lines(source)
-    forced = _frame_sensitive(targets, lines)       # def line -> why it stays as written
+    namespace = _module_namespace(tree, source)
+    forced = _frame_sensitive(targets, lines, namespace)   # def line -> why it stays as written
     if only is not None:
         def names(t):                  # `f`, `C.f`, and `C` for every method of class C
             parts = t.qualname.split(".")
@@ -483,7 +480,6 @@ def _convert_source(source, filename, only):
         missing = wanted.difference(*map(names, targets))
         if missing:
             raise SourceError(f"{filename}: no function named {', '.join(sorted(missing))}")
-    namespace = _module_namespace(tree, source)
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
     report = Report(lines=len(lines))

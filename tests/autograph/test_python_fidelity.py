@@ -1,13 +1,19 @@
 """Converted functions behave like the originals on Python values, down to details a
 program can observe: qualified names, private-name mangling, introspection, messages,
 logging. Each test runs the plain function and `ag.to_graph(f)` side by side."""
+import ast
+import asyncio
+import inspect
 import linecache
+import logging
+import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import autograph as ag
-from autograph import module_converter
+from autograph import module_converter, parsing
 
 
 def outcome(fn, *args):
@@ -203,3 +209,309 @@ def test_module_converter_mangles_like_python():
     for amount in (3, 5, 100):
         assert (outcome(converted["Account"]().withdraw, amount)
                 == outcome(plain["Account"]().withdraw, amount))
+
+
+# --- 3. functions that look at their own frame stay as written -------------------------
+
+def reads_locals(x):
+    if x > 0:
+        y = 1
+    else:
+        y = 2
+    return sorted(locals())
+
+
+def reads_vars(x):
+    for i in range(x):
+        pass
+    return sorted(vars())
+
+
+def runs_exec(x):
+    exec("x = x + 1")
+    if x:
+        z = 1
+    else:
+        z = 2
+    return z, sorted(locals())
+
+
+def runs_eval(x):
+    if x:
+        z = eval("x + 1")
+    else:
+        z = 0
+    return z
+
+
+def frame_name(x):
+    if x:
+        return sys._getframe().f_code.co_name
+    return None
+
+
+def frame_locals(x):
+    if x:
+        y = 3
+    else:
+        y = 4
+    return sorted(inspect.currentframe().f_locals)
+
+
+def stack_depth(x):
+    if x:
+        return inspect.stack()[0].function
+    return None
+
+
+INTROSPECTING = [reads_locals, reads_vars, runs_exec, runs_eval, frame_name, frame_locals,
+                 stack_depth]
+
+
+@pytest.mark.parametrize("fn", INTROSPECTING, ids=lambda f: f.__name__)
+def test_introspecting_functions_run_as_written(fn, caplog, monkeypatch):
+    monkeypatch.setenv("AUTOGRAPH_STRICT", "1")     # a choice, not a failure: never raised
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        assert ag.to_graph(fn) is fn
+    [record] = [r for r in caplog.records if fn.__name__ in r.getMessage()]
+    assert record.levelno == logging.INFO
+    assert "not converted" in record.getMessage() and "()" in record.getMessage()
+    same(fn, 2)
+
+
+def test_introspecting_callee_runs_as_written_from_converted_code():
+    def caller(x):
+        if x:
+            r = reads_locals(x), frame_locals(x)
+        else:
+            r = None
+        return r
+    assert same(caller, 1) == (["x", "y"], ["x", "y"])
+
+
+def uses_vars_of_an_object(o):
+    if o is not None:
+        return sorted(vars(o))
+    return []
+
+
+def uses_numpy_stack(xs):
+    if xs:
+        return np.stack(xs).tolist()
+    return []
+
+
+def test_lookalikes_are_converted():
+    for fn, arg in [(uses_vars_of_an_object, Account()), (uses_numpy_stack, [1, 2])]:
+        assert ag.to_graph(fn) is not fn
+        same(fn, arg)
+
+
+def test_module_converter_follows_the_same_rule():
+    source = textwrap.dedent('''
+        import sys
+        def names(x):
+            if x:
+                y = 1
+            return sorted(locals())
+        def run(x):
+            exec("y = 1")
+            return x
+        def where():
+            return sys._getframe().f_code.co_name
+        def plain(x):
+            return -x if x else x
+    ''')
+    text, report = module_converter.convert_source(source, "introspect.py")
+    reasons = {name: reason for name, _, reason in report.skipped}
+    assert reasons == {"names": parsing.introspection(ast.parse(source).body[1])[0],
+                       "run": parsing.introspection(ast.parse(source).body[2])[0],
+                       "where": parsing.introspection(ast.parse(source).body[3])[0]}
+    assert reasons["names"].startswith("locals()") and reasons["where"].startswith("_getframe()")
+    assert report.converted == ["plain"]
+    converted = run_module(text, "introspect_converted")
+    plain = run_module(source, "introspect_plain")
+    assert converted["names"](1) == plain["names"](1) == ["x", "y"]
+
+
+# --- 4. a user's own `ag__` --------------------------------------------------------------
+
+def param_named_ag(ag__):
+    if ag__ > 0:
+        y = ag__ + 1
+    else:
+        y = 0
+    return y
+
+
+def local_named_ag(x):
+    ag__ = 3
+    if x:
+        y = ag__
+    else:
+        y = -1
+    return y, [ag__ for _ in range(1)], (lambda: ag__)()
+
+
+def loop_state_named_ag(n):
+    for i in range(n):
+        ag__ = i
+        if i > 5:
+            break
+    while n > 0:
+        n -= 1
+        ag__ = ag__ + n if n else ag__
+    return ag__
+
+
+def dunder_ag(x):
+    __ag__ = 3
+    if x:
+        y = __ag__
+    else:
+        y = -1
+    return y
+
+
+def closes_over_ag(x):
+    ag__ = x
+
+    def inner():
+        if ag__:
+            return ag__ * 2
+        return 0
+    return inner()
+
+
+@pytest.mark.parametrize("fn", [param_named_ag, local_named_ag, loop_state_named_ag, dunder_ag,
+                                closes_over_ag], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("arg", [0, 3, 8])
+def test_user_variables_named_like_the_operators(fn, arg, monkeypatch):
+    monkeypatch.setenv("AUTOGRAPH_STRICT", "1")
+    assert ag.to_graph(fn) is not fn
+    same(fn, arg)
+
+
+def test_to_code_renames_the_operators_not_the_user_variable():
+    code = ag.to_code(param_named_ag)
+    assert "ag__1.if_stmt(ag__ > 0" in code and "y = ag__ + 1" in code
+    assert "ag__.if_stmt" in ag.to_code(dunder_ag)
+
+
+def test_module_converter_with_a_user_ag():
+    source = textwrap.dedent('''
+        def loop(n):
+            total = 0
+            for i in range(n):
+                ag__ = i
+                if i > 5:
+                    break
+                total += ag__
+            return total, ag__
+        def hides_prelude(x):
+            __ag__ = x
+            if x:
+                return __ag__
+            return 0
+    ''')
+    text, report = module_converter.convert_source(source, "user_ag.py")
+    assert report.converted == ["loop"]
+    assert [name for name, _, _ in report.skipped] == ["hides_prelude"]
+    converted, plain = run_module(text, "user_ag_converted"), run_module(source, "user_ag_plain")
+    for n in (0, 3, 9):
+        for name in ("loop", "hides_prelude"):
+            assert outcome(converted[name], n) == outcome(plain[name], n)
+
+
+# --- 5. UnboundLocalError: Python's message, no location ----------------------------------
+
+def unbound_after_if(x):
+    if x > 0:
+        y = 1
+    return y
+
+
+def unbound_after_loop(n):
+    for i in range(n):
+        last = i
+    return last
+
+
+def unbound_in_loop(n):
+    i = 0
+    while i < n:
+        if i == 1:
+            seen = i
+        i += 1
+        print_it = seen
+    return print_it
+
+
+@pytest.mark.parametrize("fn", [unbound_after_if, unbound_after_loop, unbound_in_loop],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("arg", [0, 1, 3])
+def test_unbound_local_error_message_is_pythons(fn, arg):
+    expected = outcome(fn, arg)
+    got = outcome(ag.to_graph(fn), arg)
+    assert got == expected
+    if arg == 0:
+        assert got[1][0] is UnboundLocalError and "(" not in got[1][1]
+
+
+def test_unbound_local_error_keeps_its_location_for_staging():
+    with pytest.raises(UnboundLocalError) as info:
+        ag.to_graph(unbound_after_if)(0)
+    name, where = info.value.ag_undefined
+    assert name == "y" and where.startswith(__file__ + ":")
+
+
+# --- 6. generators called from converted code -------------------------------------------
+
+def numbers(n):
+    for i in range(n):
+        yield i
+
+
+async def later(x):
+    return x + 1
+
+
+class Counter:
+    def __call__(self, n):
+        yield from range(n)
+
+    def evens(self, n):
+        for i in range(n):
+            if i % 2 == 0:
+                yield i
+
+
+def calls_generators(n):
+    if n > 0:
+        out = list(numbers(n)) + list(Counter()(n)) + list(Counter().evens(n))
+        out.append(asyncio.run(later(n)))
+    else:
+        out = []
+    return out
+
+
+def test_generators_are_called_as_they_are_without_logging(caplog):
+    ag.to_graph(calls_generators)      # conversion itself may log decisions; calls may not
+    with caplog.at_level(logging.DEBUG, logger="autograph"):
+        assert same(calls_generators, 4) == [0, 1, 2, 3, 0, 1, 2, 3, 0, 2, 5]
+    assert [r for r in caplog.records if r.levelno > logging.DEBUG] == []
+
+
+def stacks_its_own(parts):
+    class Parts(list):
+        def stack(self):
+            return sum(self, [])
+    ps = Parts(parts)
+    if ps:
+        return ps.stack()
+    return []
+
+
+def test_a_method_named_stack_is_not_frame_inspection():
+    assert ag.to_graph(stacks_its_own) is not stacks_its_own
+    same(stacks_its_own, [[1], [2]])
