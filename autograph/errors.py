@@ -38,3 +38,22 @@ def user_location(depth: int = 1) -> str:
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"
+
+
+# Constructs that conversion left as Python ones, by the user's file and lines, so that
+# a tensor that then reaches one gets an error naming it and why (see runtime.tensor).
+_PYTHON_CONSTRUCTS: dict = {}
+
+
+def record_python_construct(filename: str, first: int, last: int, construct: str,
+                            reason: str) -> None:
+    if len(_PYTHON_CONSTRUCTS) > 100000:
+        _PYTHON_CONSTRUCTS.clear()
+    for line in range(first, last + 1):
+        _PYTHON_CONSTRUCTS[(filename, line)] = (construct, first, reason)
+
+
+def python_construct(filename: str, lineno: int):
+    """(construct, its first line, why it stayed Python) for a construct conversion left
+    to Python whose head spans `filename:lineno`, or None."""
+    return _PYTHON_CONSTRUCTS.get((filename, lineno))

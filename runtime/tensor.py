@@ -6,6 +6,8 @@ and records a graph.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from . import dtypes
@@ -295,10 +297,10 @@ class SymbolicTensor(Tensor):
         raise AttributeError("'Tensor' object has no attribute 'numpy'")
 
     def __bool__(self):
-        raise OperatorNotAllowedInGraphError(
+        raise OperatorNotAllowedInGraphError(_python_construct() or (
             f"Using a symbolic tensor as a Python bool is not allowed: {self!r} has no value "
             "while the graph is being built. Use it in an `if`/`while` inside a function "
-            "converted by autograph (rt.function does this), or use rt.cond / rt.while_loop.")
+            "converted by autograph (rt.function does this), or use rt.cond / rt.while_loop."))
 
     def __len__(self):
         raise TypeError(
@@ -306,9 +308,9 @@ class SymbolicTensor(Tensor):
             "Use rt.shape(t)[0] or rt.size(t) for a value computed when the graph runs.")
 
     def __iter__(self):
-        raise OperatorNotAllowedInGraphError(
+        raise OperatorNotAllowedInGraphError(_python_construct() or (
             f"Iterating over a symbolic tensor ({self.name}) is not allowed in Python: use a "
-            "`for` loop in a function converted by autograph, or rt.while_loop.")
+            "`for` loop in a function converted by autograph, or rt.while_loop."))
 
     def __index__(self):
         raise TypeError(f"a symbolic tensor ({self.name}) cannot be used as a Python int; "
@@ -331,3 +333,18 @@ class SymbolicTensor(Tensor):
 # Imported last: the ops need the classes above.
 from .ops import math_ops as _math  # noqa: E402
 from .ops import array_ops as _array  # noqa: E402
+
+
+def _python_construct() -> str:
+    """When the code asking for a Python bool (or iterator) is an `if`, `while` or `for`
+    that autograph left as a Python construct: a message naming it and why."""
+    frame = sys._getframe(2)
+    errors = sys.modules.get("autograph.errors")
+    found = errors.python_construct(frame.f_code.co_filename, frame.f_lineno) if errors else None
+    if found is None:
+        return ""
+    construct, line, reason = found
+    return (f"The `{construct}` at {frame.f_code.co_filename}:{line} got a symbolic tensor, but "
+            f"autograph left it as a Python `{construct}` because of {reason}, so it cannot be "
+            f"staged. Restructure it without that (or compute the condition as a Python value)"
+            f"; `ag.set_verbosity(1)` logs every such decision.")

@@ -45,7 +45,7 @@ class IfTransformer(StatementTransformer):
         reason = state.blocker(node, all_stmts, ctx, modified, self.observed())
         self.generic_visit(node)
         if reason:
-            ctx.log(node, f"`if` left to Python: {reason}")
+            ctx.left_to_python(node, "if", node.test, reason)
             return node
         return_form = anno.get(node, "return_form", False)
         names = state.state_names(node, modified)

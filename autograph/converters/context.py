@@ -59,6 +59,16 @@ class Context:
         """Conversion decisions, shown with `ag.set_verbosity(1)`."""
         logger.info("%s:%s: %s", self.filename, getattr(node, "lineno", "?"), message)
 
+    def left_to_python(self, node: gast.AST, construct: str, head: gast.AST,
+                       reason: str) -> None:
+        """Logs that `node` stays a Python construct, and records why, so that a tensor
+        reaching its condition (`head`) gets an error that says so."""
+        self.log(node, f"`{construct}` left to Python: {reason}")
+        from autograph.errors import record_python_construct
+        record_python_construct(self.filename, node.lineno,
+                                getattr(head, "end_lineno", None) or node.lineno,
+                                construct, reason)
+
     def new_name(self, base: str, unique: bool = False) -> str:
         """`base`, or `base_1`, ...: a name the user's code does not use. With `unique`,
         a name not returned before either (for flags that can be live together)."""
@@ -147,8 +157,14 @@ class StatementTransformer(gast.NodeTransformer):
             stack.pop()
 
     def visit_Try(self, node):
-        handlers = anno.get(node, "live_at_handlers", frozenset())
+        # (`live_at_handlers` counts the `finally` as one more handler.)
+        handlers = anno.get(node, "live_at_handlers", frozenset()) if node.handlers else frozenset()
+        # After an exception the `finally` runs and the exception goes on: the code after
+        # the `try` never runs, so only names the `finally` itself reads are observed (an
+        # enclosing `try` adds its own). Live at the `finally` counts what follows it too.
         final = anno.get(node, "live_at_finally", frozenset())
+        if final:
+            final = final & {n.id for n in walk_scope(node.finalbody) if isinstance(n, gast.Name)}
         self._visit_observed(node, handlers | final, ["body"])
         self._visit_observed(node, final, ["orelse", "finalbody"])
         for handler in node.handlers:
@@ -185,13 +201,23 @@ class StatementTransformer(gast.NodeTransformer):
         return node
 
 
+_SUPPRESSING = ("contextlib.suppress", "contextlib.ExitStack", "contextlib.AsyncExitStack")
+
+
 def _non_suppressing(expr: gast.AST, ctx: "Context") -> bool:
     """Whether a context manager is known not to swallow exceptions: one made by a
-    builtin, numpy, the runtime or the standard library (except contextlib.suppress)."""
-    import contextlib
+    builtin, numpy, the runtime or the standard library (except contextlib.suppress and
+    the exit stacks). A user's class, or a test framework's (`pytest.raises`), may."""
+    import sys
     from autograph.converters.call_trees import _UNKNOWN, _resolve
-    from autograph.operators.calls import is_allowlisted
     target = _resolve(expr.func if isinstance(expr, gast.Call) else expr, ctx)
-    if target is _UNKNOWN or target is contextlib.suppress:
+    if target is _UNKNOWN:
         return False
-    return is_allowlisted(target)
+    module = getattr(target, "__module__", None)
+    if not isinstance(module, str):
+        return False
+    if f"{module}.{getattr(target, '__qualname__', '')}" in _SUPPRESSING:
+        return False
+    top = module.partition(".")[0]
+    return top in ("builtins", "numpy", "runtime", "autograph") or (
+        top in sys.stdlib_module_names and top != "unittest")

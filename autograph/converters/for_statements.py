@@ -33,7 +33,7 @@ class ForTransformer(StatementTransformer):
         modified_all, modified, reason = state.loop_blocker(node, ctx, self.observed(), lists)
         self.generic_visit(node)
         if reason:
-            ctx.log(node, f"`for` left to Python: {reason}")
+            ctx.left_to_python(node, "for", node.iter, reason)
             extra = anno.get(node, "extra_test", None)
             if extra is not None:
                 # break_statements replaced its `break`s by a flag that for_stmt would

@@ -33,7 +33,7 @@ class WhileTransformer(StatementTransformer):
             reason = "`:=` in its condition"
         self.generic_visit(node)
         if reason:
-            ctx.log(node, f"`while` left to Python: {reason}")
+            ctx.left_to_python(node, "while", node.test, reason)
             return node
         names = state.state_names(node, modified)
         test_name, body_name = ctx.new_name("loop_test"), ctx.new_name("loop_body")

@@ -155,3 +155,21 @@ def test_stacking_an_untyped_empty_list_says_what_to_do():
     with pytest.raises(ValueError, match="cannot stack a list without knowing its element "
                                          "type; use set_element_type"):
         ag.stack([])
+
+
+def test_a_tensor_reaching_a_construct_left_to_python_names_it_and_why():
+    def kept_python(n):
+        s = 0
+        for i in rt.range(n):
+            s += i
+            del i
+        return s
+
+    import inspect
+    lines, first = inspect.getsourcelines(kept_python)
+    line = first + next(i for i, t in enumerate(lines) if "for i in" in t)
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=rf"The `for` at .*test_composite_state.py:{line} got a symbolic "
+                             r"tensor, but autograph left it as a Python `for` because of "
+                             r"`del` of a local name"):
+        rt.function(kept_python)(rt.constant(3))
