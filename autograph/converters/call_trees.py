@@ -20,6 +20,8 @@ from autograph.converters.expressions import operator_call
 from autograph.operators.calls import is_allowlisted
 
 NODE_TYPES = (gast.Call,)
+# Builtins whose result on a staged value is staged: len(t), range(t), enumerate(t).
+_STAGED = {builtins.len: "len_", builtins.range: "range_", builtins.enumerate: "enumerate_"}
 _UNKNOWN = object()
 
 
@@ -48,9 +50,10 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
             node.args = [templates.name("__class__"), templates.name(ctx.first_param)]
         return node
     target = _resolve(func, ctx)
-    if (target is builtins.len and len(node.args) == 1 and not node.keywords
-            and type(node.args[0]) is not gast.Starred):
-        return operator_call("len_", node.args, node)   # a staged length for staged values
+    if (target in _STAGED and not node.keywords
+            and not any(type(a) is gast.Starred for a in node.args)
+            and (target is not builtins.len or len(node.args) == 1)):
+        return operator_call(_STAGED[target], node.args, node)   # staged for staged values
     if target is not _UNKNOWN and is_allowlisted(target):
         return node
     call = operator_call("converted_call", [func] + node.args, node)

@@ -10,7 +10,7 @@ called as they are, as are generators, `async def` functions and anything marked
 from __future__ import annotations
 
 from builtins import (  # the originals: see operators/__init__
-    bool, frozenset, getattr, isinstance, setattr, str, type)
+    bool, enumerate, frozenset, getattr, isinstance, len, range, setattr, str, type)
 
 import functools
 import inspect
@@ -76,9 +76,17 @@ def _target(fn: Any):
     return None
 
 
+def _staged_builtins() -> dict:
+    from autograph.operators.control_flow import enumerate_, range_
+    from autograph.operators.py_builtins import len_
+    return {range: range_, len: len_, enumerate: enumerate_}
+
+
 def converted_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
     """`fn(*args, **kwargs)`, with `fn` converted first when it is user code."""
     if type(fn) in _BUILTIN_CALLABLES:        # `xs.append(x)`, `len(x)`: the common case
+        if fn in _STAGED_BUILTINS and not kwargs:
+            return _STAGED_BUILTINS[fn](*args)   # `r = range; r(t)`: staged as range(t) is
         return fn(*args, **kwargs)
     if getattr(fn, _DO_NOT_CONVERT, False) or is_allowlisted(fn):
         return fn(*args, **kwargs)
@@ -96,3 +104,6 @@ def converted_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
     return converted(*args, **kwargs)
 
 
+
+
+_STAGED_BUILTINS = _staged_builtins()

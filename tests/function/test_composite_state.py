@@ -173,3 +173,25 @@ def test_a_tensor_reaching_a_construct_left_to_python_names_it_and_why():
                              r"tensor, but autograph left it as a Python `for` because of "
                              r"`del` of a local name"):
         rt.function(kept_python)(rt.constant(3))
+
+
+def test_builtins_whose_answer_is_staged():
+    def uses_builtins(x, rng=range):
+        s = len(x)
+        for i in rng(len(x)):           # range passed around as a value
+            s += i
+        r = range(2)                    # a range made before the loop
+        for j in r:
+            s += j
+        if 3 in x:
+            s += 10
+        if 7 not in x:
+            s += 100
+        return s
+
+    for values in ([1, 2, 3], [7, 7]):
+        expected = uses_builtins(values)
+        assert ag.to_graph(uses_builtins)(values) == expected
+        assert int(rt.function(uses_builtins)(rt.constant(values))) == expected
+    unknown = rt.function(uses_builtins, input_signature=[rt.TensorSpec([None], rt.int32)])
+    assert int(unknown(rt.constant([1, 3, 5, 9]))) == uses_builtins([1, 3, 5, 9])
