@@ -137,18 +137,32 @@ def _invariants(shape_invariants, init, active, labels, init_tensors, n_flags, l
     return fixed
 
 
+# Retraces with the most specific relaxation (only the dimensions that changed) before
+# relaxing coarsely; see _relax.
+_PRECISE_RETRACES = 2
+
+
 def _trace_until_stable(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes,
                         fixed, n_flags, leaf_labels, is_undefined, top_labels, relax_shapes):
     """Traces test and body with loop variables of `shapes`; where an iteration changes a
-    shape, relaxes it (unknown where it changes) and traces again, unless its shape is
-    fixed. Returns the traced graphs, the body's results and the settled shapes."""
-    for _attempt in range(4):
+    shape, relaxes it and traces again, unless its shape is fixed (a shape invariant, or
+    rt.while_loop without one: a ValueError naming the variable). Returns the traced
+    graphs, the body's results and the settled shapes.
+
+    Always ends: every retrace makes at least one variable's shape strictly less specific.
+    The first retraces make unknown only the dimensions that changed; later ones make a
+    changed variable's every dimension unknown, or its rank when that changed, so a
+    variable is relaxed at most twice more and the number of traces is bounded by
+    _PRECISE_RETRACES + 2 * (number of loop variables) + 1, even when relaxing one
+    variable changes another's shape in the next trace (x = rt.reshape(y, rt.shape(y)))."""
+    limit = _PRECISE_RETRACES + 2 * len(shapes) + 1
+    for attempt in range(limit):
         cond_g, body_g, cond_out, body_leaves, body_templates = _trace(
             cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes, n_flags,
             leaf_labels, is_undefined, top_labels)
-        bad = [(k, t) for k, t in enumerate(body_leaves) if not shapes[k].is_compatible_with(t.shape)]
+        bad = [(k, t) for k, t in enumerate(body_leaves) if not _fits(t.shape, shapes[k])]
         if not bad:
-            break
+            return cond_g, body_g, cond_out, body_leaves, body_templates, shapes
         stuck = [(k, t) for k, t in bad if fixed[k] is not None or not relax_shapes]
         if stuck:
             k, t = stuck[0]
@@ -160,9 +174,27 @@ def _trace_until_stable(cond_fn, body_fn, graph, structures, init_leaves, init_t
                 f"'{leaf_labels[k]}' has {before} but shape {t.shape} "
                 f"after one iteration. To let the shape vary across iterations, relax it with "
                 f"{hint} (None for a dimension that changes).")
-        shapes = [s if f is not None else s.most_specific_common(t.shape)
-                  for s, f, t in zip(shapes, fixed, body_leaves)]
-    return cond_g, body_g, cond_out, body_leaves, body_templates, shapes
+        shapes = list(shapes)
+        for k, t in bad:
+            shapes[k] = _relax(shapes[k], t.shape, precise=attempt < _PRECISE_RETRACES)
+    raise AssertionError(f"loop variable shapes did not settle in {limit} traces")  # unreachable
+
+
+def _fits(shape, loop_shape) -> bool:
+    """Whether a value of static shape `shape` may be a loop variable of shape `loop_shape`:
+    known wherever `loop_shape` is. Compatibility is not enough: a body giving (None,) for
+    a (4,) variable would leave the next iteration a static (4,) that is not true (its
+    rt.shape() folded to a constant, a loop test on it never changing)."""
+    return loop_shape.most_specific_common(shape) == loop_shape
+
+
+def _relax(shape, seen, precise: bool) -> TensorShape:
+    """A shape that both `shape` and `seen` fit, strictly less specific than `shape` (which
+    `seen` does not fit): unknown where they differ (precise), or every dimension unknown
+    (coarse); unknown rank when the ranks differ."""
+    if precise or shape.rank is None or seen.rank != shape.rank:
+        return shape.most_specific_common(seen)
+    return TensorShape([None] * shape.rank)
 
 
 def _over_active(cond_fn, body_fn, init, active):
