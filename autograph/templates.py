@@ -94,7 +94,9 @@ def _as_list(x: Any) -> list:
 
 def _with_ctx(node: Any, ctx: Any) -> Any:
     if isinstance(node, gast.Name):
-        return gast.Name(id=node.id, ctx=ctx, annotation=None, type_comment=None)
+        # keeps the user's position: later converters wrap such names (`ag__.ld`)
+        return gast.copy_location(gast.Name(id=node.id, ctx=ctx, annotation=None,
+                                            type_comment=None), node)
     return node
 
 

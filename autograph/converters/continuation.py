@@ -161,7 +161,7 @@ _ANY_JUMP = (gast.Return, gast.Break, gast.Continue)
 
 def _jumps_out(stmts: list) -> bool:
     """Whether `stmts` hold a `return`, or a `break`/`continue` of an enclosing loop."""
-    return contains(stmts, (gast.Return,)) or contains(stmts, (gast.Break, gast.Continue), LOOPS)
+    return contains(stmts, (gast.Return,)) or holds(stmts, (gast.Break, gast.Continue), LOOPS)
 
 
 def holds(node, kinds: tuple, stop: tuple = ()) -> bool:

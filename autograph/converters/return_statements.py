@@ -43,6 +43,43 @@ class _LoopReturns(StatementTransformer):
         self.ctx = ctx
         self.depth = 0
         self.do_return = self.retval = None
+        self.cleanups: list = []    # enclosing try/with: (catches, cleans up, finally jumps)
+
+    def _visit_fields(self, node, entry, fields):
+        self.cleanups.append(entry)
+        try:
+            for field in fields:
+                setattr(node, field, self._visit_block(getattr(node, field)))
+        finally:
+            self.cleanups.pop()
+
+    def visit_Try(self, node):
+        cleans, jumps = bool(node.finalbody), continuation._jumps_out(node.finalbody)
+        self._visit_fields(node, (bool(node.handlers), cleans, jumps), ["body"])
+        for h in node.handlers:
+            self._visit_fields(h, (False, cleans, jumps), ["body"])
+        self._visit_fields(node, (False, cleans, jumps), ["orelse"])
+        node.finalbody = self._visit_block(node.finalbody)
+        return node
+
+    visit_TryStar = visit_Try
+
+    def visit_With(self, node):
+        catches = not all(_non_suppressing(i.context_expr, self.ctx) for i in node.items)
+        self._visit_fields(node, (catches, True, False), ["body"])
+        return node
+
+    def _flag_can_say(self) -> bool:
+        """Whether a `return` here may become a flag: not under a `finally` that jumps
+        (it would discard the return), nor under a cleanup (`finally`, `with` exit)
+        that an `except` or a suppressing `with` encloses (an exception raised by the
+        cleanup would discard the return, and code that reads the flag would follow)."""
+        catching = False
+        for catches, cleans, jumps in self.cleanups:
+            if jumps or (cleans and catching):
+                return False
+            catching = catching or catches
+        return True
 
     def _names(self):
         if self.do_return is None:
@@ -90,8 +127,8 @@ class _LoopReturns(StatementTransformer):
         return out
 
     def visit_Return(self, node):
-        if not self.depth:
-            return node
+        if not self.depth or not self._flag_can_say():
+            return node     # (the latter: the loops around it stay Python, see state.blocker)
         do_return, retval = self._names()
         value = node.value if node.value is not None else gast.Constant(value=None, kind=None)
         # The value first: if computing it raises (and a handler in the loop catches that),
