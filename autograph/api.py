@@ -8,6 +8,7 @@ own (and later-updated) captured values.
 """
 from __future__ import annotations
 
+import dis
 import gc
 import logging
 import os
@@ -68,6 +69,7 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     # A function of the user's that names `ag__` itself keeps it; the operators take
     # another name (`ag__1`), in to_code's output as in the compiled code.
     node.ag_operators = ctx.new_name("ag__", unique=True) if "ag__" in ctx.used_names else "ag__"
+    node.ag_fresh_names = ctx.taken      # generated functions' names (none is the user's)
     if node.ag_operators != "ag__":
         rename_operators(node, node.ag_operators)
     return node, filename
@@ -129,8 +131,8 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     # A method, or a function nested in one, is compiled in a class of its class's name,
     # so that Python mangles `self.__x` (in generated functions and nested ones too).
     owner = _private_class(getattr(fn.__code__, "co_qualname", fn.__qualname__))
-    if owner:       # `_C`, `__C`, ...: the same mangling, and not a name the code uses
-        used = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    if owner:       # `_C`, `__C`, ...: the same mangling, and not a name the code reads
+        used = _names_read(fn.__code__)
         owner = next(o for k in range(1, len(used) + 2)
                      for o in ["_" * k + owner] if o not in used and o not in cells)
     entity = (templates.replace("ag__entity = lam", lineno, lam=node)
@@ -153,35 +155,68 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
         scope = next(c for c in scope.co_consts if isinstance(c, types.CodeType))
     entity = next(c for c in scope.co_consts
                   if isinstance(c, types.CodeType) and c.co_name in ("ag__entity", "<lambda>"))
-    generated = {n.name for n in gast.walk(node)
-                 if isinstance(n, gast.FunctionDef) and getattr(n, "ag_generated", False)}
-    return _requalify(entity, entity.co_qualname, fn.__code__.co_qualname,
-                      generated).replace(co_name=fn.__code__.co_name)
+    if not hasattr(entity, "co_qualname"):     # Python 3.10: qualified names are constants
+        return entity.replace(co_name=fn.__code__.co_name)
+    original = fn.__code__.co_qualname
+    return _requalify(entity, original, original + ".<locals>",
+                      node.ag_fresh_names).replace(co_name=fn.__code__.co_name)
+
+
+def _names_read(code: types.CodeType) -> set:
+    """Global, builtin, free and attribute names that `code` or code nested in it uses."""
+    names, todo = set(code.co_freevars), [code]
+    while todo:
+        code = todo.pop()
+        names.update(code.co_names)
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
 
 
 _OPTIMIZED = 0x0001     # inspect.CO_OPTIMIZED: set on functions, not on class bodies
+_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 
 
-def _requalify(code: types.CodeType, compiled: str, original: str,
+def _requalify(code: types.CodeType, qualname: str, inner: str,
                generated: set) -> types.CodeType:
-    """`code` and the code nested in it, qualified as in the user's function: the
-    entity's `ag__factory.<locals>.ag__entity` prefix becomes the original qualified
-    name, and the generated functions (`if_true.<locals>.`) are left out, so that a
-    nested `def`, lambda or class has the `__qualname__` it has unconverted."""
-    consts = tuple(_requalify(c, compiled, original, generated)
-                   if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    old = new = code.co_qualname
-    if old.startswith(compiled):
-        kept = []
-        for part in old[len(compiled):].split(".")[1:]:
-            if part == "<locals>" and kept and kept[-1] in generated:
-                kept.pop()
+    """`code`, qualified as `qualname`, and the code nested in it, qualified under `inner`
+    (`f.<locals>` in a function `f`) as in the user's function: generated functions
+    (`if_true`) and lambdas (`ag__.if_exp(c, lambda: ...)`) pass their own `inner` on, so
+    that a nested `def`, lambda or class has the `__qualname__` it has unconverted."""
+    made_here = _generated_lambdas(code) if any(
+        type(c) is types.CodeType and c.co_name == "<lambda>" for c in code.co_consts) else ()
+    consts = []
+    for const in code.co_consts:
+        if type(const) is types.CodeType:
+            if const.co_qualname.startswith(code.co_qualname + "."):
+                own = f"{inner}.{const.co_name}"
             else:
-                kept.append(part)
-        new = ".".join([original] + kept)
+                own = const.co_qualname         # declared `global`: its name alone
+            if id(const) in made_here or (const.co_name in generated
+                                          and const.co_flags & _OPTIMIZED):
+                nested = inner
+            elif const.co_flags & _OPTIMIZED and const.co_name not in _COMPREHENSIONS:
+                nested = own + ".<locals>"
+            else:                               # class bodies, comprehensions
+                nested = own
+            const = _requalify(const, own, nested, generated)
+        consts.append(const)
     if not code.co_flags & _OPTIMIZED:        # a class body stores its `__qualname__`
-        consts = tuple(new if c == old and type(c) is str else c for c in consts)
-    return code.replace(co_consts=consts, co_qualname=new)
+        consts = [qualname if c == code.co_qualname and type(c) is str else c for c in consts]
+    return code.replace(co_consts=tuple(consts), co_qualname=qualname)
+
+
+def _generated_lambdas(code: types.CodeType) -> set:
+    """ids of the lambdas in `code` that autograph wrote: template nodes have no width
+    (their `lambda` is made where a zero-width span says), a user's lambda has one."""
+    found = set()
+    for ins in dis.get_instructions(code):
+        const = ins.argval
+        if (ins.opname == "LOAD_CONST" and type(const) is types.CodeType
+                and const.co_name == "<lambda>" and ins.positions is not None
+                and ins.positions.lineno == ins.positions.end_lineno
+                and ins.positions.col_offset == ins.positions.end_col_offset):
+            found.add(id(const))
+    return found
 
 
 def _bind(code: types.CodeType, fn: types.FunctionType) -> types.FunctionType:

@@ -78,6 +78,30 @@ def defines_things(x):
             helper, helper(), square, picked[0], InBranch, in_loop, listed[0])
 
 
+def lambdas_in_expressions(c):
+    global declared_global
+
+    def declared_global():
+        pass
+    k = (lambda v: v) if c else None
+    j = c and (lambda: 0)
+    o = c or (lambda: 1)
+    comp = [lambda: i for i in range(1)][0]
+    gen = next(lambda: i for i in range(1))
+    if c:
+        nested = (lambda: (lambda: 2))()
+    else:
+        nested = None
+    return k, j, o, comp, gen, nested, declared_global
+
+
+def test_qualnames_of_lambdas_in_converted_expressions():
+    for c in (0, 1):
+        plain = [getattr(v, "__qualname__", None) for v in lambdas_in_expressions(c)]
+        got = [getattr(v, "__qualname__", None) for v in ag.to_graph(lambdas_in_expressions)(c)]
+        assert got == plain
+
+
 def test_qualnames_of_nested_definitions():
     plain = qualnames(defines_things(1))
     assert plain[0] == "defines_things.<locals>.Point"
