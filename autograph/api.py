@@ -291,7 +291,8 @@ def to_graph(entity: Any, recursive: bool = True, experimental_optional_features
 
 def to_code(entity: Any, recursive: bool = True) -> str:
     """Source of the converted function; it compiles once `ag__` is importable
-    (`from autograph import operators as ag__`)."""
+    (`from autograph import operators as ag__`; `ag__1` when the function's own code
+    names `ag__`)."""
     if isinstance(entity, types.MethodType):
         entity = entity.__func__
     entity = getattr(entity, "__wrapped__", entity) if getattr(entity, _CONVERTED, False) else entity
