@@ -54,6 +54,16 @@ class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
     floormod, truediv = mod, divide
 
 
+def __getattr__(name):
+    """`rt.autograph`: the `autograph` package (TensorFlow's `tf.autograph`:
+    `rt.autograph.experimental.set_loop_options`, `rt.autograph.to_graph`), imported when
+    first asked for."""
+    if name == "autograph":
+        import autograph
+        return autograph
+    raise AttributeError(f"module 'runtime' has no attribute {name!r}")
+
+
 newaxis = None  # `x[:, rt.newaxis]`, as numpy and TensorFlow spell it
 
 __version__ = "0.1.0"

@@ -41,18 +41,32 @@ VARIABLE_ADVICE = (
 
 def function(func: Optional[Callable] = None, *, input_signature=None, autograph: bool = True,
              reduce_retracing: bool = False, jit_compile=None, experimental_relax_shapes=None,
-             name: Optional[str] = None):
-    """Makes `func` a `Function` (also a decorator, with or without arguments)."""
+             experimental_autograph_options=None, name: Optional[str] = None):
+    """Makes `func` a `Function` (also a decorator, with or without arguments).
+    `experimental_autograph_options`: `autograph.experimental.Feature` values (one, or a
+    list/tuple) handed to the converter (`autograph.to_graph`'s
+    `experimental_optional_features`), as in TensorFlow."""
     if input_signature is not None:
         if not isinstance(input_signature, (list, tuple)) or not all(
                 isinstance(s, TensorSpec) for s in nest.flatten(input_signature)):
             raise TypeError("input_signature must be a possibly nested sequence of TensorSpec "
                             f"objects, got {input_signature!r}")
     relax = bool(reduce_retracing or experimental_relax_shapes)
+    if experimental_autograph_options is not None:
+        from autograph import experimental as ag_experimental
+        try:
+            if isinstance(experimental_autograph_options, (str, bytes)):
+                raise TypeError
+            ag_experimental.features(experimental_autograph_options)
+        except TypeError:
+            raise TypeError("rt.function: experimental_autograph_options must be "
+                            "autograph.experimental.Feature values (one, or a list or tuple of "
+                            f"them), got {experimental_autograph_options!r}") from None
 
     def make(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
-                        reduce_retracing=relax, name=name)
+                        reduce_retracing=relax, name=name,
+                        autograph_options=experimental_autograph_options)
     return make if func is None else make(func)
 
 
@@ -81,8 +95,9 @@ class Function:
     """A polymorphic callable: one ConcreteFunction (graph) per input signature."""
 
     def __init__(self, python_function, input_signature=None, autograph=True,
-                 reduce_retracing=False, name=None, _instance_ref=None):
+                 reduce_retracing=False, name=None, _instance_ref=None, autograph_options=None):
         self._python_function = python_function
+        self._autograph_options = autograph_options
         self._input_signature = input_signature
         self._autograph = autograph
         self._reduce_retracing = reduce_retracing
@@ -138,7 +153,8 @@ class Function:
             bound = self._instances.get(instance)
             if bound is None:
                 bound = Function(self._python_function, self._input_signature, self._autograph,
-                                 self._reduce_retracing, self.__name__, weakref.ref(instance))
+                                 self._reduce_retracing, self.__name__, weakref.ref(instance),
+                                 self._autograph_options)
                 self._instances[instance] = bound
         return bound
 
@@ -269,7 +285,9 @@ class Function:
         if self._converted is None:
             if self._autograph:
                 import autograph
-                self._converted = autograph.to_graph(self._python_function)
+                self._converted = autograph.to_graph(
+                    self._python_function,
+                    experimental_optional_features=self._autograph_options)
             else:
                 self._converted = self._python_function
         return self._converted
