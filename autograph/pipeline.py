@@ -67,9 +67,11 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     ctx.graph = graph
     ctx.graph_act = graph.body_activity
     ctx.captured = ctx.graph_act.captured
+    ctx.cells = ctx.captured & graph.locals
     try:
         for convert in CONTROL_FLOW_PASSES:
-            if convert is variables and not (graph.maybe_undefined_reads or ctx.may_hold_undefined):
+            if convert is variables and not (graph.maybe_undefined_reads or ctx.may_hold_undefined
+                                             or ctx.needs_init):
                 continue           # no read can see an unassigned name or a marker
             convert.transform(fn_node, ctx)
     finally:

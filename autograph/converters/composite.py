@@ -136,7 +136,7 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
     `modified_all`: names the construct assigns (their values change inside it)."""
     targets, calls, deletes = [], [], []
     _scan(stmts, targets, calls, deletes)
-    declared = sorted(modified_all & ctx.graph.declared)
+    declared = sorted(modified_all & (ctx.graph.declared | ctx.cells))
     if not (targets or calls or deletes or declared):
         return None, []
     changed = set(modified_all) | set(extra_changed)

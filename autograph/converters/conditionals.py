@@ -41,7 +41,7 @@ class IfTransformer(StatementTransformer):
         all_stmts = node.body + node.orelse
         lists = composite.list_names(all_stmts, ctx)
         modified_all = state.modified(node) | lists
-        modified = modified_all & ctx.graph.locals
+        modified = (modified_all & ctx.graph.locals) - ctx.cells
         reason = state.blocker(node, all_stmts, ctx, modified, self.observed())
         self.generic_visit(node)
         if reason:

@@ -39,6 +39,7 @@ class Context:
         self.first_param = positional[0].id if positional else None
         self.graph = self.graph_act = None
         self.captured: set = set()
+        self.cells: set = set()                 # locals nested functions/lambdas read
         self.fresh: dict = {}
         self.taken: set = set()
 
@@ -50,6 +51,7 @@ class Context:
         child.may_hold_undefined, child.needs_init = set(), set()
         child.graph = child.graph_act = None
         child.captured = set()
+        child.cells = set()
         args = fn_node.args
         positional = args.posonlyargs + args.args
         child.first_param = positional[0].id if positional else None
@@ -95,13 +97,14 @@ def walk_scope(node: Any):
 
 
 def contains(node: Any, kinds: tuple, stop: tuple = ()) -> bool:
-    """Whether `node` (or list) has a node of `kinds` outside nested scopes and `stop` nodes."""
+    """Whether `node` (or list) has a node of `kinds` outside nested scopes and `stop` nodes
+    (a `def` or `lambda` given as `node` is a nested scope too: its `return`s are its own)."""
     todo = [node] if not isinstance(node, list) else list(node)
     while todo:
         n = todo.pop()
         if isinstance(n, kinds):
             return True
-        if isinstance(n, SCOPES) and n is not node:
+        if isinstance(n, SCOPES):
             continue
         for child in children(n):
             if not isinstance(child, stop):

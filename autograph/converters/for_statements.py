@@ -19,7 +19,7 @@ import builtins
 import gast
 
 from autograph import anno, templates
-from autograph.converters import composite, state
+from autograph.converters import composite, loop_options, state
 from autograph.converters.context import Context, StatementTransformer
 
 
@@ -47,11 +47,12 @@ class ForTransformer(StatementTransformer):
                                               extra=extra)
                 node.body += check
             return node
+        opts = loop_options.extract(node, ctx)
         names = state.state_names(node, modified)
         body_name = ctx.new_name("loop_body")
         target = node.target
         if (isinstance(target, gast.Name) and target.id not in names
-                and target.id not in ctx.graph.declared):
+                and target.id not in ctx.graph.declared and target.id not in ctx.cells):
             item, prologue = target.id, []
         else:
             item = ctx.new_name("itr")
@@ -71,6 +72,7 @@ class ForTransformer(StatementTransformer):
         places, setters = composite.specs(node.body, ctx, modified_all,
                                           set(_target_names(node.target)), node.lineno)
         keywords += composite.keywords(places, composite.positions(names, lists))
+        keywords += [opts] if opts is not None else []
         call = templates.operator_call("for_stmt", args, node.lineno, keywords)
         return setters + out + state.finish(call, names, node.lineno)
 

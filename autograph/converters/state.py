@@ -79,9 +79,6 @@ def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
     opaque = found & _OPAQUE_CALLS
     if opaque:
         return f"`{sorted(opaque)[0]}()`"
-    captured = modified & ctx.captured
-    if captured:
-        return f"a nested function that captures {sorted(captured)}"
     return None
 
 
@@ -91,7 +88,7 @@ def loop_blocker(node: gast.AST, ctx: Context, observed: frozenset,
     locals, why it must stay Python or None). An `else` clause keeps a loop Python.
     `lists`: local lists the body appends to, state like the names it assigns."""
     modified_all = modified(node) | lists
-    local = modified_all & ctx.graph.locals
+    local = (modified_all & ctx.graph.locals) - ctx.cells
     reason = blocker(node, node.body, ctx, local, observed)
     if reason is None and node.orelse:
         reason = "an `else` clause"
@@ -150,13 +147,19 @@ def assigned(names: list) -> gast.AST:
 
 def function(name: str, params: list, body: list, result: Optional[gast.AST], lineno: int,
              ctx: Context, modified_all: set) -> gast.FunctionDef:
-    """`def name(*params): body; return result`, declaring the user's global/nonlocal names."""
+    """`def name(*params): body; return result`, declaring the user's global/nonlocal names,
+    and as `nonlocal` the locals a nested function or lambda reads (`ctx.cells`): the
+    construct changes the one variable they see, as in Python."""
     fn = templates.function_def(name, list(params), list(body), lineno)
     declared = []
     if modified_all & ctx.graph_act.declared_global:
         declared.append(gast.Global(names=sorted(modified_all & ctx.graph_act.declared_global)))
-    if modified_all & ctx.graph_act.declared_nonlocal:
-        declared.append(gast.Nonlocal(names=sorted(modified_all & ctx.graph_act.declared_nonlocal)))
+    cells = modified_all & ctx.cells
+    if cells:
+        ctx.needs_init |= cells - ctx.graph.params   # `nonlocal` needs a binding outside
+    if modified_all & (ctx.graph_act.declared_nonlocal | cells):
+        declared.append(gast.Nonlocal(names=sorted(
+            modified_all & (ctx.graph_act.declared_nonlocal | cells))))
     for d in declared:
         d.lineno, d.col_offset = lineno, 0
     fn.body = declared + fn.body
