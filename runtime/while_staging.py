@@ -88,6 +88,8 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
         cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes, fixed, n_flags,
         leaf_labels, is_undefined, [labels[i] for i in active], relax_shapes)
 
+    if maximum_iterations is None:
+        _check_ends(cond_out, init_tensors, shapes, leaf_labels)
     ext, (cond_params, body_params) = cf._subgraph_inputs([cond_g, body_g])
     n = len(init_tensors)
     cond_body = cf.Body(cond_g, list(cond_g.inputs) + cond_params, [cond_out])
@@ -113,6 +115,23 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
     for j, i in enumerate(flag_slots):
         defined[i] = outs[k + j]
     return tuple(result), tuple(defined)
+
+
+def _check_ends(cond_out, init_tensors, shapes, labels) -> None:
+    """A loop whose condition is the constant True (`while rt.constant(True):` with no
+    `break` or `return`) never ends when the graph runs: say so while tracing instead."""
+    from .ops.core import constant_value
+    value = constant_value(cond_out) if isinstance(cond_out, Tensor) else cond_out
+    if value is None or not bool(value):
+        return
+    changed = [f"'{label}' has shape {t.shape} before the loop, but shape {s} after one "
+               f"iteration" for label, t, s in zip(labels, init_tensors, shapes)
+               if s != t.shape]
+    raise ValueError(
+        "the condition of this staged loop is always true and nothing leaves it (no "
+        "`break` or `return` under a tensor condition), so it would never end when the "
+        "graph runs" + (f"; also, {'; '.join(changed)}" if changed else "")
+        + ". Give it a condition that can become false, a `break`, or maximum_iterations")
 
 
 def _invariants(shape_invariants, init, active, labels, init_tensors, n_flags, leaf_labels):
