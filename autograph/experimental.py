@@ -4,10 +4,12 @@
         ag.experimental.set_loop_options(maximum_iterations=10)
         ...
 
-`set_loop_options` does nothing when it runs: the converter finds the call at the top
-of a loop body and hands its keywords to the staged loop (`maximum_iterations`,
-`shape_invariants` as a list of `(variable, shape)` pairs; `parallel_iterations` and
-`swap_memory` are accepted and have no effect on a numpy backend).
+`set_loop_options` does nothing when it runs: the converter finds the call statement
+directly in a loop body, removes it, and hands its arguments (evaluated before the loop)
+to the loop when it is staged (`maximum_iterations`; `shape_invariants` as a list of
+`(variable, shape)` pairs written in the call; `parallel_iterations` and `swap_memory`
+are accepted and have no effect on a numpy backend): see converters/loop_options.py. A
+loop that runs as Python ignores them, as in TensorFlow.
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ import copy
 import gast
 
 from autograph import templates
-from autograph.converters import composite, state
+from autograph.converters import composite, loop_options, state
 from autograph.converters.context import Context, StatementTransformer
 
 
@@ -41,6 +41,7 @@ class WhileTransformer(StatementTransformer):
         if reason:
             ctx.left_to_python(node, "while", node.test, reason)
             return node
+        opts = loop_options.extract(node, ctx)
         prelude, bound = [], frozenset()
         if walrus:
             prelude, bound = self._rotate(node, walrus)
@@ -54,6 +55,7 @@ class WhileTransformer(StatementTransformer):
             args += [state.initial_values(node, names, ctx, bound), state.names_literal(names)]
         places, setters = composite.specs(node.body, ctx, modified_all, lineno=node.lineno)
         keywords = composite.keywords(places, composite.positions(names, lists))
+        keywords += [opts] if opts is not None else []
         call = templates.operator_call("while_stmt", args, node.lineno, keywords)
         return prelude + setters + [test_fn, body_fn] + state.finish(call, names, node.lineno)
 

@@ -104,7 +104,8 @@ class _Tracer:
         if ("must" in text or "use " in text or "Make " in text
                 or not any(word in text for word in ("branch", "iteration", "loop"))):
             advice = ""        # the backend's message already says what to change
-        kind = StagingTypeError if isinstance(error, TypeError) else StagingError
+        kind = (StagingTypeError if isinstance(error, TypeError) else
+                StagingValueError if isinstance(error, ValueError) else StagingError)
         return kind(f"{user_location(3)}: {text}. {advice}".rstrip())
 
 
@@ -305,10 +306,34 @@ def _staged_loop_places(backend, test, body, state, names, opts, places):
 
 
 def _staged_while(backend, test, body, state, names, opts):
+    if opts:
+        _check_opts(opts, names)
     refs = [i for i, v in enumerate(state) if getattr(type(v), "__autograph_reference__", False)]
     if refs:
         return _staged_while_refs(backend, test, body, state, names, opts, refs)
     return _staged_while_values(backend, test, body, state, names, opts)
+
+
+def _check_opts(opts, names):
+    """The `set_loop_options` of a loop being staged (converters/loop_options.py): its
+    `shape_invariants` must be a dict keyed by names of the loop's variables."""
+    invariants = opts.get("shape_invariants")
+    if invariants is None:
+        return
+    where = user_location(3)
+    if not isinstance(invariants, dict):
+        raise StagingValueError(
+            f"{where}: set_loop_options(shape_invariants=...) must be written in the call as "
+            f"a list of (variable, shape) pairs, e.g. shape_invariants=[(x, "
+            f"rt.TensorShape([None]))]: autograph reads the variables' names from the code")
+    own = [name for name in names if " " not in name]
+    for key in invariants:
+        if key not in own:
+            raise StagingValueError(
+                f"{where}: set_loop_options gives a shape invariant for `{key}`, which is not "
+                f"a variable of this staged loop (its variables: "
+                f"{', '.join(own) or 'none'}); give shape invariants only for local names "
+                f"the loop assigns, as (name, shape) pairs")
 
 
 def _staged_while_refs(backend, test, body, state, names, opts, refs):
@@ -372,6 +397,8 @@ def _staged_while_values(backend, test, body, state, names, opts):
         raise tracer.staging_error(
             e, names, "A loop variable must keep its dtype and structure across "
                       "iterations: give it its final dtype before the loop") from e
+    except ValueError as e:           # a shape that does not fit its shape invariant
+        raise tracer.staging_error(e, names, "") from e
     results = _with_flags(outs[:n], defined[:n], names)
     for j, i in enumerate(flagged):
         if not is_undefined(outs[i]):
