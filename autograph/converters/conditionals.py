@@ -44,6 +44,7 @@ class IfTransformer(StatementTransformer):
         modified = (modified_all & ctx.graph.locals) - ctx.cells
         reason = state.blocker(node, all_stmts, ctx, modified, self.observed())
         self.generic_visit(node)
+        modified -= ctx.cells        # names the construct (or one inside it) writes through
         if reason:
             ctx.left_to_python(node, "if", node.test, reason)
             return node

@@ -32,6 +32,7 @@ class ForTransformer(StatementTransformer):
         lists = composite.list_names(node.body, ctx)
         modified_all, modified, reason = state.loop_blocker(node, ctx, self.observed(), lists)
         self.generic_visit(node)
+        modified = modified - ctx.cells   # names this loop (or one inside it) writes through
         if reason:
             ctx.left_to_python(node, "for", node.iter, reason)
             extra = anno.get(node, "extra_test", None)

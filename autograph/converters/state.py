@@ -60,10 +60,11 @@ def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
     reason = anno.get(node, "python_loop", None)
     if reason:
         return reason
-    seen = modified & observed
-    if seen:
-        return (f"it assigns {sorted(seen)}, which an enclosing `try`/`with` may read "
-                f"after an exception")
+    # Names that an enclosing `try`'s handlers or `finally` (or the code after a `with`
+    # that may swallow an exception) read: an exception in the middle of the construct
+    # must leave them as updated so far, so the construct writes them through, as cells
+    # (declared nonlocal in its functions), not as state it returns at the end.
+    ctx.cells |= modified & observed
     found = anno.get(node, "features", None)
     if found is None:              # a construct the analyses did not see
         found = set()
@@ -90,6 +91,7 @@ def loop_blocker(node: gast.AST, ctx: Context, observed: frozenset,
     modified_all = modified(node) | lists
     local = (modified_all & ctx.graph.locals) - ctx.cells
     reason = blocker(node, node.body, ctx, local, observed)
+    local -= ctx.cells
     if reason is None and node.orelse:
         reason = "an `else` clause"
     return modified_all, local, reason

@@ -38,6 +38,7 @@ class WhileTransformer(StatementTransformer):
         if reason is None and walrus and _lazy_walrus(node.test):
             reason = "`:=` in a part of its condition that `and`/`or` may skip"
         self.generic_visit(node)
+        modified = modified - ctx.cells   # names this loop (or one inside it) writes through
         if reason:
             ctx.left_to_python(node, "while", node.test, reason)
             return node

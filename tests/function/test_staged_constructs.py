@@ -45,3 +45,91 @@ def test_walrus_in_a_staged_while_test(x):
     _agree(walrus_in_while_test, x)
     _agree(walrus_in_while_test_with_continue, x)
     assert "while_stmt" in ag.to_code(walrus_in_while_test)
+
+
+def continue_in_try_finally(x):
+    z = 0
+    while x > 0:
+        x = x - 1
+        try:
+            if x < 5:
+                continue
+            z = z + 1
+        finally:
+            z = z + 10
+    return z
+
+
+def break_in_try_finally(x):
+    z = 0
+    while x > 0:
+        x = x - 1
+        try:
+            if x < 5:
+                break
+            z = z + 1
+        finally:
+            z = z + 10
+    return z
+
+
+def handler_sees_partial_update(x):
+    z = 0
+    try:
+        if x > 0:
+            z = z + 1
+            z = z + 100 // (x - 3)     # raises for x == 3, after the first update
+    except ZeroDivisionError:
+        return z * 1000
+    return z
+
+
+@pytest.mark.parametrize("x", [0, 3, 7, 12])
+def test_state_an_enclosing_try_reads_is_written_through(x):
+    _agree(continue_in_try_finally, x)
+    _agree(break_in_try_finally, x)
+    # on Python values the handler sees the update made before the exception
+    assert ag.to_graph(handler_sees_partial_update)(x) == handler_sees_partial_update(x)
+
+
+def closure_reads_loop_variable(xs):
+    s = 0
+
+    def i_via_closure():
+        return i + 2
+
+    for i in xs:
+        s = s * 10 + i_via_closure()
+    return s
+
+
+def lambda_reads_while_variable(n):
+    i = 0
+    s = 0
+    i_via_closure = lambda: i + 2
+    while i < n:
+        s = s * 10 + i_via_closure()
+        i += 1
+    return s
+
+
+def late_binding(n):
+    fs = []
+    for i in range(n):
+        fs.append(lambda: i)
+    return [f() for f in fs]
+
+
+def cond_with_lambdas(x, n):
+    for i in range(n):
+        x = rt.cond(x > i, lambda: x - i, lambda: x + i)
+    return x
+
+
+def test_loop_variables_that_closures_read():
+    assert _agree(closure_reads_loop_variable, [1, 2, 3]) == 345
+    assert _agree(lambda_reads_while_variable, 3) == 234
+    assert ag.to_graph(late_binding)(3) == late_binding(3) == [2, 2, 2]
+    for x, n in ((5, 4), (1, 6)):
+        expected = int(cond_with_lambdas(rt.constant(x), n))
+        assert int(rt.function(cond_with_lambdas)(rt.constant(x), rt.constant(n))) == expected
