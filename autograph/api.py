@@ -289,16 +289,16 @@ def to_graph(entity: Any, recursive: bool = True, experimental_optional_features
     raise TypeError(f"to_graph expects a function or method, got {type(entity).__name__}")
 
 
-def to_code(entity: Any, recursive: bool = True) -> str:
+def to_code(entity: Any, recursive: bool = True, experimental_optional_features: Any = None) -> str:
     """Source of the converted function; it compiles once `ag__` is importable
     (`from autograph import operators as ag__`; `ag__1` when the function's own code
-    names `ag__`)."""
+    names `ag__`). `experimental_optional_features`: as for `to_graph`."""
     if isinstance(entity, types.MethodType):
         entity = entity.__func__
     entity = getattr(entity, "__wrapped__", entity) if getattr(entity, _CONVERTED, False) else entity
     if not isinstance(entity, types.FunctionType):
         raise TypeError(f"to_code expects a function or method, got {type(entity).__name__}")
-    node, _ = convert_node(entity, recursive)
+    node, _ = convert_node(entity, recursive, experimental.features(experimental_optional_features))
     return unparsing.unparse(node) + "\n"
 
 

@@ -22,7 +22,8 @@ class Feature(enum.Enum):
     `rt.function(f, experimental_autograph_options=...)`).
 
     BUILTIN_FUNCTIONS: Python's `print` of a staged value stages a print (run at every
-    call of the graph) instead of printing the symbolic value once while tracing.
+    call of the graph) instead of printing the symbolic value once while tracing; the
+    functions a converted function calls are converted with its features.
     `len`, `range`, `enumerate` and `in` of staged values stage whatever the features.
     The others are accepted for compatibility: what they switch on in TensorFlow is
     always on here (LISTS, ASSERT_STATEMENTS, EQUALITY_OPERATORS) or has no meaning

@@ -83,6 +83,13 @@ class RuntimeBackend:
                             f"dtype {container.dtype.name}: rt.cast one of them first")
         return reduce_any(equal(container, item))
 
+    def print(self, values, sep, end, file):
+        """`print(*values, sep=sep, end=end, file=file)` of staged values (autograph's
+        `Feature.BUILTIN_FUNCTIONS`): `rt.print`, which prints at every run of the graph
+        (`file=None`: the `sys.stdout` of that moment)."""
+        from .ops.io_ops import print_
+        print_(*values, sep=sep, end=end, output_stream=file)
+
     def logical_not(self, x):
         from .ops.math_ops import logical_not
         from .ops.core import convert_to_tensor

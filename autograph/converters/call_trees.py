@@ -7,6 +7,11 @@ class, or a function of numpy / the standard library / our packages is left as a
 call: those are never converted, and the generated code stays readable. Zero-argument
 `super()` becomes `super(__class__, self)` so that it still works inside generated
 functions.
+
+Optional features (`ctx.features`): with `Feature.BUILTIN_FUNCTIONS`, `print(...)`
+becomes `ag__.print_(...)` (staged when a value is staged). A function converted with
+any features calls `ag__.converted_call_with(('BUILTIN_FUNCTIONS',), f, x)`, which
+converts `f` with the same features: they follow the calls, lexically.
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ import builtins
 import gast
 
 from autograph import templates
+from autograph.experimental import Feature
 from autograph.converters.context import Context
 from autograph.converters.expressions import operator_call
 from autograph.operators.calls import is_allowlisted
@@ -54,8 +60,18 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
             and not any(type(a) is gast.Starred for a in node.args)
             and (target is not builtins.len or len(node.args) == 1)):
         return operator_call(_STAGED[target], node.args, node)   # staged for staged values
+    if target is builtins.print and Feature.BUILTIN_FUNCTIONS in ctx.features:
+        call = operator_call("print_", node.args, node)
+        call.keywords = node.keywords
+        return call
     if target is not _UNKNOWN and is_allowlisted(target):
         return node
-    call = operator_call("converted_call", [func] + node.args, node)
+    if ctx.features:
+        names = sorted(f.name for f in ctx.features)
+        features = gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in names],
+                              ctx=gast.Load())
+        call = operator_call("converted_call_with", [features, func] + node.args, node)
+    else:
+        call = operator_call("converted_call", [func] + node.args, node)
     call.keywords = node.keywords
     return call

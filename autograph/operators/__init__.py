@@ -10,7 +10,9 @@
 | `and_(a, *fns)`, `or_(a, *fns)`, `not_(a)` | `and`, `or`, `not` |
 | `assert_stmt(test, message=None)` | `assert` |
 | `converted_call(f, *args, **kwargs)` | calls |
+| `converted_call_with(features, f, *args, **kwargs)` | calls, in code converted with optional features (names of `Feature` values) |
 | `len_(x)`, `in_(x, xs)`, `not_in(x, xs)` | `len(x)`, `x in xs`, `x not in xs` (staged on staged values) |
+| `print_(*values, sep=, end=, file=, flush=)` | `print(...)` with `Feature.BUILTIN_FUNCTIONS` (staged when a value is) |
 | `Undefined(name)`, `ld(value)` | names not assigned on every path |
 | `set_attr(obj, name, v)`, `set_item(obj, key, v)`, `set_global(ns, name, v)` | writing back attributes, items and globals a staged construct carried (`composite=`) |
 
@@ -19,10 +21,10 @@ functools tests set `builtins.len` to an `lru_cache` wrapper whose own code is t
 converted): each operator module imports the builtins it uses (`from builtins import
 len, ...`), so that it calls the originals and never the user's replacement.
 """
-from autograph.operators.calls import converted_call, do_not_convert
+from autograph.operators.calls import converted_call, converted_call_with, do_not_convert
 from autograph.operators.composite import attribute_name, set_attr, set_global, set_item
 from autograph.operators.lists import set_element_type, stack
-from autograph.operators.py_builtins import in_, len_, not_in
+from autograph.operators.py_builtins import in_, len_, not_in, print_
 from autograph.operators.control_flow import (backend_of, enumerate_, for_stmt, if_exp, if_stmt,
                                               range_, while_stmt)
 from autograph.operators.exceptions import assert_stmt
@@ -32,4 +34,4 @@ from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefine
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_",
            "assert_stmt", "converted_call", "do_not_convert", "Undefined", "MaybeUndefined",
            "is_undefined", "ld", "backend_of", "set_attr", "set_item", "set_global", "attribute_name",
-           "set_element_type", "stack", "len_", "in_", "not_in"]
+           "set_element_type", "stack", "len_", "in_", "not_in", "print_", "converted_call_with"]

@@ -10,7 +10,7 @@ called as they are, as are generators, `async def` functions and anything marked
 from __future__ import annotations
 
 from builtins import (  # the originals: see operators/__init__
-    bool, enumerate, frozenset, getattr, isinstance, len, range, setattr, str, type)
+    bool, enumerate, frozenset, getattr, isinstance, len, print, range, setattr, str, type)
 
 import functools
 import inspect
@@ -82,23 +82,62 @@ def _staged_builtins() -> dict:
     return {range: range_, len: len_, enumerate: enumerate_}
 
 
+def _convertible(fn: Any):
+    """(function to convert, object to bind it to), or None to call `fn` as it is."""
+    if getattr(fn, _DO_NOT_CONVERT, False) or is_allowlisted(fn):
+        return None
+    target = _target(fn)
+    if target is None:
+        return None
+    func = target[0]
+    if (getattr(func, _DO_NOT_CONVERT, False) or func.__code__.co_flags & _NOT_CONVERTIBLE
+            or is_allowlisted(func)):
+        return None
+    return target
+
+
 def converted_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
     """`fn(*args, **kwargs)`, with `fn` converted first when it is user code."""
     if type(fn) in _BUILTIN_CALLABLES:        # `xs.append(x)`, `len(x)`: the common case
         if fn in _STAGED_BUILTINS and not kwargs:
             return _STAGED_BUILTINS[fn](*args)   # `r = range; r(t)`: staged as range(t) is
         return fn(*args, **kwargs)
-    if getattr(fn, _DO_NOT_CONVERT, False) or is_allowlisted(fn):
-        return fn(*args, **kwargs)
-    target = _target(fn)
+    target = _convertible(fn)
     if target is None:
         return fn(*args, **kwargs)
     func, bound_to = target
-    if (getattr(func, _DO_NOT_CONVERT, False) or func.__code__.co_flags & _NOT_CONVERTIBLE
-            or is_allowlisted(func)):
-        return fn(*args, **kwargs)
     from autograph import api
     converted = api.convert_function(func, recursive=True)
+    if bound_to is not None:
+        return converted(bound_to, *args, **kwargs)
+    return converted(*args, **kwargs)
+
+
+_FEATURES: dict = {}       # tuple of Feature names -> frozenset of Feature values
+
+
+def converted_call_with(features: tuple, fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
+    """`converted_call` in code converted with optional features (`features`: the names of
+    the `autograph.experimental.Feature` values, a constant the converter wrote): user
+    functions it calls are converted with the same features, so that a helper's
+    `print(t)` stages as its caller's does. The features travel with the code, as
+    TensorFlow's converted calls carry their conversion options; code converted without
+    features calls `converted_call`, and pays nothing for them."""
+    chosen = _FEATURES.get(features)
+    if chosen is None:
+        from autograph.experimental import Feature
+        chosen = _FEATURES[features] = frozenset(Feature[name] for name in features)
+    if type(fn) in _BUILTIN_CALLABLES:
+        if fn is print and "BUILTIN_FUNCTIONS" in features:
+            from autograph.operators.py_builtins import print_
+            return print_(*args, **kwargs)       # `p = print; p(t)`: as print(t) is
+        return converted_call(fn, *args, **kwargs)
+    target = _convertible(fn)
+    if target is None:
+        return fn(*args, **kwargs)
+    func, bound_to = target
+    from autograph import api
+    converted = api.convert_function(func, recursive=True, features=chosen)
     if bound_to is not None:
         return converted(bound_to, *args, **kwargs)
     return converted(*args, **kwargs)

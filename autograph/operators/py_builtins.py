@@ -1,8 +1,10 @@
-"""Builtins whose answer on a staged value is itself staged: `len(t)`, `x in t`.
+"""Builtins whose answer on a staged value is itself staged: `len(t)`, `x in t`, and,
+with `Feature.BUILTIN_FUNCTIONS`, `print(t)`.
 
     len(xs)       ->   ag__.len_(xs)
     x in xs       ->   ag__.in_(x, xs)
     x not in xs   ->   ag__.not_in(x, xs)
+    print(x, y)   ->   ag__.print_(x, y)          (only with Feature.BUILTIN_FUNCTIONS)
 
 On Python values they are the builtins. On a staged value the backend answers
 (`backend.len`: an int when the length is known while tracing, else a staged int;
@@ -10,7 +12,7 @@ On Python values they are the builtins. On a staged value the backend answers
 """
 from __future__ import annotations
 
-from builtins import len, type  # the originals: see operators/__init__
+from builtins import dict, isinstance, len, list, print, tuple, type  # the originals: see operators/__init__
 
 from typing import Any
 
@@ -46,3 +48,35 @@ def not_in(item: Any, container: Any) -> Any:
     if backend is None:
         return item not in container
     return backend.logical_not(backend.contains(container, unwrap(item)))
+
+
+def print_(*values: Any, sep: Any = " ", end: Any = "\n", file: Any = None,
+           flush: bool = False) -> None:
+    """`print(...)` in code converted with `Feature.BUILTIN_FUNCTIONS`: Python's print
+    when no argument is staged; else the backend stages a print (`backend.print`) that
+    runs at every run of the graph, showing the staged values' values and the other
+    arguments as Python prints them. `flush` has no staged meaning (ignored there)."""
+    backend = None
+    for value in values:
+        backend = _staged_in(value, 4)
+        if backend is not None:
+            break
+    if backend is None:
+        return print(*values, sep=sep, end=end, file=file, flush=flush)
+    backend.print(tuple(unwrap(v) for v in values), " " if sep is None else sep,
+                  "\n" if end is None else end, file)
+    return None
+
+
+def _staged_in(value: Any, depth: int) -> Any:
+    """The backend of `value` or of a value in it (lists, tuples, dicts, `depth` deep)."""
+    if isinstance(value, (list, tuple, dict)):
+        if depth:
+            for item in (value.values() if isinstance(value, dict) else value):
+                backend = _staged_in(item, depth - 1)
+                if backend is not None:
+                    return backend
+        return None
+    if type(value) in PLAIN:
+        return None
+    return backend_of(unwrap(value))

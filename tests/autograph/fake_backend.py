@@ -9,6 +9,7 @@ each construct, so tests can check that something was staged and not run as Pyth
 from __future__ import annotations
 
 import collections
+import sys
 
 import numpy as np
 
@@ -206,6 +207,12 @@ class FakeBackend:
 
     def logical_not(self, x):
         return Sym(np.logical_not(_convert(x).value))
+
+    def print(self, values, sep, end, file):
+        """Prints at once (the fake backend runs as it traces), values as numpy shows them."""
+        self.counts["print"] += 1
+        text = sep.join(str(v.value) if isinstance(v, Sym) else str(v) for v in values)
+        (file if file is not None else sys.stdout).write(text + end)
 
     def assert_(self, pred, message):
         if self.pending:
