@@ -187,12 +187,15 @@ def _trace_until_stable(cond_fn, body_fn, graph, structures, init_leaves, init_t
             k, t = stuck[0]
             hint = ("its shape invariant" if fixed[k] is not None
                     else "the `shape_invariants` argument of rt.while_loop")
-            before = (f"the shape invariant {shapes[k]}" if fixed[k] is not None
-                      else f"shape {shapes[k]} before the loop")
+            if fixed[k] is not None:
+                what = (f"'{leaf_labels[k]}' has shape {t.shape} after one iteration, which "
+                        f"does not conform to the shape invariant {shapes[k]}")
+            else:
+                what = (f"'{leaf_labels[k]}' has shape {shapes[k]} before the loop, but shape "
+                        f"{t.shape} after one iteration")
             raise ValueError(
-                f"'{leaf_labels[k]}' has {before} but shape {t.shape} "
-                f"after one iteration. To let the shape vary across iterations, relax it with "
-                f"{hint} (None for a dimension that changes).")
+                f"{what}. To let the shape vary across iterations, relax it with {hint} "
+                f"(None for a dimension that changes).")
         shapes = list(shapes)
         for k, t in bad:
             shapes[k] = _relax(shapes[k], t.shape, precise=attempt < _PRECISE_RETRACES)
@@ -266,8 +269,9 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
         for s, o, label in zip(structures, out, top_labels):
             if not nest.same_structure(s, o):
                 raise TypeError(
-                    f"'{label}' changes structure in the loop: {nest.structure_repr(s)} before, "
-                    f"{nest.structure_repr(o)} after one iteration. Keep its structure fixed.")
+                    f"'{label}' does not have the same nested structure after one iteration: "
+                    f"{nest.structure_repr(s)} before the loop, {nest.structure_repr(o)} after. "
+                    f"Keep its structure fixed.")
         flat_out, _ = _flatten_vars(out, leaf_labels)
         for k, (v, t) in enumerate(zip(flat_out, init_tensors)):
             if not cf._is_tensorish(v):
@@ -276,8 +280,9 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
             tv = cf._leaf_to_tensor(v, dtype_hint=t.dtype)
             if tv.dtype is not t.dtype:
                 raise DTypeMismatchError(
-                    f"'{leaf_labels[k]}' is {t.dtype.name} before the loop but {tv.dtype.name} "
-                    "after one iteration; a loop variable must keep its dtype (use rt.cast).")
+                    f"'{leaf_labels[k]}' has dtype {t.dtype.name} before the loop, but dtype "
+                    f"{tv.dtype.name} after one iteration; a loop variable must keep its dtype "
+                    f"(use rt.cast).")
             leaves.append(cf._in_graph_tensor(body_g, tv))
         for _ in range(n_flags):
             leaves.append(cf._in_graph_tensor(body_g, constant(True)))

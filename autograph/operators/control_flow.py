@@ -117,10 +117,16 @@ def _check_returns(outputs: list, names: Sequence[str]) -> None:
         a, b = outputs[0][i], outputs[1][i]
         if (a is None) != (b is None):
             where = "true" if a is None else "false"
+            if name == "the return value" or name.startswith("retval_"):
+                lacking = "main" if a is None else "else"
+                what = (f"the return value is None in the {where} branch but a value in the "
+                        f"other: the {lacking} branch must also have a return statement")
+            else:
+                what = f"'{name}' is None in the {where} branch but a value in the other"
             raise StagingValueError(
-                f"{user_location(3)}: {name} is None in the {where} branch but a value in "
-                f"the other: with a tensor condition every path must give a value of the "
-                f"same structure (add a `return` / assignment on the path that lacks it)")
+                f"{user_location(3)}: {what}; with a tensor condition every path must give a "
+                f"value of the same structure (add a `return` / assignment on the path that "
+                f"lacks it)")
 
 
 def _flag(value: Any) -> Any:

@@ -119,8 +119,9 @@ def test_a_shape_that_breaks_its_invariant_is_an_error_at_the_loop():
         return x
     assert _plain(bad(2)) == [1.0, 2.0, 2.0]          # Python: nothing to check
     line = _line_of(bad, "for i in")
-    with pytest.raises(ValueError, match=rf"test_loop_options.py:{line}: 'x' has the shape "
-                                         r"invariant \(1,\) but shape \(2,\) after one iteration"):
+    with pytest.raises(ValueError, match=rf"test_loop_options.py:{line}: 'x' has shape \(2,\) "
+                                         r"after one iteration, which does not conform to the "
+                                         r"shape invariant \(1,\)"):
         rt.function(bad)(rt.constant(2))
 
 
