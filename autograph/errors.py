@@ -25,6 +25,11 @@ class StagingValueError(StagingError, ValueError):
     """A value missing on one path (a `return` or assignment that only some paths make)."""
 
 
+class StagingStructureError(StagingTypeError, ValueError):
+    """A value whose nesting differs between branches or iterations: TensorFlow raises
+    TypeError for some of these and ValueError for others, so it is both."""
+
+
 class ConversionError(Exception):
     """The converter cannot handle this function; it runs unconverted instead."""
 

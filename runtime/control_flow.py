@@ -198,7 +198,7 @@ def _pair_leaves(label, a, b, gt, gf, t_leaves, f_leaves, is_undefined):
         raise TypeError(
             f"'{label}' has a different structure in the two branches: "
             f"{nest.structure_repr(a)} if the condition holds, {nest.structure_repr(b)} "
-            "if not. Make both branches give it the same structure.")
+            "if not; a staged `if` must return the same nested structure in both branches.")
     la, lb = nest.flatten(a), nest.flatten(b)
     leaf_labels = [label] if len(la) == 1 else _path_names(a, label)
     parts = []

@@ -13,6 +13,7 @@ import functools
 import inspect
 import logging
 import threading
+import types
 import weakref
 from typing import Callable, Optional
 
@@ -409,6 +410,11 @@ class Function:
             stack.append((id(self), self._key(bound)))
             try:
                 out = self._call_python(self._converted_function(), ba.args, ba.kwargs)
+                if isinstance(out, types.GeneratorType):
+                    raise NotImplementedError(
+                        f"{self.__name__} is a generator function: a graph cannot pause and "
+                        "resume, so generators are not supported by rt.function; return a "
+                        "list, a TensorArray or a tensor instead")
             except Exception as e:
                 _note_user_line(e, self.__name__)
                 raise

@@ -23,7 +23,8 @@ from builtins import (  # the originals: see operators/__init__
 
 from typing import Any, Callable, Optional, Sequence
 
-from autograph.errors import StagingError, StagingTypeError, StagingValueError, user_location
+from autograph.errors import (StagingError, StagingStructureError, StagingTypeError,
+                              StagingValueError, user_location)
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
@@ -106,6 +107,8 @@ class _Tracer:
             advice = ""        # the backend's message already says what to change
         kind = (StagingTypeError if isinstance(error, TypeError) else
                 StagingValueError if isinstance(error, ValueError) else StagingError)
+        if kind is StagingTypeError and "structure" in text:
+            kind = StagingStructureError
         return kind(f"{user_location(3)}: {text}. {advice}".rstrip())
 
 
