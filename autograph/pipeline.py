@@ -1,6 +1,8 @@
 """The converters, in order, and why in that order.
 
 Per function scope (nested `def`s first, each with its own analysis):
+  0. walrus              `a and (y := b)` as `if`s (a `:=` cannot go in the thunk
+                         `and_` takes); first, so that every later pass sees plain `if`s.
   1. return_statements   `return` in loops becomes `do_return`/`retval_` + `break`, so it
                          must run before break_statements; the function-level
                          continuation then makes every remaining `return` a tail.
@@ -34,7 +36,7 @@ from autograph.converters import (asserts, break_statements, call_trees, conditi
                                   conditionals, continue_statements, for_statements,
                                   logical_expressions, return_statements, variables,
                                   while_statements)
-from autograph.converters import expressions
+from autograph.converters import expressions, walrus
 from autograph.converters.context import Context, walk_scope
 from autograph.errors import ConversionError
 
@@ -58,6 +60,8 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
         for node in list(walk_scope(fn_node.body)):
             if isinstance(node, gast.FunctionDef) and not _is_generator(node):
                 _convert_scope(node, ctx.for_scope(node), kinds)
+    if gast.NamedExpr in kinds and walrus.transform(fn_node, ctx):
+        kinds = kinds | {gast.If}        # `and`/`or` around a `:=` became `if`s
     if not kinds & _CONTROL_FLOW:
         return      # straight-line code: returns are all at the top, nothing to decide
     for convert, needs in SCOPE_PASSES:

@@ -133,3 +133,41 @@ def test_loop_variables_that_closures_read():
     for x, n in ((5, 4), (1, 6)):
         expected = int(cond_with_lambdas(rt.constant(x), n))
         assert int(rt.function(cond_with_lambdas)(rt.constant(x), rt.constant(n))) == expected
+
+
+def walrus_in_and(x):
+    if x > 0 and (y := x * 2) > 5:
+        return y
+    return -1
+
+
+def walrus_in_or(x):
+    r = x < 0 or (z := x + 1) > 3
+    if r:
+        return 1
+    return 0
+
+
+def walrus_in_a_chain(x):
+    return x > 2 and (w := x - 2) > 0 and w < 10
+
+
+@pytest.mark.parametrize("x", [-2, 1, 4, 20])
+def test_walrus_inside_and_or(x):
+    _agree(walrus_in_and, x)
+    _agree(walrus_in_or, x)
+    _agree(walrus_in_a_chain, x)
+
+
+def test_walrus_inside_and_binds_only_when_python_evaluates_it():
+    def unbound_on_the_short_path(x):
+        if x > 0 and (y := x) > 100:
+            pass
+        return y
+
+    with pytest.raises(UnboundLocalError) as plain:
+        unbound_on_the_short_path(-1)
+    with pytest.raises(UnboundLocalError) as converted:
+        ag.to_graph(unbound_on_the_short_path)(-1)
+    assert str(converted.value) == str(plain.value)
+    assert ag.to_graph(unbound_on_the_short_path)(5) == unbound_on_the_short_path(5) == 5
