@@ -49,9 +49,12 @@ class RuntimeBackend:
         """`len(value)` for a staged value: a Python int when the first dimension is known
         while tracing, else a scalar int32 tensor read when the graph runs (also for an
         unknown rank). A TensorArray gives its size; a scalar has no length (TypeError)."""
+        from .ops.list_ops import StagedList
         from .ops.tensor_array import TensorArray
         if isinstance(value, TensorArray):
             return value.size()
+        if isinstance(value, StagedList):
+            return value.length()
         from .tensor import Tensor
         if not isinstance(value, Tensor):
             return len(value)

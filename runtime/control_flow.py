@@ -182,6 +182,9 @@ def _fill_undefined(outs_t, outs_f, gt, gf, is_undefined) -> list:
         if ua == ub:
             continue
         graph, outs, template = (gt, outs_t, b) if ua else (gf, outs_f, a)
+        if template is None:         # nothing to stand in for (a branch without a value)
+            outs[i] = None
+            continue
         with graph.as_default():
             outs[i] = nest.map_structure(placeholder_value, template)
         flags[i] = not ua

@@ -121,6 +121,19 @@ def _unsafe(node) -> bool:
     return False
 
 
+def _inner_places(target) -> set:
+    """The text of every attribute or item inside `target`'s object and key (`o.key` in
+    `d[o.key]`): if the construct changes one, the place it names moves."""
+    out = set()
+    todo = [target.value] + ([target.slice] if type(target) is gast.Subscript else [])
+    while todo:
+        n = todo.pop()
+        if type(n) in (gast.Attribute, gast.Subscript):
+            out.add(_text(n))
+        todo.extend(children(n))
+    return out
+
+
 def _has_slice(node) -> bool:
     return type(node) is gast.Slice or (type(node) is gast.Tuple
                                         and any(type(e) is gast.Slice for e in node.elts))
@@ -140,13 +153,14 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
     if not (targets or calls or deletes or declared):
         return None, []
     changed = set(modified_all) | set(extra_changed)
+    written = {_text(t) for t in targets}       # places the construct changes
     entries, seen, defs = [], set(), []
     for t in sorted(targets, key=lambda t: (t.lineno, t.col_offset)):
         text = _text(t)
         if text in seen:
             continue
         seen.add(text)
-        moving = sorted(_names(t) & changed)
+        moving = sorted((_names(t) & changed) | (_inner_places(t) & written))
         if moving:
             role = "index" if type(t) is gast.Subscript else "object"
             obj = t.value if (type(t.value) is gast.Name or not (
@@ -164,8 +178,8 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
         entries.append(_uncarried(_text(t), "`del` of an attribute or item", t.lineno))
     for call in calls:
         receiver = call.func.value
-        if type(receiver) is gast.Name and call.func.attr in LIST_METHODS:
-            continue              # the name is state (see for_statements / while_statements)
+        # `xs.append(v)` on a local name: the name is state, and a staged construct makes
+        # the list a staged list (then this check passes); a dict's `pop` is not that.
         text = _text(receiver)
         getter = f"lambda: {text}" if not _unsafe(receiver) else "None"
         entries.append(f"({text!r}, {getter}, None, "
@@ -177,8 +191,9 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
                            f"lambda v: ag__.set_global(globals(), {name!r}, v))")
         else:
             setter = ctx.new_name(f"set_{name}", unique=True)
-            defs += templates.replace(f"def {setter}(v):\n    nonlocal {name}\n    {name} = v",
-                                      lineno)
+            value = "value" if name != "value" else "value_"
+            defs += templates.replace(f"def {setter}({value}):\n    nonlocal {name}\n"
+                                      f"    {name} = {value}", lineno)
             for d in defs:
                 d.ag_generated = True
             entries.append(f"({name!r}, lambda: {name}, {setter})")

@@ -75,6 +75,11 @@ class IfTransformer(StatementTransformer):
             args.append(state.names_literal(outputs))
         places, setters = composite.specs(all_stmts, ctx, modified_all, lineno=node.lineno)
         keywords = composite.keywords(places, composite.positions(inputs, lists))
+        if self.caught():
+            # an exception a branch raises while traced must not reach the user's handler
+            # (it would run for every input): it becomes a run-time error of that branch
+            keywords.append(gast.keyword(arg="caught", value=gast.Constant(value=True,
+                                                                          kind=None)))
         out[:0] = setters
         call = templates.operator_call("if_stmt", args, node.lineno, keywords)
         out.append(templates.statement(call, node.lineno, returns=return_form,

@@ -168,7 +168,7 @@ class StatementTransformer(gast.NodeTransformer):
         final = anno.get(node, "live_at_finally", frozenset())
         if final:
             final = final & {n.id for n in walk_scope(node.finalbody) if isinstance(n, gast.Name)}
-        self._visit_observed(node, handlers | final, ["body"])
+        self._catching(bool(node.handlers), self._visit_observed, node, handlers | final, ["body"])
         self._visit_observed(node, final, ["orelse", "finalbody"])
         for handler in node.handlers:
             self._visit_observed(handler, final, ["body"])
@@ -180,8 +180,23 @@ class StatementTransformer(gast.NodeTransformer):
         suppressing = not all(_non_suppressing(item.context_expr, self.ctx)
                               for item in node.items)
         names = anno.get(node, "cfg_after_live", frozenset()) if suppressing else frozenset()
-        self._visit_observed(node, names, ["body"])
+        self._catching(suppressing, self._visit_observed, node, names, ["body"])
         return node
+
+    def _catching(self, catches: bool, visit, *args) -> None:
+        """`visit(*args)`, counting it as code whose exceptions the user's own code may
+        catch (a `try` with handlers, a `with` that may suppress) when `catches`."""
+        depth = self.__dict__.get("_caught", 0)
+        self._caught = depth + catches
+        try:
+            visit(*args)
+        finally:
+            self._caught = depth
+
+    def caught(self) -> bool:
+        """Whether the statement being visited is inside a `try` with handlers or a `with`
+        that may suppress exceptions (of the function being converted)."""
+        return self.__dict__.get("_caught", 0) > 0
 
     def generic_visit(self, node):
         for case in getattr(node, "cases", ()):          # `match`: convert inside its cases

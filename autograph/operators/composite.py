@@ -35,8 +35,42 @@ _MUTABLE = (list, dict, set, bytearray)
 _ABSENT = (AttributeError, KeyError, IndexError, NameError, UnboundLocalError)
 
 
+def _plain_attribute(obj: Any, name: str) -> None:
+    """A carried attribute is written once per branch or iteration traced: only plain
+    storage (no property or other data descriptor, no custom `__setattr__`) gives the
+    same result as Python's single write."""
+    kind = type(obj)
+    descriptor = getattr(kind, name, None)
+    if (kind.__setattr__ is not object.__setattr__ and kind.__setattr__ is not type.__setattr__
+            or hasattr(type(descriptor), "__set__")):
+        what = "a property" if isinstance(descriptor, property) else (
+            "a data descriptor" if hasattr(type(descriptor), "__set__")
+            else f"{kind.__name__}.__setattr__")
+        raise StagingError(
+            f"{user_location(3)}: the attribute {name!r} of a {kind.__name__} is set through "
+            f"{what}, which staging would run once per branch or iteration traced, not once "
+            f"as Python does; assign a local name in the staged construct and set the "
+            f"attribute after it")
+
+
+def _plain_container(obj: Any) -> None:
+    kind = type(obj)
+    if kind in (dict, list):
+        return
+    for base in (dict, list):
+        if isinstance(obj, base) and kind.__setitem__ is base.__setitem__ \
+                and kind.__getitem__ is base.__getitem__:
+            return
+    raise StagingError(
+        f"{user_location(3)}: an item of a {kind.__name__} is set through its own "
+        f"__setitem__, which staging would run once per branch or iteration traced, not "
+        f"once as Python does; assign a local name in the staged construct and set the item "
+        f"after it")
+
+
 def set_attr(obj: Any, name: str, value: Any) -> None:
     """`obj.name = value`; an Undefined value removes the attribute (it had none)."""
+    _plain_attribute(obj, name)
     if type(value) is Undefined:
         if hasattr(obj, name):
             delattr(obj, name)
@@ -52,6 +86,10 @@ def attribute_name(getter: Callable) -> str:
 
 def set_item(obj: Any, key: Any, value: Any) -> None:
     """`obj[key] = value`; an Undefined value removes the key (it had none)."""
+    _plain_container(obj)
+    if getattr(type(key), "__autograph_backend__", None) is not None:
+        raise StagingError(f"{user_location(3)}: a staged value cannot be a key or index "
+                           f"of a Python container carried through a staged construct")
     if type(value) is Undefined:
         try:
             del obj[key]

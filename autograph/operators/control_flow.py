@@ -23,8 +23,8 @@ from builtins import (  # the originals: see operators/__init__
 
 from typing import Any, Callable, Optional, Sequence
 
-from autograph.errors import (StagingError, StagingStructureError, StagingTypeError,
-                              StagingValueError, user_location)
+from autograph.errors import (_PACKAGE_DIR, StagingError, StagingStructureError,
+                              StagingTypeError, StagingValueError, user_location)
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
@@ -66,7 +66,9 @@ class _Tracer:
     values, which the backend replaces with zeros of the other branch's types.
     """
 
-    def __init__(self, backend: Any = None, n_outputs: int = 0) -> None:
+    def __init__(self, backend: Any = None, n_outputs: int = 0, caught: bool = False) -> None:
+        self.caught = caught     # the user's code may catch what a branch raises
+        self.deferred = False    # a branch raised while traced: a run-time error of it
         self.user_errors: set = set()
         self.outputs: list = []
         self.backend, self.n_outputs = backend, n_outputs     # n_outputs: values only
@@ -79,15 +81,23 @@ class _Tracer:
                 result = fn(*args)
             except BaseException as e:
                 read = getattr(e, "ag_undefined", None)
-                if read is None or self.backend is None:
+                deferred = (read is None and self.caught and isinstance(e, Exception)
+                            and not isinstance(e, StagingError))
+                if (read is None and not deferred) or self.backend is None:
                     self.user_errors.add(id(e))
                     raise
                 self.undefined_reads.append(e)
-                name, where = read
-                self.backend.assert_(
-                    self.backend.convert(False),
-                    f"name '{name}' is used at {where} but was not assigned on the path taken; "
-                    f"assign it on every path before this line")
+                if deferred:
+                    self.deferred = True
+                    message = (f"{type(e).__name__}: {e} (raised at {_raised_at(e)} in a "
+                               f"staged branch; code that catches it runs only while "
+                               f"tracing, so the graph raises this instead)")
+                else:
+                    name, where = read
+                    message = (f"name '{name}' is used at {where} but was not assigned on "
+                               f"the path taken; assign it on every path before this line")
+                self.backend.assert_(self.backend.convert(False), message)
+                name = read[0] if read else "the value"
                 result = post(_pack([Undefined(name)] * self.n_outputs, self.n_outputs))
                 self.outputs.append(None)
                 return tuple(unwrap(v) for v in result)
@@ -110,6 +120,17 @@ class _Tracer:
         if kind is StagingTypeError and "structure" in text:
             kind = StagingStructureError
         return kind(f"{user_location(3)}: {text}. {advice}".rstrip())
+
+
+def _raised_at(error: BaseException) -> str:
+    """'file:line' of the innermost frame outside autograph that `error` passed through."""
+    where, tb = "<unknown>", error.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith(_PACKAGE_DIR):
+            where = f"{filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
 
 
 def _check_returns(outputs: list, names: Sequence[str]) -> None:
@@ -138,13 +159,13 @@ def _flag(value: Any) -> Any:
     return False if kind is Undefined else value.defined if kind is MaybeUndefined else True
 
 
-def _staged_if(backend, test, if_true, if_false, state, names, out_names):
+def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught=False):
     """Stage an `if`. When a state value may be undefined (an Undefined marker or a
     MaybeUndefined), every output also carries its `defined` flag through the `cond`,
     so that a flag made by a construct inside a branch survives the merge."""
     n = len(names)
     with_flags = n and any(type(v) in (Undefined, MaybeUndefined) for v in state)
-    tracer = _Tracer(backend, max(n, 1))
+    tracer = _Tracer(backend, max(n, 1), caught)
     if not n:
         post = lambda r: (r,)
     elif with_flags:
@@ -164,6 +185,10 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names):
             e, out_names, "Give it the same dtype and structure on both branches") from e
     if len(tracer.undefined_reads) == 2:        # neither branch can run: as Python would
         raise tracer.undefined_reads[0]
+    if tracer.deferred:
+        # The branch that raised never completes (its graph asserts first): what the
+        # other branch gives is the value, not a maybe-undefined one.
+        defined = tuple(None for _ in defined)
     _check_returns(tracer.outputs, out_names)
     if not n:
         # A value (return value, expression): a branch gives an Undefined marker only for
@@ -185,7 +210,8 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names):
 
 def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
             state: Sequence[Any] = (), names: Sequence[str] = (),
-            composite: Optional[Callable] = None, lists: Sequence[int] = ()) -> Any:
+            composite: Optional[Callable] = None, lists: Sequence[int] = (),
+            caught: bool = False) -> Any:
     """`if test:` with the branches as functions of `state`; returns the new values of
     `names`. Without `if_false`, `state` holds the current values of `names`.
     `composite`: the attributes, items and global names the branches write (see
@@ -201,9 +227,9 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
                 state = lists_.staged(backend, state, lists)
             if composite is not None:
                 return _staged_if_places(backend, test, if_true, if_false, tuple(state),
-                                         tuple(names), places)
+                                         tuple(names), places, caught)
             return _staged_if(backend, test, if_true, if_false, tuple(state), tuple(names),
-                              tuple(names) or ("the return value",))
+                              tuple(names) or ("the return value",), caught)
     if test:
         return if_true(*state)
     if if_false is None:
@@ -211,12 +237,12 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
     return if_false(*state)
 
 
-def _staged_if_places(backend, test, if_true, if_false, state, names, places):
+def _staged_if_places(backend, test, if_true, if_false, state, names, places, caught=False):
     """A staged `if` whose branches also write `places`: their values are more outputs
     of the `cond` (each branch starts from the values before the `if`)."""
     if not places.names:
         return _staged_if(backend, test, if_true, if_false, state, names,
-                          names or ("the return value",))
+                          names or ("the return value",), caught)
     n = len(names)
     width = n or 1                    # no names: the branches give one value (or None)
     init = places.read()
@@ -225,8 +251,8 @@ def _staged_if_places(backend, test, if_true, if_false, state, names, places):
     true_fn = places_.wrap_branch(if_true, places, init, width)
     false_fn = places_.wrap_branch(if_false, places, init, width)
     out_names = (names or ("the return value",)) + tuple(places.names)
-    outs = _unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names),
-                   len(out_names))
+    outs = _unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names,
+                              caught), len(out_names))
     _settle(backend, places, outs[width:], "if")
     return _pack(outs[:n], n) if n else outs[0]
 

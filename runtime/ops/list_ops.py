@@ -151,6 +151,16 @@ class StagedList:
         raise TypeError("len() of a list that a staged construct changes is a tensor; "
                         "in a function converted by autograph `len(l)` gives it")
 
+    def __eq__(self, other):
+        raise TypeError("a list that a staged construct changes has no Python value to "
+                        "compare; compare its elements as a tensor (ag.stack(l) == ...)")
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise TypeError("the truth of a list that a staged construct changes is known only "
+                        "when the graph runs; test len(l) > 0 instead")
+
     def __iter__(self):
         raise TypeError("iterating over a staged list is a staged loop: use it in a `for` "
                         "of a function converted by autograph, or stack it (ag.stack(l))")

@@ -195,7 +195,7 @@ def test_nonlocal_names_are_declared_and_carried_when_staged():
     # not a parameter of the body: the body writes the variable itself; staged, the
     # loop carries it through `composite=` (its setter is declared nonlocal too)
     assert "ag__.for_stmt(ag__.range_(n), loop_body, composite=" in code
-    assert "def set_count(v):\n            nonlocal count\n            count = v" in code
+    assert "def set_count(value):\n            nonlocal count\n            count = value" in code
 
 
 def name_clash(loop_body, if_true):

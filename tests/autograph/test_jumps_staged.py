@@ -181,7 +181,7 @@ def try_finally_break(n):
                 break
             s += i
         finally:
-            FINALLY_RAN.append(i)
+            s = s + 100      # runs on every iteration, the one that breaks too
     return s
 
 
@@ -195,7 +195,7 @@ def try_finally_continue_in_while(n):
                 continue
             s = s + i * 3
         finally:
-            FINALLY_RAN.append(i)
+            s = s + 100      # runs on every iteration, those that continue too
     return s
 
 
