@@ -254,7 +254,11 @@ def _staged_if_places(backend, test, if_true, if_false, state, names, places, ca
     outs = _unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names,
                               caught), len(out_names))
     _settle(backend, places, outs[width:], "if")
-    return _pack(outs[:n], n) if n else outs[0]
+    if n:
+        return _pack(outs[:n], n)
+    # The value of a return-form `if` (see _staged_if): a branch without one is a branch
+    # whose `do_return` flag says it is not taken, so the value is the other branch's.
+    return unwrap(outs[0])
 
 
 def _settle(backend, places, values, construct: str) -> None:

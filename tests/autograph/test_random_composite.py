@@ -8,24 +8,8 @@ import autograph as ag
 import random_programs
 from fake_backend import FakeRuntimeError, sym, value
 
-# Seeds whose staged run returns the return value still wrapped (the fake backend gives
-# MaybeUndefined('the return value', ...); rt.function raises "a traced function must return
-# tensors ...; it returned MaybeUndefined(...)" or "... Undefined('retval_')"): a staged
-# `if_stmt` that picks a return value and also carries composite state (`composite=`) does
-# not unwrap a branch value that may be undefined. Smallest form:
-#     def f(x):
-#         d2 = {"j": 1}
-#         if 1 > 2:
-#             d = 1
-#         if x > 100:           # x a tensor: f(200) returns MaybeUndefined, not 1
-#             return 1
-#         d2["j"] = 2
-#         return d2["j"] + d
-# Reported to the lead: test_known_bad_seeds turns red once it is fixed; then empty this.
-KNOWN_BAD = {10, 34, 45, 193, 418, 477}
-
-SEEDS = [s for s in range(500) if s not in KNOWN_BAD]
-RUNTIME_SEEDS = [s for s in range(120) if s not in KNOWN_BAD]
+SEEDS = range(500)
+RUNTIME_SEEDS = range(120)
 INPUTS = [(0, 0), (5, 3), (13, 6), (40, 2)]
 STAGED_INPUTS = [(0, 0), (13, 6)]      # the fake backend runs both branches: keep it short
 RUNTIME_INPUTS = [(0, 0), (5, 3), (13, 6)]
@@ -92,9 +76,3 @@ def test_default_programs_are_unchanged_by_the_options():
         assert "o.v" not in plain and "global G" not in plain and "lambda" not in plain
         assert random_programs.Generator(seed, composite=True).program("f").startswith("class O")
 
-
-@pytest.mark.xfail(strict=True, reason="staged return value left wrapped with composite state")
-@pytest.mark.parametrize("seed", sorted(KNOWN_BAD))
-def test_known_bad_seeds(seed):
-    test_random_composite_program(seed)
-    test_random_composite_program_in_the_runtime(seed)
