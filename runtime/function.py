@@ -480,6 +480,10 @@ def _output_tensor(graph, v):
         return None
     from .ops.list_ops import StagedList
     from .ops.tensor_array import TensorArray
+    if isinstance(v, StagedList) and v.dtype is None:
+        # Nothing was ever appended to it while tracing (that would have set its dtype)
+        # and it started empty: it is the empty list at every run.
+        return []
     if isinstance(v, (TensorArray, StagedList)):
         v = v.stack()
     if isinstance(v, Variable):
