@@ -55,6 +55,17 @@ def _is_generator(fn_node: gast.AST) -> bool:
     return act.has_yield or act.has_await
 
 
+def _nested_writes(fn_node: gast.FunctionDef) -> set:
+    """Names the function's nested functions declare `nonlocal` (they write them)."""
+    out = set()
+    for node in walk_scope(fn_node.body):
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fn_node:
+            for inner in gast.walk(node):
+                if isinstance(inner, gast.Nonlocal):
+                    out.update(inner.names)
+    return out
+
+
 def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     if ctx.has_nested_functions:
         for node in list(walk_scope(fn_node.body)):
@@ -72,6 +83,7 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     ctx.graph_act = graph.body_activity
     ctx.captured = ctx.graph_act.captured
     ctx.cells = ctx.captured & graph.locals
+    ctx.nested_writes = _nested_writes(fn_node) & ctx.cells
     try:
         for convert in CONTROL_FLOW_PASSES:
             if convert is variables and not (graph.maybe_undefined_reads or ctx.may_hold_undefined

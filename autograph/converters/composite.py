@@ -100,6 +100,18 @@ def keywords(places, lists_at: list) -> list:
     return out
 
 
+def _calls_something(stmts: list) -> bool:
+    todo = list(stmts)
+    while todo:
+        n = todo.pop()
+        if type(n) is gast.Call:
+            return True
+        if type(n) in SCOPES and not getattr(n, "ag_generated", False):
+            continue
+        todo.extend(children(n))
+    return False
+
+
 def _names(node) -> set:
     out = set()
     todo = [node]
@@ -149,8 +161,13 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
     `modified_all`: names the construct assigns (their values change inside it)."""
     targets, calls, deletes = [], [], []
     _scan(stmts, targets, calls, deletes)
-    declared = sorted(modified_all & (ctx.graph.declared | ctx.cells))
-    if not (targets or calls or deletes or declared):
+    declared = modified_all & (ctx.graph.declared | ctx.cells)
+    if ctx.nested_writes and _calls_something(stmts):
+        # a nested function that writes one of our variables (`nonlocal c; c += 1`) may
+        # be called in the construct: carry the variable, as if the construct wrote it
+        declared |= ctx.nested_writes
+    declared = sorted(declared)
+    if not (targets or calls or deletes or declared or ctx.nested_writes):
         return None, []
     changed = set(modified_all) | set(extra_changed)
     written = {_text(t) for t in targets}       # places the construct changes

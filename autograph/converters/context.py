@@ -40,6 +40,7 @@ class Context:
         self.graph = self.graph_act = None
         self.captured: set = set()
         self.cells: set = set()                 # locals nested functions/lambdas read
+        self.nested_writes: set = set()         # locals nested functions write (nonlocal)
         self.fresh: dict = {}
         self.taken: set = set()
 
@@ -52,6 +53,7 @@ class Context:
         child.graph = child.graph_act = None
         child.captured = set()
         child.cells = set()
+        child.nested_writes = set()
         args = fn_node.args
         positional = args.posonlyargs + args.args
         child.first_param = positional[0].id if positional else None

@@ -171,3 +171,36 @@ def test_walrus_inside_and_binds_only_when_python_evaluates_it():
         ag.to_graph(unbound_on_the_short_path)(-1)
     assert str(converted.value) == str(plain.value)
     assert ag.to_graph(unbound_on_the_short_path)(5) == unbound_on_the_short_path(5) == 5
+
+
+def closure_counter_called_in_if(x):
+    c = 0
+
+    def bump():
+        nonlocal c
+        c += 1
+        return c
+
+    if x > 0:
+        bump()
+    return c
+
+
+def closure_counter_feeds_the_result(n):
+    c = 0
+    s = 0
+
+    def inc():
+        nonlocal c
+        c += 1
+        return c
+
+    for _ in range(n):
+        s += inc()
+    return s, c
+
+
+@pytest.mark.parametrize("x", [-2, 0, 3])
+def test_a_variable_a_nested_function_writes_is_carried(x):
+    _agree(closure_counter_called_in_if, x)
+    _agree(closure_counter_feeds_the_result, max(x, 0))
