@@ -20,7 +20,7 @@ from __future__ import annotations
 import gast
 
 from autograph import templates, unparsing
-from autograph.converters.context import SCOPES, Context, children
+from autograph.converters.context import SCOPES, Context, children, walk
 
 # Methods of list/dict/set/bytearray that change the object.
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
@@ -80,9 +80,32 @@ def list_names(stmts: list, ctx: Context) -> set:
     state of the construct, so that a staged one can make them staged lists."""
     targets, calls, deletes = [], [], []
     _scan(stmts, targets, calls, deletes)
-    return {c.func.value.id for c in calls
-            if type(c.func.value) is gast.Name and c.func.attr in LIST_METHODS
-            and c.func.value.id in ctx.graph.locals}
+    names = {c.func.value.id for c in calls
+             if type(c.func.value) is gast.Name and c.func.attr in LIST_METHODS
+             and c.func.value.id in ctx.graph.locals}
+    return names - _aliased(ctx) if names else names
+
+
+def _aliased(ctx: Context) -> set:
+    """Local names whose value the function also stores elsewhere (`m = l`, `o.x = l`,
+    `[l]`): a staged list replaces only the name, so such lists stay Python lists (and a
+    staged construct changing one is an error, never a stale alias)."""
+    found = getattr(ctx, "aliased", None)
+    if found is not None:
+        return found
+    found = set()
+    for n in walk(ctx.fn_node):
+        kind = type(n)
+        if kind in (gast.Assign, gast.AnnAssign) and type(n.value) is gast.Name:
+            found.add(n.value.id)             # both names are then one list
+            targets = n.targets if kind is gast.Assign else [n.target]
+            found.update(t.id for t in targets if type(t) is gast.Name)
+        elif kind in (gast.List, gast.Set):
+            found.update(e.id for e in n.elts if type(e) is gast.Name)
+        elif kind is gast.Dict:
+            found.update(e.id for e in n.values if type(e) is gast.Name)
+    ctx.aliased = found
+    return found
 
 
 def positions(names: list, lists: set) -> list:

@@ -200,3 +200,71 @@ def test_builtins_whose_answer_is_staged():
     unknown = rt.function(length_unknown_while_tracing,
                           input_signature=[rt.TensorSpec([None], rt.int32)])
     assert int(unknown(rt.constant([1, 3, 5, 9]))) == uses_builtins([1, 3, 5, 9])
+
+
+def test_an_aliased_list_appended_in_a_staged_loop_is_an_error_not_a_stale_alias():
+    def aliased(n):
+        l = []
+        m = l
+        for i in range(n):
+            m.append(i)
+        return len(l)
+
+    assert ag.to_graph(aliased)(3) == aliased(3) == 3
+    with pytest.raises(ag.StagingError, match=r"`m.append\(...\)` changes it in place"):
+        rt.function(aliased)(rt.constant(3))
+
+
+def test_setters_that_run_code_are_not_run_once_per_branch():
+    class Doubling:
+        def __init__(self):
+            self._v = 0
+
+        @property
+        def v(self):
+            return self._v
+
+        @v.setter
+        def v(self, value):
+            self._v = value * 2
+
+    def through_property(x):
+        p = Doubling()
+        if x > 0:
+            p.v = x
+        return p.v
+
+    assert ag.to_graph(through_property)(3) == through_property(3) == 6
+    with pytest.raises(ag.StagingError, match="set through a property"):
+        rt.function(through_property)(rt.constant(3))
+
+
+def test_a_dict_pop_in_a_staged_branch_is_an_error():
+    def pops(x):
+        d = {"k": 1}
+        if x > 0:
+            v = d.pop("k")
+        else:
+            v = 0
+        return v, len(d)
+
+    assert ag.to_graph(pops)(-1) == pops(-1)
+    with pytest.raises(ag.StagingError, match=r"`d.pop\(...\)` changes it in place"):
+        rt.function(pops)(rt.constant(-1))
+
+
+def test_an_exception_the_function_itself_catches_is_a_run_time_error_of_its_branch():
+    def caught(x):
+        try:
+            if x > 0:
+                raise ValueError("positive")
+            r = 1
+        except ValueError:
+            r = 2
+        return r
+
+    f = rt.function(caught)
+    assert int(f(rt.constant(-2))) == caught(-2) == 1      # the handler is not baked in
+    with pytest.raises(rt.errors.InvalidArgumentError, match="ValueError: positive"):
+        f(rt.constant(3))
+    assert f.experimental_get_tracing_count() == 1
