@@ -91,6 +91,12 @@ STACK = OpDef("StagedListStack",
 OPS = [NEW, APPEND, POP, GET, SET, LENGTH, STACK]
 
 
+def _where() -> str:
+    from ..graph import user_location
+    found = user_location()
+    return f"{found[0]}:{found[1]}: " if found else ""
+
+
 class StagedList:
     """A Python list inside a staged construct (see the module docstring)."""
 
@@ -108,13 +114,13 @@ class StagedList:
         if self.dtype is None:
             self.dtype = t.dtype
         elif t.dtype is not self.dtype:
-            raise TypeError(f"a list whose elements are {self.dtype.name} cannot take a "
-                            f"{t.dtype.name} value {t!r}: the elements of a list that a staged "
-                            "construct changes share one dtype (use rt.cast)")
+            raise TypeError(f"{_where()}a list whose elements are {self.dtype.name} cannot take "
+                            f"a {t.dtype.name} value {t!r}: the elements of a list that a "
+                            "staged construct changes share one dtype (use rt.cast)")
         if not self.element_shape.is_compatible_with(t.shape):
-            raise TypeError(f"a list whose elements have shape {self.element_shape} cannot "
-                            f"take a value of shape {t.shape}: the elements of a list that a "
-                            "staged construct changes share one shape")
+            raise TypeError(f"{_where()}a list whose elements have shape {self.element_shape} "
+                            f"cannot take a value of shape {t.shape}: the elements of a list "
+                            "that a staged construct changes share one shape")
         self.element_shape = self.element_shape.merge_with(t.shape)
         return t
 
