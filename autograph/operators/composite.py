@@ -103,12 +103,13 @@ class Places:
     """The carried places of one staged construct: read them, write them, and say where
     a write that cannot be carried is."""
 
-    __slots__ = ("names", "getters", "setters", "filename", "staged_lists")
+    __slots__ = ("names", "getters", "setters", "filename", "staged_lists", "unset")
 
     def __init__(self, specs: Sequence[tuple], filename: str, staged_lists: Sequence[Any] = ()):
         self.names, self.getters, self.setters = [], [], []
         self.filename = filename
         self.staged_lists = staged_lists     # Python lists the construct made staged lists
+        self.unset = {"main": set(), "else": set()}  # places a staged `if`'s branch leaves unset
         for spec in specs:
             name, getter, setter = spec[0], spec[1], spec[2]
             if setter is None:
@@ -162,16 +163,15 @@ def places(composite: Callable[[], Sequence[tuple]], staged_lists: Sequence[Any]
     return Places(composite(), user_location(2).rpartition(":")[0], staged_lists)
 
 
-def wrap_branch(fn: Callable, places: Places, init: tuple, n: int) -> Callable:
+def wrap_branch(fn: Callable, places: Places, init: tuple, n: int, unset: set) -> Callable:
     """A branch that starts from the places' values before the construct and returns its
-    outputs (`n` of them: a bare value for one) followed by the places' values after."""
+    outputs (`n` of them: a bare value for one) followed by the places' values after;
+    `unset` receives the positions of the places it leaves without a value."""
     def branch(*state):
         places.write(init)
         result = fn(*state)
         outs = (result,) if n == 1 else tuple(result) if n else ()
-        return outs + places.read()
+        after = places.read()
+        unset.update(i for i, v in enumerate(after) if type(v) is Undefined)
+        return outs + after
     return branch
-
-
-def is_partial(value: Any) -> bool:
-    return type(value) is MaybeUndefined

@@ -248,8 +248,8 @@ def _staged_if_places(backend, test, if_true, if_false, state, names, places, ca
     init = places.read()
     if if_false is None:
         if_false = lambda *s: _pack(s, n)
-    true_fn = places_.wrap_branch(if_true, places, init, width)
-    false_fn = places_.wrap_branch(if_false, places, init, width)
+    true_fn = places_.wrap_branch(if_true, places, init, width, places.unset["main"])
+    false_fn = places_.wrap_branch(if_false, places, init, width, places.unset["else"])
     out_names = (names or ("the return value",)) + tuple(places.names)
     outs = _unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names,
                               caught), len(out_names))
@@ -267,12 +267,13 @@ def _settle(backend, places, values, construct: str) -> None:
     not assign it."""
     final = []
     where = user_location(3)
-    for name, value in zip(places.names, values):
+    for i, (name, value) in enumerate(zip(places.names, values)):
         if type(value) is MaybeUndefined:
             if construct == "if":
-                text = (f"'{name}' must also be initialized in the other branch: the staged "
-                        f"`if` at {where} assigns it on one path only, and the path taken did "
-                        f"not assign it. Assign it on both paths, or before the `if`")
+                lacking = "else" if i in places.unset["else"] else "main"
+                text = (f"'{name}' must also be initialized in the {lacking} branch: the "
+                        f"staged `if` at {where} assigns it on one path only, and the path "
+                        f"taken did not assign it. Assign it on both paths, or before the `if`")
             else:
                 text = (f"loop must iterate at least once to initialize {name!r}: the staged "
                         f"loop at {where} assigns it, and it had no value before the loop")
