@@ -70,7 +70,7 @@ class ForTransformer(StatementTransformer):
             test_name = ctx.new_name("loop_test")
             out.append(state.function(test_name, names, [], extra, node.lineno, ctx, set()))
             keywords.append(gast.keyword(arg="extra_test", value=templates.name(test_name)))
-        places, setters = composite.specs(node.body, ctx, modified_all,
+        places, setters = composite.specs(prologue + node.body, ctx, modified_all,
                                           set(_target_names(node.target)), node.lineno)
         keywords += composite.keywords(places, composite.positions(names, lists))
         keywords += [opts] if opts is not None else []
@@ -88,7 +88,14 @@ class ForTransformer(StatementTransformer):
 
 
 def _target_names(target) -> list:
-    return [n.id for n in gast.walk(target) if isinstance(n, gast.Name)]
+    """The names a `for` target binds (`i`, `a, b`; not the `o` of `o.i`)."""
+    if isinstance(target, gast.Name):
+        return [target.id]
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [n for e in target.elts for n in _target_names(e)]
+    if isinstance(target, gast.Starred):
+        return _target_names(target.value)
+    return []
 
 
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:

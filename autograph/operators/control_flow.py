@@ -28,6 +28,7 @@ from autograph.errors import (_PACKAGE_DIR, StagingError, StagingStructureError,
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
+from autograph.operators.watch import Watch
 
 
 # Types that are never staged: the Python paths test them first, because converted code
@@ -66,7 +67,9 @@ class _Tracer:
     values, which the backend replaces with zeros of the other branch's types.
     """
 
-    def __init__(self, backend: Any = None, n_outputs: int = 0, caught: bool = False) -> None:
+    def __init__(self, backend: Any = None, n_outputs: int = 0, caught: bool = False,
+                 watch: Any = None) -> None:
+        self.watch = watch       # Python state the traced functions must not change
         self.caught = caught     # the user's code may catch what a branch raises
         self.deferred = False    # a branch raised while traced: a run-time error of it
         self.user_errors: set = set()
@@ -102,6 +105,8 @@ class _Tracer:
                 self.outputs.append(None)
                 return tuple(unwrap(v) for v in result)
             raw = tuple(post(result))
+            if self.watch is not None:
+                self.watch.check()
             self.raw_outputs.append(raw)
             result = tuple(unwrap(v) for v in raw)
             self.outputs.append(result)
@@ -159,13 +164,16 @@ def _flag(value: Any) -> Any:
     return False if kind is Undefined else value.defined if kind is MaybeUndefined else True
 
 
-def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught=False):
+def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught=False,
+               watch=None):
     """Stage an `if`. When a state value may be undefined (an Undefined marker or a
     MaybeUndefined), every output also carries its `defined` flag through the `cond`,
     so that a flag made by a construct inside a branch survives the merge."""
     n = len(names)
     with_flags = n and any(type(v) in (Undefined, MaybeUndefined) for v in state)
-    tracer = _Tracer(backend, max(n, 1), caught)
+    if watch is None:
+        watch = Watch([if_true, if_false])
+    tracer = _Tracer(backend, max(n, 1), caught, watch)
     if not n:
         post = lambda r: (r,)
     elif with_flags:
@@ -248,11 +256,13 @@ def _staged_if_places(backend, test, if_true, if_false, state, names, places, ca
     init = places.read()
     if if_false is None:
         if_false = lambda *s: _pack(s, n)
+    places.write(init)
+    watch = Watch([if_true, if_false], restore=lambda: places.write(init))
     true_fn = places_.wrap_branch(if_true, places, init, width, places.unset["main"])
     false_fn = places_.wrap_branch(if_false, places, init, width, places.unset["else"])
     out_names = (names or ("the return value",)) + tuple(places.names)
     outs = _unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names,
-                              caught), len(out_names))
+                              caught, watch), len(out_names))
     _settle(backend, places, outs[width:], "if")
     if n:
         return _pack(outs[:n], n)
@@ -312,22 +322,24 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
                     places = places_.places(composite, lists_.originals(state, lists))
                 if lists:
                     state = lists_.staged(backend, state, lists)
+                watch = Watch([test, body])
                 if composite is not None:
                     return _pack(_staged_loop_places(backend, test, body, state, tuple(names),
-                                                     opts, places), n)
-                return _pack(_staged_while(backend, test, body, state, tuple(names), opts), n)
+                                                     opts, places, watch), n)
+                return _pack(_staged_while(backend, test, body, state, tuple(names), opts,
+                                           watch), n)
         if not cond:
             return _pack(state, n)
         result = body(*state)
         state = result if n > 1 else (result,) if n else ()
 
 
-def _staged_loop_places(backend, test, body, state, names, opts, places):
+def _staged_loop_places(backend, test, body, state, names, opts, places, watch):
     """A staged loop whose body also writes `places`: their values are more loop
     variables (the test and the body see them in place)."""
     n = len(names)
     if not places.names:
-        return _staged_while(backend, test, body, state, names, opts)
+        return _staged_while(backend, test, body, state, names, opts, watch)
     k = len(places.names)
 
     def place_test(*vs):
@@ -339,19 +351,23 @@ def _staged_loop_places(backend, test, body, state, names, opts, places):
         outs = _unpack(body(*vs[:n]), n)
         return _pack(outs + places.read(), n + k)
 
-    outs = _staged_while(backend, place_test, place_body, state + places.read(),
+    init = places.read()
+    places.write(init)
+    watch.restore = lambda: places.write(init)
+    watch.rebase()
+    outs = _staged_while(backend, place_test, place_body, state + init,
                          names + tuple(places.names), opts)
     _settle(backend, places, outs[n:], "loop")
     return outs[:n]
 
 
-def _staged_while(backend, test, body, state, names, opts):
+def _staged_while(backend, test, body, state, names, opts, watch=None):
     if opts:
         _check_opts(opts, names)
     refs = [i for i, v in enumerate(state) if getattr(type(v), "__autograph_reference__", False)]
     if refs:
-        return _staged_while_refs(backend, test, body, state, names, opts, refs)
-    return _staged_while_values(backend, test, body, state, names, opts)
+        return _staged_while_refs(backend, test, body, state, names, opts, refs, watch)
+    return _staged_while_values(backend, test, body, state, names, opts, watch)
 
 
 def _check_opts(opts, names):
@@ -376,7 +392,7 @@ def _check_opts(opts, names):
                 f"the loop assigns, as (name, shape) pairs")
 
 
-def _staged_while_refs(backend, test, body, state, names, opts, refs):
+def _staged_while_refs(backend, test, body, state, names, opts, refs, watch):
     """A loop whose state holds references (staged lists): they change through their own
     ops, so they are not loop variables; the body must not rebind them."""
     n = len(names)
@@ -400,11 +416,11 @@ def _staged_while_refs(backend, test, body, state, names, opts, refs):
 
     outs = _staged_while_values(backend, lambda *vs: test(*full(vs)), ref_body,
                                 tuple(state[i] for i in keep),
-                                tuple(names[i] for i in keep), opts)
+                                tuple(names[i] for i in keep), opts, watch)
     return full(outs)
 
 
-def _staged_while_values(backend, test, body, state, names, opts):
+def _staged_while_values(backend, test, body, state, names, opts, watch=None):
     """Stage a loop. A loop variable that may be undefined (Undefined or MaybeUndefined
     before the loop) carries its `defined` flag as one more loop variable: the body sees
     it wrapped again (so reads check it, and `if`s inside merge it), and the flag after an
@@ -426,7 +442,7 @@ def _staged_while_values(backend, test, body, state, names, opts):
                       for i in flagged)
         return tuple(unwrap(v) for v in outs) + flags
 
-    tracer = _Tracer()
+    tracer = _Tracer(watch=watch)
     body_fn = tracer.wrap(flagged_body, tuple)
     init = tuple(unwrap(v) for v in state) + tuple(_flag(state[i]) for i in flagged)
     all_names = tuple(names) + tuple(f"{names[i]} (defined)" for i in flagged)
@@ -506,7 +522,8 @@ def _staged_python_for(backend, items, body, state, names, extra_test, places):
             result = _staged_if_places(backend_of(go) or backend, go, branch, None, state,
                                        names, places)
         else:
-            result = _staged_if(backend_of(go) or backend, go, branch, None, state, names, names)
+            result = _staged_if(backend_of(go) or backend, go, branch, None, state, names, names,
+                                watch=Watch([body, extra_test]))
         state = _unpack(result, n)
     return _pack(state, n)
 
@@ -530,12 +547,13 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
         new = (i + 1,) + _unpack(body(get_item(i), *vs), n)
         return new if n else new[0]  # _staged_while unpacks one value as itself
 
+    watch = Watch([body, extra_test])
     if places is not None:
         outs = _staged_loop_places(backend, test, loop_body, (0,) + state,
-                                   ("the iteration index",) + names, opts, places)
+                                   ("the iteration index",) + names, opts, places, watch)
     else:
         outs = _staged_while(backend, test, loop_body, (0,) + state,
-                             ("the iteration index",) + names, opts)
+                             ("the iteration index",) + names, opts, watch)
     return _pack(outs[1:], n)
 
 

@@ -268,3 +268,78 @@ def test_an_exception_the_function_itself_catches_is_a_run_time_error_of_its_bra
     with pytest.raises(rt.errors.InvalidArgumentError, match="ValueError: positive"):
         f(rt.constant(3))
     assert f.experimental_get_tracing_count() == 1
+
+
+class _Counter:
+    def __init__(self):
+        self.v = 0
+
+    def set(self, v):
+        self.v = v
+
+
+_HELPER_TOTAL = 0
+
+
+def _bump():
+    global _HELPER_TOTAL
+    _HELPER_TOTAL += 1
+
+
+def _write_through_method(x):
+    c = _Counter()
+    if x > 0:
+        c.set(x)
+    return c.v
+
+
+def _write_through_setattr(x):
+    c = _Counter()
+    if x > 0:
+        setattr(c, "v", x)
+    return c.v
+
+
+def _write_through_helper(x):
+    d = {"k": 0}
+
+    def put(v):
+        d["k"] = v
+
+    if x > 0:
+        put(x)
+    return d["k"]
+
+
+def _global_through_helper(n):
+    global _HELPER_TOTAL
+    _HELPER_TOTAL = 0
+    for _ in range(n):
+        _bump()
+    return _HELPER_TOTAL
+
+
+@pytest.mark.parametrize("fn", [_write_through_method, _write_through_setattr,
+                                _write_through_helper, _global_through_helper])
+def test_a_change_made_through_a_call_is_an_error_not_a_silent_answer(fn):
+    assert ag.to_graph(fn)(3) == fn(3)
+    with pytest.raises(ag.StagingError, match="through a function it calls"):
+        rt.function(fn)(rt.constant(-2))
+
+
+def test_calls_that_change_nothing_stage():
+    def pure_helper(x):
+        c = _Counter()
+        c.v = 5
+
+        def scaled(v):
+            return v * c.v
+
+        if x > 0:
+            y = scaled(x)
+        else:
+            y = -x
+        return y
+
+    for x in (-2, 3):
+        assert int(rt.function(pure_helper)(rt.constant(x))) == pure_helper(x)

@@ -1,0 +1,137 @@
+"""Changes a staged construct makes to Python state through the functions it calls.
+
+Staging traces both branches of an `if` (and a loop's body once), so a change that a
+branch makes through a call — `helper(d)` setting `d["k"]`, `o.set(x)`, a function that
+rebinds a global, `setattr(o, "a", x)` — happens while tracing whatever the condition,
+and the converter cannot carry what it does not see. Before the construct is traced,
+`Watch` takes a fingerprint of the Python objects its functions can reach (their
+closure, the globals they name and their module's globals, one attribute level deep);
+after each branch or body is traced it compares them, and a difference is a
+StagingError at the construct's line instead of a silently different answer. Changes
+the construct makes itself are carried (operators/composite.py) and put back before the
+comparison.
+"""
+from __future__ import annotations
+
+from builtins import dict, getattr, id, isinstance, list, set, tuple, type
+
+import types
+from typing import Any, Callable, Optional, Sequence
+
+from autograph.errors import StagingError, user_location
+from autograph.operators.calls import ALLOWLIST, is_allowlisted
+
+_SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+         type, types.CodeType)
+
+
+def _fingerprint(value: Any) -> Optional[tuple]:
+    kind = type(value)
+    if kind is dict:
+        return tuple((id(k), id(v)) for k, v in value.items())
+    if kind is list:
+        return tuple(id(v) for v in value)
+    if kind is set:
+        return tuple(sorted(id(v) for v in value))
+    attrs = getattr(value, "__dict__", None)
+    if type(attrs) is dict:
+        return tuple((k, id(v)) for k, v in attrs.items())
+    return None
+
+
+def _watched(value: Any) -> bool:
+    if value is None or isinstance(value, _SKIP):
+        return False
+    kind = type(value)
+    if (getattr(kind, "__autograph_reference__", False)
+            or getattr(kind, "__autograph_backend__", None) is not None):
+        return False
+    if kind in (dict, list, set):
+        return True
+    module = getattr(kind, "__module__", None)
+    return (getattr(value, "__dict__", None) is not None
+            and not (isinstance(module, str) and module.partition(".")[0] in ALLOWLIST))
+
+
+def _names(code: types.CodeType, out: set) -> None:
+    out.update(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _names(const, out)
+
+
+class Watch:
+    """Fingerprints of what the construct's functions can reach (see module docstring)."""
+
+    __slots__ = ("objects", "before", "restore", "where")
+
+    def __init__(self, functions: Sequence[Callable], restore: Optional[Callable] = None):
+        self.restore = restore
+        self.where = user_location(3)
+        found: dict = {}
+
+        def add(value, label, depth=0):
+            if isinstance(value, types.FunctionType):
+                if depth < 2 and id(value) not in seen and not is_allowlisted(value):
+                    seen.add(id(value))
+                    scan(value, depth + 1)      # a helper the construct may call
+                return
+            if id(value) in found or not _watched(value):
+                return
+            found[id(value)] = (value, label)
+            attrs = getattr(value, "__dict__", None) if type(value) not in (dict, list, set) else None
+            if type(attrs) is dict and not label.endswith(")"):
+                for k, v in attrs.items():
+                    if type(v) in (dict, list, set):
+                        add(v, f"{label}.{k} (an attribute)", depth)
+
+        def scan(fn, depth):
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+                try:
+                    add(cell.cell_contents, name, depth)
+                except ValueError:
+                    pass
+            namespace = fn.__globals__
+            found.setdefault(id(namespace), (namespace, "the module's globals"))
+            names: set = set()
+            _names(fn.__code__, names)
+            for name in names:
+                if name in namespace:
+                    add(namespace[name], name, depth)
+
+        seen: set = set()
+        for fn in functions:
+            if isinstance(fn, types.FunctionType):
+                seen.add(id(fn))
+                scan(fn, 0)
+        self.objects = list(found.values())
+        self.rebase()
+
+    def rebase(self) -> None:
+        """Takes the fingerprints (again: after the construct first puts its carried
+        places back, which may give an object an attribute its class had)."""
+        self.before = [_fingerprint(v) for v, _ in self.objects]
+
+    def check(self) -> None:
+        """Raises when a watched object differs from its fingerprint."""
+        if self.restore is not None:
+            self.restore()
+        for (value, label), before in zip(self.objects, self.before):
+            if _fingerprint(value) != before:
+                raise StagingError(
+                    f"{self.where}: the staged construct here changes {_what(value, label)} "
+                    f"through a function it calls, not by an assignment of its own. Staging "
+                    f"traces every branch (and a loop's body once), so that change would "
+                    f"happen whatever the condition: make it in the construct itself (assign "
+                    f"the attribute, item or global there), or compute the value before it")
+
+
+def _what(value: Any, label: str) -> str:
+    kind = type(value)
+    if label == "the module's globals":
+        return "a global variable"
+    if kind is dict:
+        return f"an item of the dict `{label}`"
+    if kind in (list, set):
+        return f"the {kind.__name__} `{label}`"
+    return f"an attribute of `{label}` (a {kind.__name__})"
