@@ -356,7 +356,7 @@ def _staged_loop_places(backend, test, body, state, names, opts, places, watch):
     watch.restore = lambda: places.write(init)
     watch.rebase()
     outs = _staged_while(backend, place_test, place_body, state + init,
-                         names + tuple(places.names), opts)
+                         names + tuple(places.names), opts, watch)
     _settle(backend, places, outs[n:], "loop")
     return outs[:n]
 
