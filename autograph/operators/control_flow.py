@@ -146,7 +146,7 @@ def _check_returns(outputs: list, names: Sequence[str]) -> None:
         a, b = outputs[0][i], outputs[1][i]
         if (a is None) != (b is None):
             where = "true" if a is None else "false"
-            if name == "the return value" or name.startswith("retval_"):
+            if name == _RETURN_VALUE or name.startswith("retval_"):
                 lacking = "main" if a is None else "else"
                 what = (f"the return value is None in the {where} branch but a value in the "
                         f"other: the {lacking} branch must also have a return statement")
@@ -156,6 +156,9 @@ def _check_returns(outputs: list, names: Sequence[str]) -> None:
                 f"{user_location(3)}: {what}; with a tensor condition every path must give a "
                 f"value of the same structure (add a `return` / assignment on the path that "
                 f"lacks it)")
+
+
+_RETURN_VALUE = "the return value"
 
 
 def _flag(value: Any) -> Any:
@@ -205,6 +208,8 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
         if is_undefined(outs[0]) and tracer.undefined_reads:
             raise tracer.undefined_reads[0]
         return outs[0]
+    if out_names[0] == _RETURN_VALUE and is_undefined(outs[0]) and tracer.undefined_reads:
+        raise tracer.undefined_reads[0]        # the same, with places (_staged_if_places)
     if not with_flags:
         return _pack(_with_flags(outs, defined, out_names), n)
     results = []
@@ -237,7 +242,7 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
                 return _staged_if_places(backend, test, if_true, if_false, tuple(state),
                                          tuple(names), places, caught)
             return _staged_if(backend, test, if_true, if_false, tuple(state), tuple(names),
-                              tuple(names) or ("the return value",), caught)
+                              tuple(names) or (_RETURN_VALUE,), caught)
     if test:
         return if_true(*state)
     if if_false is None:
@@ -250,7 +255,7 @@ def _staged_if_places(backend, test, if_true, if_false, state, names, places, ca
     of the `cond` (each branch starts from the values before the `if`)."""
     if not places.names:
         return _staged_if(backend, test, if_true, if_false, state, names,
-                          names or ("the return value",), caught)
+                          names or (_RETURN_VALUE,), caught)
     n = len(names)
     width = n or 1                    # no names: the branches give one value (or None)
     init = places.read()
@@ -260,7 +265,7 @@ def _staged_if_places(backend, test, if_true, if_false, state, names, places, ca
     watch = Watch([if_true, if_false], restore=lambda: places.write(init))
     true_fn = places_.wrap_branch(if_true, places, init, width, places.unset["main"])
     false_fn = places_.wrap_branch(if_false, places, init, width, places.unset["else"])
-    out_names = (names or ("the return value",)) + tuple(places.names)
+    out_names = (names or (_RETURN_VALUE,)) + tuple(places.names)
     outs = _unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names,
                               caught, watch), len(out_names))
     _settle(backend, places, outs[width:], "if")
