@@ -27,7 +27,7 @@ from autograph.operators.calls import is_allowlisted
 
 NODE_TYPES = (gast.Call,)
 # Builtins whose result on a staged value is staged: len(t), range(t), enumerate(t).
-_STAGED = {builtins.len: "len_", builtins.range: "range_", builtins.enumerate: "enumerate_"}
+_STAGED = ((builtins.len, "len_"), (builtins.range, "range_"), (builtins.enumerate, "enumerate_"))
 _UNKNOWN = object()
 
 
@@ -56,10 +56,11 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
             node.args = [templates.name("__class__"), templates.name(ctx.first_param)]
         return node
     target = _resolve(func, ctx)
-    if (target in _STAGED and not node.keywords
+    staged = next((op for builtin, op in _STAGED if target is builtin), None)
+    if (staged is not None and not node.keywords
             and not any(type(a) is gast.Starred for a in node.args)
             and (target is not builtins.len or len(node.args) == 1)):
-        return operator_call(_STAGED[target], node.args, node)   # staged for staged values
+        return operator_call(staged, node.args, node)   # staged for staged values
     if target is builtins.print and Feature.BUILTIN_FUNCTIONS in ctx.features:
         call = operator_call("print_", node.args, node)
         call.keywords = node.keywords

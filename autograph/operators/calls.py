@@ -99,7 +99,7 @@ def _convertible(fn: Any):
 def converted_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
     """`fn(*args, **kwargs)`, with `fn` converted first when it is user code."""
     if type(fn) in _BUILTIN_CALLABLES:        # `xs.append(x)`, `len(x)`: the common case
-        if fn in _STAGED_BUILTINS and not kwargs:
+        if (fn is range or fn is len or fn is enumerate) and not kwargs:
             return _STAGED_BUILTINS[fn](*args)   # `r = range; r(t)`: staged as range(t) is
         return fn(*args, **kwargs)
     target = _convertible(fn)
