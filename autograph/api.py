@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import gast
 
-from autograph import experimental, operators, parsing, pipeline, templates, unparsing
+from autograph import experimental, operators, parsing, pipeline, templates, tree, unparsing
 from autograph.converters.context import Context
 from autograph.errors import ConversionError
 
@@ -79,7 +79,7 @@ def rename_operators(node: gast.AST, name: str) -> None:
     """Refer to the operators module as `name` in the converted tree `node`: generated
     code reaches it as `ag__.<operator>` (a generated `ag__` that is not followed by an
     attribute is a user's variable, such as a loop's state)."""
-    for n in gast.walk(node):
+    for n in tree.walk(node):
         if (type(n) is gast.Attribute and type(n.value) is gast.Name and n.value.id == "ag__"
                 and getattr(n.value, "ag_generated", False)):
             n.value = templates.name(name)

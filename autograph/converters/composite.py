@@ -17,9 +17,11 @@ whose key or object is computed by a call, cannot be carried either. `xs.append(
 """
 from __future__ import annotations
 
+import ast
+
 import gast
 
-from autograph import templates, unparsing
+from autograph import parsing, templates, unparsing
 from autograph.converters.context import SCOPES, Context, children, walk
 
 # Methods of list/dict/set/bytearray that change the object.
@@ -75,9 +77,29 @@ def _scan(stmts: list, targets: list, calls: list, deletes: list) -> None:
         todo.extend(children(n))
 
 
+def _features(ctx: Context) -> tuple:
+    """(whether the function writes an attribute or item, or calls a mutating method;
+    whether it calls `append`/`pop`), from one walk per function: most functions do
+    neither, and their constructs then need no scan of their own."""
+    found = getattr(ctx.fn_node, "ag_composite_features", None)
+    if found is None:
+        writes = lists = False
+        for n in walk(ctx.fn_node):
+            kind = type(n)
+            if kind in (gast.Attribute, gast.Subscript) and type(n.ctx) is not gast.Load:
+                writes = True
+            elif kind is gast.Call and type(n.func) is gast.Attribute and n.func.attr in MUTATORS:
+                writes = True
+                lists = lists or n.func.attr in LIST_METHODS
+        found = ctx.fn_node.ag_composite_features = (writes, lists)
+    return found
+
+
 def list_names(stmts: list, ctx: Context) -> set:
     """Local names whose lists the statements append to or pop from (`xs.append(v)`):
     state of the construct, so that a staged one can make them staged lists."""
+    if not _features(ctx)[1]:
+        return set()
     targets, calls, deletes = [], [], []
     _scan(stmts, targets, calls, deletes)
     names = {c.func.value.id for c in calls
@@ -183,7 +205,8 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
     """(`composite=` argument or None, nonlocal setter defs to put before the construct).
     `modified_all`: names the construct assigns (their values change inside it)."""
     targets, calls, deletes = [], [], []
-    _scan(stmts, targets, calls, deletes)
+    if _features(ctx)[0]:
+        _scan(stmts, targets, calls, deletes)
     declared = modified_all & (ctx.graph.declared | ctx.cells)
     if ctx.nested_writes and _calls_something(stmts):
         # a nested function that writes one of our variables (`nonlocal c; c += 1`) may
@@ -239,8 +262,20 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
             entries.append(f"({name!r}, lambda: {name}, {setter})")
     if not entries:
         return None, defs
-    text = "lambda: (" + ", ".join(entries) + ",)"
-    return templates.replace_as_expression(text, lineno), defs
+    return _expression("lambda: (" + ", ".join(entries) + ",)", lineno), defs
+
+
+def _expression(text: str, lineno: int):
+    """The expression `text` as a gast tree at `lineno` (the C parser and the in-place
+    conversion: each construct's text is new, so a cached template would not help)."""
+    node = parsing.from_ast(ast.parse(text, mode="eval")).body
+    for n in walk(node):
+        if "lineno" in n._attributes:
+            n.lineno = n.end_lineno = lineno
+            n.col_offset = n.end_col_offset = 0
+        if type(n) is gast.Name:
+            n.ag_generated = True
+    return node
 
 
 def _carried(text: str, target) -> str:

@@ -32,7 +32,8 @@ class WhileTransformer(StatementTransformer):
         lists = composite.list_names(node.body, ctx)
         modified_all, modified, reason = state.loop_blocker(node, ctx, self.observed(), lists)
         walrus = [n.target.id for n in gast.walk(node.test)
-                  if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)]
+                  if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)
+                  ] if gast.NamedExpr in ctx.node_kinds else []
         if reason is None and walrus and not set(walrus) <= ctx.graph.locals:
             reason = "`:=` in its condition binds a global or nonlocal name"
         if reason is None and walrus and _lazy_walrus(node.test):
