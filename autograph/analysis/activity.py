@@ -123,6 +123,15 @@ class _Collector(gast.NodeVisitor):
             self.act.opaque_calls.add(func.id)
         self.generic_visit(node)
 
+    def visit_Import(self, node: gast.AST) -> None:
+        """`import a.b` binds `a`; `from m import x as y` binds `y` (`*` binds what the
+        module has: nothing the analyses can name)."""
+        for alias in node.names:
+            if alias.name != "*":
+                self.act.writes.add(alias.asname or alias.name.partition(".")[0])
+
+    visit_ImportFrom = visit_Import
+
     def visit_Global(self, node: gast.Global) -> None:
         self.act.declared_global.update(node.names)
 

@@ -137,3 +137,27 @@ def test_operators_do_not_call_a_replaced_builtin(monkeypatch):
     monkeypatch.setattr(builtins, "len", converted)
     assert converted([4, 5, 6]) == 3 and converted(None) == 0
     assert len("abcd") == 4
+
+
+def _imports_after_an_early_return(name):
+    if name is None:
+        return None
+    try:
+        from os.path import basename
+    except ImportError:
+        return None
+    try:
+        result = basename(name)
+    except KeyError:
+        result = None
+    if result is not None:
+        return result.upper()
+    return None
+
+
+def test_a_name_an_import_binds_is_state_like_an_assignment():
+    # flag lowering puts the import and its use in different generated functions: the
+    # imported name must travel between them as an assigned one does
+    converted = ag.to_graph(_imports_after_an_early_return)
+    for value in (None, "/a/b.txt", ""):
+        assert converted(value) == _imports_after_an_early_return(value)
