@@ -31,3 +31,24 @@ def test_stdlib_scan_runs_and_reports_rates():
     done, total = compiled.split(": ")[1].split("/")
     assert done == total and int(total) > 0
     assert "lines/s per core" in proc.stdout and "x compile()" in proc.stdout
+
+
+def test_bench_converted_quick_prints_the_table():
+    """`tools/bench/bench_converted.py --quick`: every converted function gives the
+    original's value (asserted inside), and the table of ratios prints."""
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "bench_converted.py"),
+                           "--quick"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("shape"))
+    for column in ("original us", "converted us", "ratio"):
+        assert column in header
+    for shape in ("for + if/else", "while + continue", "nested for + break",
+                  "loop of calls len(str(i))", "for + early return", "recursive fib(18)",
+                  "list/dict/set comprehensions", "method calls in a loop", "while + break",
+                  "try/except in a loop", "self.total += i, d['k'] += i",
+                  "x in list in a loop", "len(xs) in a loop"):
+        row = next(line for line in lines if line.startswith(shape))
+        assert row.rstrip().endswith("x"), row
+    assert any(line.startswith("geometric mean of ratios") for line in lines)
+    assert "conversion time" in proc.stdout
