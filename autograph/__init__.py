@@ -5,10 +5,22 @@
     print(ag.to_code(f))     # the converted source
 """
 from autograph import experimental, operators
-from autograph.api import set_verbosity, to_code, to_graph
 from autograph.errors import StagingError
 from autograph.operators.calls import do_not_convert
 from autograph.operators.lists import set_element_type, stack
 
 __all__ = ["to_graph", "to_code", "do_not_convert", "set_verbosity", "operators", "StagingError",
            "experimental", "set_element_type", "stack"]
+
+# The converter (gast, the analyses, every converter, logging) is imported when first
+# used, so that converted code, which needs only the operators, imports light.
+_CONVERTER = frozenset({"to_graph", "to_code", "set_verbosity"})
+
+
+def __getattr__(name: str):
+    if name not in _CONVERTER:
+        raise AttributeError(f"module 'autograph' has no attribute {name!r}")
+    from autograph import api
+    value = getattr(api, name)
+    globals()[name] = value
+    return value

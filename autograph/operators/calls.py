@@ -13,7 +13,6 @@ from builtins import (  # the originals: see operators/__init__
     bool, enumerate, frozenset, getattr, isinstance, len, print, range, setattr, str, type)
 
 import functools
-import inspect
 import sys
 import types
 from typing import Any, Callable
@@ -28,7 +27,8 @@ _BUILTIN_CALLABLES = frozenset({types.BuiltinFunctionType, types.BuiltinMethodTy
 
 # Generators and coroutines are never converted (their bodies run later, one step at a
 # time): calls to them run them as they are, without trying.
-_NOT_CONVERTIBLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+# inspect.CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR (not imported: inspect is slow to load)
+_NOT_CONVERTIBLE = 0x20 | 0x80 | 0x200
 
 
 def do_not_convert(fn: Callable) -> Callable:
@@ -46,7 +46,7 @@ def do_not_convert(fn: Callable) -> Callable:
 
 def is_allowlisted(obj: Any) -> bool:
     """Whether `obj` is called as it is (builtins, stdlib, numpy, our packages, classes)."""
-    if inspect.ismodule(obj):
+    if isinstance(obj, types.ModuleType):
         module = obj.__name__
     else:
         if isinstance(obj, type) or isinstance(obj, (types.BuiltinFunctionType,

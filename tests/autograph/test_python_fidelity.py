@@ -539,3 +539,16 @@ def stacks_its_own(parts):
 def test_a_method_named_stack_is_not_frame_inspection():
     assert ag.to_graph(stacks_its_own) is not stacks_its_own
     same(stacks_its_own, [[1], [2]])
+
+
+def test_the_operators_import_without_the_converter():
+    # converted modules import `autograph.operators` only: no parser, converter or logging
+    import subprocess
+    import sys
+    code = ("import sys\nfrom autograph import operators\n"
+            "heavy = [m for m in ('gast', 'logging', 'autograph.api', 'autograph.pipeline',"
+            " 'autograph.converters', 'inspect') if m in sys.modules]\n"
+            "print(heavy)\n"
+            "import autograph\nprint(autograph.to_graph.__name__, 'gast' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "to_graph True"]
