@@ -234,14 +234,11 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
         test = unwrap(test)
         backend = backend_of(test)
         if backend is not None:
-            if composite is not None:
-                places = places_.places(composite, lists_.originals(state, lists))
-            if lists:
-                state = lists_.staged(backend, state, lists)
-            if composite is not None:
-                return _staged_if_places(backend, test, if_true, if_false, tuple(state),
+            places, state = _staging(backend, composite, state, lists)
+            if places is not None:
+                return _staged_if_places(backend, test, if_true, if_false, state,
                                          tuple(names), places, caught)
-            return _staged_if(backend, test, if_true, if_false, tuple(state), tuple(names),
+            return _staged_if(backend, test, if_true, if_false, state, tuple(names),
                               tuple(names) or (_RETURN_VALUE,), caught)
     if test:
         return if_true(*state)
@@ -323,27 +320,32 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
             cond = unwrap(cond)
             backend = backend_of(cond)
             if backend is not None:
-                if composite is not None:
-                    places = places_.places(composite, lists_.originals(state, lists))
-                if lists:
-                    state = lists_.staged(backend, state, lists)
-                watch = Watch([test, body])
-                if composite is not None:
-                    return _pack(_staged_loop_places(backend, test, body, state, tuple(names),
-                                                     opts, places, watch), n)
-                return _pack(_staged_while(backend, test, body, state, tuple(names), opts,
-                                           watch), n)
+                places, state = _staging(backend, composite, state, lists)
+                return _pack(_staged_loop_places(backend, test, body, state, tuple(names),
+                                                 opts, places, Watch([test, body])), n)
         if not cond:
             return _pack(state, n)
         result = body(*state)
         state = result if n > 1 else (result,) if n else ()
 
 
+def _staging(backend, composite, state, lists):
+    """For a construct about to be staged: its carried places (None without any), and its
+    state with the Python lists it appends to made staged lists (the places are read
+    first, while those lists are still the user's)."""
+    places = None
+    if composite is not None:
+        places = places_.places(composite, lists_.originals(state, lists))
+    if lists:
+        state = lists_.staged(backend, state, lists)
+    return places, tuple(state)
+
+
 def _staged_loop_places(backend, test, body, state, names, opts, places, watch):
-    """A staged loop whose body also writes `places`: their values are more loop
-    variables (the test and the body see them in place)."""
+    """A staged loop whose body also writes `places` (None: no places): their values are
+    more loop variables (the test and the body see them in place)."""
     n = len(names)
-    if not places.names:
+    if places is None or not places.names:
         return _staged_while(backend, test, body, state, names, opts, watch)
     k = len(places.names)
 
@@ -478,11 +480,7 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
     state = tuple(state)
     backend = backend_of(iterable.tensor if type(iterable) is _StagedEnumerate else iterable)
     if backend is not None:
-        places = None
-        if composite is not None:
-            places = places_.places(composite, lists_.originals(state, lists))
-        if lists:
-            state = lists_.staged(backend, state, lists)
+        places, state = _staging(backend, composite, state, lists)
         return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
                            places)
     if extra_test is None:
@@ -500,11 +498,7 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
         go = unwrap(extra_test(*state))
         go_backend = backend_of(go)
         if go_backend is not None:
-            places = None
-            if composite is not None:
-                places = places_.places(composite, lists_.originals(state, lists))
-            if lists:
-                state = lists_.staged(go_backend, state, lists)
+            places, state = _staging(go_backend, composite, state, lists)
             return _staged_python_for(go_backend, items, body, state, tuple(names), extra_test,
                                       places)
         if not go:
@@ -552,13 +546,9 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
         new = (i + 1,) + _unpack(body(get_item(i), *vs), n)
         return new if n else new[0]  # _staged_while unpacks one value as itself
 
-    watch = Watch([body, extra_test])
-    if places is not None:
-        outs = _staged_loop_places(backend, test, loop_body, (0,) + state,
-                                   ("the iteration index",) + names, opts, places, watch)
-    else:
-        outs = _staged_while(backend, test, loop_body, (0,) + state,
-                             ("the iteration index",) + names, opts, watch)
+    outs = _staged_loop_places(backend, test, loop_body, (0,) + state,
+                               ("the iteration index",) + names, opts, places,
+                               Watch([body, extra_test]))
     return _pack(outs[1:], n)
 
 
