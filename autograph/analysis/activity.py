@@ -79,6 +79,9 @@ class _Collector(gast.NodeVisitor):
                 self.act.read_nodes.append(node)
         elif ctx is gast.Del:
             self.act.deletes.add(node.id)
+            self.act.reads.add(node.id)         # `del x` needs x bound: a use of it
+            if self.record_nodes:
+                self.act.read_nodes.append(node)
         else:                                   # Store, Param
             self.act.writes.add(node.id)
 

@@ -110,8 +110,9 @@ def list_names(stmts: list, ctx: Context) -> set:
 
 def _aliased(ctx: Context) -> set:
     """Local names whose value the function also stores elsewhere (`m = l`, `o.x = l`,
-    `[l]`): a staged list replaces only the name, so such lists stay Python lists (and a
-    staged construct changing one is an error, never a stale alias)."""
+    `[l]`) or iterates (`for v in l`): a staged list replaces only the name, so such
+    lists stay Python lists (and a staged construct changing one is an error, never a
+    stale alias or a loop that misses the new items)."""
     found = getattr(ctx, "aliased", None)
     if found is not None:
         return found
@@ -126,6 +127,8 @@ def _aliased(ctx: Context) -> set:
             found.update(e.id for e in n.elts if type(e) is gast.Name)
         elif kind is gast.Dict:
             found.update(e.id for e in n.values if type(e) is gast.Name)
+        elif kind is gast.For and type(n.iter) is gast.Name:
+            found.add(n.iter.id)          # a Python loop over it would not see the appends
     ctx.aliased = found
     return found
 
@@ -285,8 +288,8 @@ def _carried(text: str, target) -> str:
         if target.attr.startswith("__") and not target.attr.endswith("__"):
             attr = f"ag__.attribute_name(lambda: {text})"     # as Python mangles it
         setter = f"lambda v: ag__.set_attr({obj}, {attr}, v)"
-    else:
-        setter = f"lambda v: ag__.set_item({obj}, {_text(target.slice)}, v)"
+        return f"({text!r}, lambda: {text}, {setter}, lambda: ({obj}, {attr}))"
+    setter = f"lambda v: ag__.set_item({obj}, {_text(target.slice)}, v)"
     return f"({text!r}, lambda: {text}, {setter})"
 
 

@@ -38,13 +38,28 @@ class LoadTransformer(gast.NodeTransformer):
                             new.append(item)
                             continue
                         item = self.visit(item)
-                    new.append(item)
+                    if isinstance(item, list):
+                        new.extend(item)
+                    else:
+                        new.append(item)
                 old[:] = new
             elif isinstance(old, gast.AST):
                 if isinstance(old, SCOPES) and not anno.get(old, "generated", False):
                     continue
                 setattr(node, field, self.visit(old))
         return node
+
+    def visit_Delete(self, node):
+        """`del x` of a name that may hold a marker: `ag__.ld(x)` first, so that it
+        raises as Python's `del` of an unbound name does."""
+        checks = []
+        for target in node.targets:
+            if (isinstance(target, gast.Name) and target.id in self.wrap
+                    and anno.get(target, "maybe_undefined", False)):
+                load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None,
+                                 type_comment=None)
+                checks += templates.replace("ag__.ld(name)", node.lineno, name=load)
+        return checks + [node] if checks else node
 
     def visit_Name(self, node):
         if anno.get(node, "maybe_unbound", False) and node.id not in self.bound[-1]:

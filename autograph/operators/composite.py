@@ -103,10 +103,12 @@ class Places:
     """The carried places of one staged construct: read them, write them, and say where
     a write that cannot be carried is."""
 
-    __slots__ = ("names", "getters", "setters", "filename", "staged_lists", "unset")
+    __slots__ = ("names", "getters", "setters", "owners", "filename", "staged_lists", "unset",
+                 "first", "inherited")
 
     def __init__(self, specs: Sequence[tuple], filename: str, staged_lists: Sequence[Any] = ()):
-        self.names, self.getters, self.setters = [], [], []
+        self.names, self.getters, self.setters, self.owners = [], [], [], []
+        self.first = self.inherited = None     # the values first read; which were the class's
         self.filename = filename
         self.staged_lists = staged_lists     # Python lists the construct made staged lists
         self.unset = {"main": set(), "else": set()}  # places a staged `if`'s branch leaves unset
@@ -118,6 +120,7 @@ class Places:
             self.names.append(name)
             self.getters.append(getter)
             self.setters.append(setter)
+            self.owners.append(spec[3] if len(spec) > 3 else None)   # (object, attribute)
 
     def _check_uncarried(self, spec: tuple) -> None:
         name, getter, _, reason, lineno, kind = spec
@@ -143,11 +146,28 @@ class Places:
                 values.append(getter())
             except _ABSENT:
                 values.append(Undefined(name))
-        return tuple(values)
+        values = tuple(values)
+        if self.first is None:
+            self.first = values
+            self.inherited = [owner is not None and _from_class(*owner()) for owner in self.owners]
+        return values
 
     def write(self, values: Sequence[Any]) -> None:
-        for setter, value in zip(self.setters, values):
+        for i, (setter, value) in enumerate(zip(self.setters, values)):
+            if self.inherited is not None and self.inherited[i] and value is self.first[i]:
+                obj, attr = self.owners[i]()
+                if attr in getattr(obj, "__dict__", ()):
+                    delattr(obj, attr)      # back to the class's value, as it was
+                continue
             setter(value)
+
+
+def _from_class(obj: Any, attr: str) -> bool:
+    """Whether `obj.attr` is a plain value read from its class (no instance attribute of
+    that name; a property or other data descriptor is not such a value)."""
+    if attr in getattr(obj, "__dict__", {attr: None}):
+        return False
+    return not hasattr(type(getattr(type(obj), attr, None)), "__set__")
 
 
 def set_global(namespace: dict, name: str, value: Any) -> None:

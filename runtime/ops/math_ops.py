@@ -23,11 +23,12 @@ FLOAT = "float"
 INTEGER = "integer"
 BOOL = "bool"
 ANY = "any"
+NOT_BOOL = "numeric or string"     # `+` joins strings; on bools numpy would give `or`
 
 
 def _check_kind(opname, dtype, kind):
     ok = {NUMERIC: dtype.is_numeric, FLOAT: dtype.is_floating, INTEGER: dtype.is_integer,
-          BOOL: dtype.is_bool, ANY: True}[kind]
+          BOOL: dtype.is_bool, ANY: True, NOT_BOOL: not dtype.is_bool}[kind]
     if not ok:
         raise InvalidArgumentError(
             f"{opname} does not accept {dtype.name} tensors (it needs {kind} inputs)"
@@ -73,7 +74,7 @@ def _integer_checked(fn):
 
 # name, public function name, kernel, accepted kind, output dtype (None: the inputs')
 BINARY_TABLE = [
-    ("AddV2", "add", np.add, ANY, None),
+    ("AddV2", "add", np.add, NOT_BOOL, None),
     ("Sub", "subtract", np.subtract, NUMERIC, None),
     ("Mul", "multiply", np.multiply, NUMERIC, None),
     ("RealDiv", "divide", _truediv, NUMERIC, "div"),

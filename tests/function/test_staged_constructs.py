@@ -204,3 +204,45 @@ def closure_counter_feeds_the_result(n):
 def test_a_variable_a_nested_function_writes_is_carried(x):
     _agree(closure_counter_called_in_if, x)
     _agree(closure_counter_feeds_the_result, max(x, 0))
+
+
+def test_del_of_a_name_a_construct_may_leave_unassigned():
+    def deletes(x):
+        if x > 0:
+            k = 1
+        del k
+        return "ok"
+
+    def deletes_loop_value(x):
+        for i in [1, 2]:
+            k = i
+        del k
+        return "ok"
+
+    assert ag.to_graph(deletes)(1) == deletes(1) == "ok"
+    assert ag.to_graph(deletes_loop_value)(0) == deletes_loop_value(0) == "ok"
+    with pytest.raises(UnboundLocalError) as plain:
+        deletes(-1)
+    with pytest.raises(UnboundLocalError) as converted:
+        ag.to_graph(deletes)(-1)
+    assert str(converted.value) == str(plain.value)
+
+
+def test_bool_tensors_do_not_add():
+    with pytest.raises(rt.errors.InvalidArgumentError, match="AddV2 does not accept bool"):
+        rt.constant(True) + rt.constant(True)
+
+
+def test_a_list_a_python_loop_iterates_is_not_made_a_staged_list():
+    def grows_while_iterated(x):
+        l = [x]
+        s = 0
+        for v in l:
+            if v < 3:
+                l.append(v + 1)
+            s += v
+        return s
+
+    assert ag.to_graph(grows_while_iterated)(0) == grows_while_iterated(0) == 6
+    with pytest.raises(ag.StagingError, match=r"`l.append\(...\)` changes it in place"):
+        rt.function(grows_while_iterated)(rt.constant(0))
