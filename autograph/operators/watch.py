@@ -33,16 +33,34 @@ def _fingerprint(value: Any) -> Optional[tuple]:
         return tuple(id(v) for v in value)
     if kind is set:
         return tuple(sorted(id(v) for v in value))
+    if kind is type:
+        return tuple((k, id(v)) for k, v in value.__dict__.items())   # a user class
     attrs = getattr(value, "__dict__", None)
     if type(attrs) is dict:
         return tuple((k, id(v)) for k, v in attrs.items())
+    if _is_small_array(value):
+        return (value.shape, value.dtype.str, value.tobytes())
     return None
 
 
+def _is_small_array(value: Any) -> bool:
+    """A numpy array small enough to compare by its bytes (in-place writes keep its id)."""
+    return (type(value).__module__ == "numpy" and hasattr(value, "tobytes")
+            and getattr(value, "size", _LIMIT) < _LIMIT)
+
+
+_LIMIT = 100000         # objects fingerprinted, and array elements, at most
+
+
 def _watched(value: Any) -> bool:
+    kind = type(value)
+    if kind is type:
+        module = getattr(value, "__module__", None)     # a user's class: its attributes
+        return not (isinstance(module, str) and module.partition(".")[0] in ALLOWLIST)
     if value is None or isinstance(value, _SKIP):
         return False
-    kind = type(value)
+    if _is_small_array(value) or kind is types.SimpleNamespace:
+        return True
     if (getattr(kind, "__autograph_reference__", False)
             or getattr(kind, "__autograph_backend__", None) is not None):
         return False
@@ -76,14 +94,23 @@ class Watch:
                     seen.add(id(value))
                     scan(value, depth + 1)      # a helper the construct may call
                 return
-            if id(value) in found or not _watched(value):
+            if id(value) in found or len(found) > _LIMIT or not _watched(value):
                 return
             found[id(value)] = (value, label)
-            attrs = getattr(value, "__dict__", None) if type(value) not in (dict, list, set) else None
-            if type(attrs) is dict and not label.endswith(")"):
-                for k, v in attrs.items():
-                    if type(v) in (dict, list, set):
-                        add(v, f"{label}.{k} (an attribute)", depth)
+            if depth >= 3 or type(value) is type:
+                return
+            kind = type(value)           # what it holds, three levels deep at most
+            if kind is dict:
+                inner = [(f"{label}[{k!r}]", v) for k, v in value.items()]
+            elif kind in (list, set):
+                inner = [(f"{label}[...]", v) for v in value]
+            else:
+                attrs = getattr(value, "__dict__", None)
+                inner = ([(f"{label}.{k}", v) for k, v in attrs.items()]
+                         if type(attrs) is dict else [])
+            for inner_label, v in inner:
+                if not isinstance(v, (int, float, str, bytes, bool, types.FunctionType)):
+                    add(v, inner_label, depth + 1)
 
         def scan(fn, depth):
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
@@ -134,4 +161,8 @@ def _what(value: Any, label: str) -> str:
         return f"an item of the dict `{label}`"
     if kind in (list, set):
         return f"the {kind.__name__} `{label}`"
+    if kind is type:
+        return f"an attribute of the class `{label}`"
+    if _is_small_array(value):
+        return f"the array `{label}`"
     return f"an attribute of `{label}` (a {kind.__name__})"

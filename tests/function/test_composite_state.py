@@ -343,3 +343,45 @@ def test_calls_that_change_nothing_stage():
 
     for x in (-2, 3):
         assert int(rt.function(pure_helper)(rt.constant(x))) == pure_helper(x)
+
+
+def _nested_dict_through_helper(x):
+    d = {"a": {"b": 0}}
+
+    def w():
+        d["a"]["b"] = 5
+
+    if x > 0:
+        w()
+    return d["a"]["b"]
+
+
+def _array_through_helper(x):
+    a = np.zeros(2, np.int64)
+
+    def bump():
+        a[0] += 1
+
+    if x > 0:
+        bump()
+    return int(a[0])
+
+
+def _namespace_through_helper(x):
+    import types
+    m = types.SimpleNamespace(v=0)
+
+    def w():
+        m.v = 5
+
+    if x > 0:
+        w()
+    return m.v
+
+
+@pytest.mark.parametrize("fn", [_nested_dict_through_helper, _array_through_helper,
+                                _namespace_through_helper])
+def test_changes_through_calls_are_seen_a_few_levels_deep(fn):
+    assert ag.to_graph(fn)(-3) == fn(-3)
+    with pytest.raises(ag.StagingError, match="through a function it calls"):
+        rt.function(fn)(rt.constant(-3))
