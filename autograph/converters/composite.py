@@ -262,7 +262,7 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
                                       f"    {name} = {value}", lineno)
             for d in defs:
                 d.ag_generated = True
-            entries.append(f"({name!r}, lambda: {name}, {setter})")
+            entries.append(f"({name!r}, lambda: {name}, {setter}, 'local')")
     if not entries:
         return None, defs
     return _expression("lambda: (" + ", ".join(entries) + ",)", lineno), defs

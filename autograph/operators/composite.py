@@ -103,11 +103,12 @@ class Places:
     """The carried places of one staged construct: read them, write them, and say where
     a write that cannot be carried is."""
 
-    __slots__ = ("names", "getters", "setters", "owners", "filename", "staged_lists", "unset",
-                 "first", "inherited")
+    __slots__ = ("names", "getters", "setters", "owners", "locals", "filename",
+                 "staged_lists", "unset", "first", "inherited")
 
     def __init__(self, specs: Sequence[tuple], filename: str, staged_lists: Sequence[Any] = ()):
         self.names, self.getters, self.setters, self.owners = [], [], [], []
+        self.locals = []           # a local variable (a cell): reads check it (`ag__.ld`)
         self.first = self.inherited = None     # the values first read; which were the class's
         self.filename = filename
         self.staged_lists = staged_lists     # Python lists the construct made staged lists
@@ -120,7 +121,8 @@ class Places:
             self.names.append(name)
             self.getters.append(getter)
             self.setters.append(setter)
-            self.owners.append(spec[3] if len(spec) > 3 else None)   # (object, attribute)
+            self.owners.append(spec[3] if len(spec) > 3 and spec[3] != "local" else None)
+            self.locals.append(len(spec) > 3 and spec[3] == "local")
 
     def _check_uncarried(self, spec: tuple) -> None:
         name, getter, _, reason, lineno, kind = spec

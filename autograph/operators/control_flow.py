@@ -276,11 +276,12 @@ def _staged_if_places(backend, test, if_true, if_false, state, names, places, ca
 def _settle(backend, places, values, construct: str) -> None:
     """Write the places' values after a staged construct. A place that only some paths
     assign gets its value, checked at run time: the graph raises if the path taken did
-    not assign it."""
+    not assign it. (A local variable written through as a cell keeps the MaybeUndefined:
+    its reads check it, as for any local only some paths assign.)"""
     final = []
     where = user_location(3)
     for i, (name, value) in enumerate(zip(places.names, values)):
-        if type(value) is MaybeUndefined:
+        if type(value) is MaybeUndefined and not places.locals[i]:
             if construct == "if":
                 lacking = "else" if i in places.unset["else"] else "main"
                 text = (f"'{name}' must also be initialized in the {lacking} branch: the "

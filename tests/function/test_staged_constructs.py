@@ -246,3 +246,23 @@ def test_a_list_a_python_loop_iterates_is_not_made_a_staged_list():
     assert ag.to_graph(grows_while_iterated)(0) == grows_while_iterated(0) == 6
     with pytest.raises(ag.StagingError, match=r"`l.append\(...\)` changes it in place"):
         rt.function(grows_while_iterated)(rt.constant(0))
+
+
+def test_an_early_return_inside_a_with_stages():
+    import contextlib
+
+    @contextlib.contextmanager
+    def noting(log):
+        log.append("enter")
+        yield
+
+    def body(x):
+        log = []
+        with noting(log):
+            if x > 0:
+                return x, len(log)
+            y = x * 2
+        return y, len(log)
+
+    for x in (3, -3):
+        assert _agree(body, x) == list(body(x))
