@@ -1,4 +1,4 @@
-"""The runtime's side of the staging protocol (/work/notes/protocol.md): what autograph's
+"""The runtime's side of the staging protocol (docs/staging_protocol.md): what autograph's
 operators call when a condition or an iterable is a symbolic tensor."""
 import pytest
 

@@ -390,7 +390,7 @@ def test_variable_write_inside_a_cond_branch_is_kept_and_conditional():
 
 
 @pytest.mark.xfail(strict=True, reason="TensorArray writes mutate one shared storage, so an "
-                   "older handle sees later writes (see /work/notes/runtime-issues.md)")
+                   "older handle sees later writes")
 def test_tensor_array_old_handle_keeps_its_values():
     g = rt.Graph()
     with g.as_default():
