@@ -5,8 +5,10 @@ it like a local: read before, passed through the branches or iterations, written
 after. The converter describes each such place by a spec, built only when the
 construct is staged (the `composite=` argument is a function returning the specs):
 
-    ("self.best", lambda: self.best, lambda v: ag__.set_attr(self, "best", v))
+    ("self.best", lambda: self.best, lambda v: ag__.set_attr(self, "best", v),
+                  lambda: (self, "best"))             # the owner: was it the class's value?
     ("d['k']",    lambda: d["k"],    lambda v: ag__.set_item(d, "k", v))
+    ("n",         lambda: n,         set_n, "local")  # a local written through (a cell)
     ("out[i]",    lambda: out, None, "its index `i` changes inside the construct", lineno,
                   "write")
     ("xs",        lambda: xs, None, "`xs.update(...)` changes it in place", lineno, "method")
