@@ -46,6 +46,11 @@ OPS = [IF, IF_STATEFUL, WHILE, WHILE_STATEFUL]
 
 # -- helpers ------------------------------------------------------------------------------
 
+def _handled() -> tuple:
+    from .ops.list_ops import StagedList
+    from .ops.tensor_array import TensorArray
+    return (TensorArray, StagedList)
+
 def _path_names(structure, prefix) -> list:
     """Names for the leaves of a nested structure: 'loop_vars[0]', "x['a']", ..."""
     if isinstance(structure, dict):
@@ -57,9 +62,9 @@ def _path_names(structure, prefix) -> list:
 
 
 def _leaf_to_tensor(v, dtype_hint=None):
-    """A loop/branch value as a tensor; TensorArrays travel as their handle tensor."""
-    from .ops.tensor_array import TensorArray
-    if isinstance(v, TensorArray):
+    """A loop/branch value as a tensor; TensorArrays and staged lists travel as their
+    handle tensor."""
+    if isinstance(v, _HANDLED):
         return v.handle
     if isinstance(v, Tensor):
         return v
@@ -67,13 +72,14 @@ def _leaf_to_tensor(v, dtype_hint=None):
 
 
 def _rebuild(template, tensor):
-    from .ops.tensor_array import TensorArray
-    if isinstance(template, TensorArray):
+    if isinstance(template, _HANDLED):
         return template._with_handle(tensor)
     return tensor
 
 
 def _is_tensorish(v) -> bool:
+    """Whether `v` is a value a `cond` merges (a staged list is not: both branches give
+    the one list, passed through as it is)."""
     from .ops.tensor_array import TensorArray
     if isinstance(v, (Tensor, TensorArray)) or getattr(v, "_as_tensor", None) is not None:
         return True
@@ -206,7 +212,8 @@ def _pair_leaves(label, a, b, gt, gf, t_leaves, f_leaves, is_undefined):
     leaf_labels = [label] if len(la) == 1 else _path_names(a, label)
     parts = []
     for leaf_label, x, y in zip(leaf_labels, la, lb):
-        if not (_is_tensorish(x) and _is_tensorish(y)):
+        both_lists = isinstance(x, _HANDLED) and isinstance(y, _HANDLED)
+        if not (_is_tensorish(x) and _is_tensorish(y)) and not (both_lists and x is not y):
             if x is y:
                 parts.append(("pass", x))
                 continue
@@ -252,8 +259,7 @@ def _branch_tensor(v, other):
     dtype when they fit it."""
     if isinstance(v, Tensor) or getattr(v, "_as_tensor", None) is not None:
         return _leaf_to_tensor(v)
-    from .ops.tensor_array import TensorArray
-    if isinstance(v, TensorArray):
+    if isinstance(v, _HANDLED):          # two views of staged lists: their handles
         return v.handle
     hint = None
     if isinstance(other, Tensor):
@@ -321,6 +327,8 @@ def _as_var_list(out, n):
         return [out]
     return list(out)
 
+
+_HANDLED = _handled()   # values that travel through cond/while_loop as their handle tensor
 
 from .while_staging import stage_while  # noqa: E402  (the loop half lives beside)
 from .gradients.control_flow_grad import cond_grad, while_grad  # noqa: E402

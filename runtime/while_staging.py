@@ -18,8 +18,7 @@ from . import control_flow as cf
 def placeholder_value(template):
     """A zero value with `template`'s dtype and (known part of its) shape, made without
     referring to `template` (which may live in a sibling graph)."""
-    from .ops.tensor_array import TensorArray
-    if isinstance(template, TensorArray):
+    if isinstance(template, cf._HANDLED):
         return template._empty_like()
     if isinstance(template, Tensor):
         dims = template.shape.dims
@@ -68,7 +67,7 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
     structures = [init[i] for i in active]
     for i in active:
         for leaf, label in zip(*_flatten_vars([init[i]], [labels[i]])):
-            if not cf._is_tensorish(leaf):
+            if not (cf._is_tensorish(leaf) or _is_ta(leaf)):
                 raise TypeError(
                     f"'{label}' is {cf._describe(leaf)} when the staged loop starts; a variable "
                     "that a staged loop changes must be a tensor or a Python number.")
@@ -274,7 +273,7 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
                     f"Keep its structure fixed.")
         flat_out, _ = _flatten_vars(out, leaf_labels)
         for k, (v, t) in enumerate(zip(flat_out, init_tensors)):
-            if not cf._is_tensorish(v):
+            if not (cf._is_tensorish(v) or _is_ta(v)):
                 raise TypeError(f"'{leaf_labels[k]}' becomes {cf._describe(v)} in the loop; a "
                                 "staged loop variable must stay a tensor.")
             tv = cf._leaf_to_tensor(v, dtype_hint=t.dtype)
@@ -309,5 +308,4 @@ def _learn_undefined(cond_fn, body_fn, init, undefined, is_undefined):
 
 
 def _is_ta(x):
-    from .ops.tensor_array import TensorArray
-    return isinstance(x, TensorArray)
+    return isinstance(x, cf._HANDLED)

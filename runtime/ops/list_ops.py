@@ -109,6 +109,16 @@ class StagedList:
         values = [self._checked(v) for v in items]
         self.handle = apply_op(NEW, values)
 
+    def _with_handle(self, handle) -> "StagedList":
+        """The same list seen through another handle tensor (a loop variable, a `cond`
+        output): one storage at run time."""
+        other = StagedList.__new__(StagedList)
+        other.dtype, other.element_shape, other.handle = self.dtype, self.element_shape, handle
+        return other
+
+    def _empty_like(self) -> "StagedList":
+        return StagedList((), self.dtype, self.element_shape)
+
     def _checked(self, value):
         t = convert_to_tensor(value, dtype_hint=self.dtype)
         if self.dtype is None:

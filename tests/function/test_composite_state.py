@@ -385,3 +385,16 @@ def test_changes_through_calls_are_seen_a_few_levels_deep(fn):
     assert ag.to_graph(fn)(-3) == fn(-3)
     with pytest.raises(ag.StagingError, match="through a function it calls"):
         rt.function(fn)(rt.constant(-3))
+
+
+def test_a_staged_list_returned_from_inside_a_staged_loop():
+    def early(n):
+        out = []
+        for i in range(n):
+            out.append(i)
+            if i > 1:
+                return 1, out
+        return 2, out
+
+    for n in (0, 2, 5):
+        assert _plain(rt.function(early)(rt.constant(n))) == _plain(early(n))
