@@ -975,3 +975,34 @@ PY += [
     (item_in_for_with_break, [(2,), (8,)], True),
     (global_in_if, [(3,), (-2,)], True),
 ]
+
+
+# --- walrus and closures over loop variables (staged on the second backend too) ------
+
+def walrus_while_test(x):
+    n = 0
+    while (y := x // 2) > 0:
+        x = y
+        n = n + 1
+    return n * 100 + x
+
+
+def walrus_in_and(x):
+    if x > 0 and (y := x * 2) > 5:
+        return y
+    return -1
+
+
+def closure_reads_loop_variable(n):
+    s = 0
+    for i in range(n):
+        f = lambda: i * 2
+        s = s + f()
+    return s
+
+
+PY += [
+    (walrus_while_test, [(0,), (20,), (37,)], True),
+    (walrus_in_and, [(-2,), (1,), (4,)], True),
+    (closure_reads_loop_variable, [(0,), (4,)], True),
+]
