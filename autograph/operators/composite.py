@@ -174,6 +174,20 @@ def _from_class(obj: Any, attr: str) -> bool:
     return not hasattr(type(getattr(type(obj), attr, None)), "__set__")
 
 
+def _frozen(value: Any) -> Any:
+    """`value` with its dicts, lists and tuples copied (their leaves shared): what a branch
+    returns, as it is when the branch ends."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _frozen(v) for k, v in value.items()}
+    if kind is list:
+        return [_frozen(v) for v in value]
+    if isinstance(value, tuple):
+        items = [_frozen(v) for v in value]
+        return kind(*items) if hasattr(value, "_fields") else kind(items)
+    return value
+
+
 def set_global(namespace: dict, name: str, value: Any) -> None:
     """`global name; name = value` (Undefined: the name stays unbound)."""
     if type(value) is not Undefined:
@@ -193,8 +207,8 @@ def wrap_branch(fn: Callable, places: Places, init: tuple, n: int, unset: set) -
     `unset` receives the positions of the places it leaves without a value."""
     def branch(*state):
         places.write(init)
-        result = fn(*state)
-        outs = (result,) if n == 1 else tuple(result) if n else ()
+        result = _frozen(fn(*state))    # the next branch puts the places back in the
+        outs = (result,) if n == 1 else tuple(result) if n else ()   # containers it returns
         after = places.read()
         unset.update(i for i, v in enumerate(after) if type(v) is Undefined)
         return outs + after

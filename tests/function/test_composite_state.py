@@ -398,3 +398,24 @@ def test_a_staged_list_returned_from_inside_a_staged_loop():
 
     for n in (0, 2, 5):
         assert _plain(rt.function(early)(rt.constant(n))) == _plain(early(n))
+
+
+def test_a_container_a_staged_branch_writes_and_returns_keeps_its_writes():
+    def returns_dict(n):
+        d = {"b": 0}
+        if n > 2:
+            d["b"] = 5
+            return d
+        d["b"] = -1
+        return d
+
+    def returns_list(n):
+        l = [0, 1]
+        if n > 2:
+            l[0] = 5
+            return l, 1
+        return l, 2
+
+    for fn in (returns_dict, returns_list):
+        for n in (0, 4):
+            assert _plain(rt.function(fn)(rt.constant(n))) == _plain(fn(n))
