@@ -6,36 +6,13 @@ import pytest
 
 import autograph as ag
 import random_programs
-from fake_backend import FakeRuntimeError, sym, value
+# the same inputs and the same ways of comparing outcomes as the plain random programs
+from test_random_programs import (INPUTS, STAGED_INPUTS, _outcome, _python_outcome,
+                                  _staged_outcome)
 
 SEEDS = range(500)
 RUNTIME_SEEDS = range(120)
-INPUTS = [(0, 0), (5, 3), (13, 6), (40, 2)]
-STAGED_INPUTS = [(0, 0), (13, 6)]      # the fake backend runs both branches: keep it short
 RUNTIME_INPUTS = [(0, 0), (5, 3), (13, 6)]
-
-
-def _outcome(fn, args):
-    try:
-        return ("ok", fn(*args))
-    except Exception as e:          # same exception type and message, or the same value
-        return ("raised", type(e), str(e))
-
-
-def _python_outcome(fn, args):
-    try:
-        return ("ok", fn(*args))
-    except UnboundLocalError as e:
-        return ("raised", "unbound", "'d'" in str(e))
-
-
-def _staged_outcome(fn, args):
-    """A staged run raises FakeRuntimeError where Python raises UnboundLocalError (`d` is
-    assigned on some paths only), unless the path that skips it was Python too."""
-    try:
-        return ("ok", value(fn(*sym(args))))
-    except (FakeRuntimeError, UnboundLocalError) as e:
-        return ("raised", "unbound", "'d'" in str(e))
 
 
 def _runtime_outcome(fn, args):
