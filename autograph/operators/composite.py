@@ -29,7 +29,7 @@ from builtins import (  # the originals: see operators/__init__
 from typing import Any, Callable, Sequence
 
 from autograph.errors import StagingError, user_location
-from autograph.operators.undefined import MaybeUndefined, Undefined
+from autograph.operators.undefined import Undefined
 
 # Python containers that a method call changes in place: a staged construct cannot
 # carry such a change (the branches would both change the one object).
