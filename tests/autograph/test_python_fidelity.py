@@ -207,26 +207,7 @@ def test_to_code_prints_private_names_as_written():
 
 
 def test_module_converter_mangles_like_python():
-    source = textwrap.dedent('''
-        class Account:
-            def __init__(self):
-                self.__balance = 10
-
-            def __fee(self, amount):
-                return amount // 10
-
-            def withdraw(self, amount):
-                def charge():
-                    return self.__fee(amount)
-                if amount > self.__balance:
-                    raise ValueError(f"only {self.__balance}")
-                for _ in range(1):
-                    self.__balance -= amount + charge()
-                check = lambda: self.__balance >= 0
-                while not check():
-                    self.__balance += 1
-                return self.__balance, (lambda: self.__fee(30))()
-    ''')
+    source = inspect.getsource(Account)      # the class above, as a file of its own
     text, report = module_converter.convert_source(source, "account.py")
     assert "Account.withdraw" in report.converted
     plain, converted = run_module(source, "account_plain"), run_module(text, "account_converted")
