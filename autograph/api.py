@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 import gast
 
-from autograph import experimental, operators, parsing, pipeline, templates, tree, unparsing
+from autograph import (experimental, operators, parsing, pipeline, templates, tree, two_paths,
+                       unparsing)
 from autograph.converters.context import Context
 from autograph.errors import ConversionError
 
@@ -126,6 +127,8 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     _strip_for_compile(node)
     if isinstance(node, gast.FunctionDef):
         node.name = "ag__entity"    # so that the factory scope does not shadow a recursive call
+        # The original body runs while nothing is staged (see two_paths).
+        two_paths.join(node, parsing.original_tree(node).body, node.ag_operators)
     lineno = node.lineno
     cells = [node.ag_operators, *fn.__code__.co_freevars]
     # A method, or a function nested in one, is compiled in a class of its class's name,
@@ -187,7 +190,11 @@ def _requalify(code: types.CodeType, qualname: str, inner: str,
     consts = []
     for const in code.co_consts:
         if type(const) is types.CodeType:
-            if const.co_qualname.startswith(code.co_qualname + "."):
+            # Everything compiled in the factory is qualified under it, but for what is
+            # declared `global` (its name alone). The compiler shares equal code objects
+            # within a module: a user's `lambda: 1` in the original body is also the one
+            # inside `or_`'s thunk in the converted body, where it is not a child.
+            if const.co_qualname.startswith("ag__factory."):
                 own = f"{inner}.{const.co_name}"
             else:
                 own = const.co_qualname         # declared `global`: its name alone

@@ -56,15 +56,27 @@ def _block_by_indent(lines: list, start: int) -> list:
     return lines[start - 1:end]
 
 
-def _parse_lines(block: list, start: int) -> gast.AST:
+def _parse_lines(block: list, start: int, parser=None) -> gast.AST:
+    """The first statement of `block` (which starts at line `start`), parsed by `parser`
+    (default: into gast); a gast node remembers its text for `original_tree`."""
     source = "".join(block)
     if source[:1] in (" ", "\t"):
         # Methods and nested functions: wrap instead of dedenting, which breaks on
         # multi-line strings that start at column 0. Blank lines in front keep the
         # user's line numbers without a pass over the tree.
-        tree = parse("\n" * (start - 2) + "if 1:\n" + source)
-        return tree.body[0].body[0]
-    return parse("\n" * (start - 1) + source).body[0]
+        node = (parser or parse)("\n" * (start - 2) + "if 1:\n" + source).body[0].body[0]
+    else:
+        node = (parser or parse)("\n" * (start - 1) + source).body[0]
+    if parser is None:
+        node.ag_source = (block, start)
+    return node
+
+
+def original_tree(node: gast.AST) -> ast.AST:
+    """The `ast` tree of the function `parse_function` gave as `node`, as written (a
+    second parse of its text: conversion edits `node` in place)."""
+    block, start = node.ag_source
+    return _parse_lines(block, start, ast.parse)
 
 
 def _parse_block(lines: list, start: int) -> gast.AST:

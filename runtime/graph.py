@@ -16,6 +16,8 @@ import sys
 import threading
 from typing import Iterator, Optional
 
+from autograph.operators import python_path as _staging  # autograph never imports us
+
 from . import dtypes
 from .errors import InvalidGraphError
 from .gradients import tape as _tape
@@ -122,10 +124,12 @@ class Graph:
     def as_default(self) -> Iterator["Graph"]:
         s = _stack()
         s.append(self)
+        _staging.enter()        # converted functions take their converted path meanwhile
         try:
             yield self
         finally:
             s.pop()
+            _staging.exit()
 
     def unique_name(self, base: str) -> str:
         n = self._name_counts.get(base)

@@ -14,6 +14,7 @@
 | `len_(x)`, `in_(x, xs)`, `not_in(x, xs)` | `len(x)`, `x in xs`, `x not in xs` (staged on staged values) |
 | `print_(*values, sep=, end=, file=, flush=)` | `print(...)` with `Feature.BUILTIN_FUNCTIONS` (staged when a value is) |
 | `Undefined(name)`, `ld(value)` | names not assigned on every path |
+| `staging` | true while a graph is being built: converted functions run their original body while it is false (see `python_path`) |
 | `set_attr(obj, name, v)`, `set_item(obj, key, v)`, `set_global(ns, name, v)` | writing back attributes, items and globals a staged construct carried (`composite=`) |
 
 The operators run inside the user's program, which may replace builtins (CPython's
@@ -21,6 +22,7 @@ functools tests set `builtins.len` to an `lru_cache` wrapper whose own code is t
 converted): each operator module imports the builtins it uses (`from builtins import
 len, ...`), so that it calls the originals and never the user's replacement.
 """
+from autograph.operators.python_path import Staging  # sets `staging`
 from autograph.operators.calls import converted_call, converted_call_with, do_not_convert
 from autograph.operators.composite import attribute_name, set_attr, set_global, set_item
 from autograph.operators.lists import set_element_type, stack
@@ -34,4 +36,4 @@ from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefine
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_",
            "assert_stmt", "converted_call", "do_not_convert", "Undefined", "MaybeUndefined",
            "is_undefined", "ld", "backend_of", "set_attr", "set_item", "set_global", "attribute_name",
-           "set_element_type", "stack", "len_", "in_", "not_in", "print_", "converted_call_with"]
+           "set_element_type", "stack", "len_", "in_", "not_in", "print_", "converted_call_with", "staging", "Staging"]
