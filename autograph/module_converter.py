@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import contextlib  # noqa: F401  (loaded, so that `contextlib.suppress` resolves to itself)
 import gc
 import io
@@ -43,7 +44,7 @@ from typing import Optional, Sequence
 
 import gast
 
-from autograph import parsing, pipeline, templates, unparsing
+from autograph import parsing, pipeline, templates, two_paths, unparsing
 from autograph.api import rename_operators
 from autograph.converters.context import Context
 from autograph.errors import ConversionError
@@ -323,6 +324,7 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     afterwards); its positions, signature and decorators are left as they were."""
     if isinstance(node, ast.AsyncFunctionDef):
         raise ConversionError("async def")
+    original = _original_body(node, lines)
     scan = Scan()
     fn = gast.FunctionDef(name=node.name, args=_parameters(node.args),
                           body=[parsing.from_ast(stmt, scan) for stmt in node.body],
@@ -346,7 +348,17 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
         _mark_nested(fn)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
     rename_operators(fn, "__ag__")
+    two_paths.join(fn, original, "__ag__")    # the original body runs while nothing stages
     return unparsing.unparse(fn, prefix, comments=_comments(lines, node, scan.strings))
+
+
+def _original_body(node: ast.FunctionDef, lines: Sequence[str]) -> list:
+    """The body of `node` as written, a tree of its own (conversion edits `node`'s): its
+    text parsed again, which costs less than copying the tree."""
+    if not lines:
+        return copy.deepcopy(node.body)
+    block = lines[node.lineno - 1:node.end_lineno]
+    return parsing.original_tree_of(block, node.lineno).body
 
 
 def _comments(lines: Sequence[str], node: ast.AST, strings: list) -> list:
@@ -400,48 +412,21 @@ def _parse(source: str, filename: str) -> ast.Module:
         raise SourceError(f"{filename}: cannot parse: {e}") from None
 
 
-def _called_names(node: ast.AST) -> set:
-    """Names called in `node`: `f(...)` and `x.f(...)` both call `f`."""
-    return {func.id if type(func) is ast.Name else func.attr
-            for call in ast.walk(node) if type(call) is ast.Call
-            for func in [call.func] if type(func) in (ast.Name, ast.Attribute)}
-
-
 def _frame_sensitive(targets: list, lines: list, namespace: dict) -> dict:
-    """Functions that look at their own frame (`parsing.introspection`, the rule
-    `to_graph` follows too: `locals()`, `eval`, `sys._getframe`, `stacklevel=`), and the
-    module's functions that call those counting frames, by name, transitively: converted
-    code runs branches and loop bodies in functions of their own, so counting frames up
-    from there would land somewhere else. They stay as written ({def line: reason}). Only
-    functions whose text has a hint, or names a sensitive function followed by `(`, are
+    """Functions that look at their own frame (`parsing.introspection`, the rule `to_graph`
+    follows too: `locals()`, `eval`, `sys._getframe`, ...): they stay as written ({def
+    line: reason}). Their callers are converted: on Python values a converted function
+    runs its original body, which adds no frame. Only functions whose text has a hint are
     walked."""
-    texts, sensitive, counting = [], {}, set()
+    sensitive = {}
     for target in targets:
         node = target.node
         text = "".join(lines[node.lineno - 1:node.end_lineno])
-        texts.append((target, text))
         if not any(hint in text for hint in parsing.TEXT_HINTS):
             continue
         why = parsing.introspection(node, namespace)
         if why is not None:
             sensitive[node.lineno] = why[0]
-            if why[1]:
-                counting.add(node.name)
-    names = counting
-    while names:
-        calling = re.compile(r"\b(%s)\s*\(" % "|".join(map(re.escape, sorted(names))))
-        found = set()
-        for target, text in texts:
-            if target.node.lineno in sensitive:
-                continue
-            if not calling.search(text, text.index("(")):     # not its own `def name(`
-                continue
-            callee = min(_called_names(target.node) & names, default=None)
-            if callee is not None:
-                sensitive[target.node.lineno] = (f"calls {callee}(), which looks at the "
-                                                 "call stack")
-                found.add(target.node.name)
-        names = found
     return sensitive
 
 

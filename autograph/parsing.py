@@ -75,7 +75,11 @@ def _parse_lines(block: list, start: int, parser=None) -> gast.AST:
 def original_tree(node: gast.AST) -> ast.AST:
     """The `ast` tree of the function `parse_function` gave as `node`, as written (a
     second parse of its text: conversion edits `node` in place)."""
-    block, start = node.ag_source
+    return original_tree_of(*node.ag_source)
+
+
+def original_tree_of(block: list, start: int) -> ast.AST:
+    """The `ast` tree of the definition whose lines `block` are, the first at `start`."""
     return _parse_lines(block, start, ast.parse)
 
 
@@ -300,19 +304,20 @@ def parse(source: str) -> gast.Module:
 
 # ---------------------------------------------------------------------------------------
 # Functions that look at their own frame: left as written (by `to_graph` and by the
-# command-line converter alike). Converted code runs branches and loop bodies in functions
-# of their own, so `locals()` there sees other names, `exec` cannot assign the function's
-# variables, and counting frames up the stack lands somewhere else.
+# command-line converter alike). The converted body, which runs while a graph is built,
+# runs branches and loop bodies in functions of their own, so `locals()` there sees other
+# names, `exec` cannot assign the function's variables, and counting frames up the stack
+# lands somewhere else.
 
 LOCALS_READERS = frozenset({"locals", "vars", "eval", "exec"})
 FRAME_FUNCTIONS = frozenset({"_getframe", "currentframe", "stack", "getouterframes",
                              "extract_stack", "format_stack", "print_stack", "walk_stack"})
 _INTROSPECTING_MODULES = frozenset({"builtins", "sys", "inspect", "traceback", "warnings",
                                     "_warnings"})
-_HINT_NAMES = LOCALS_READERS | FRAME_FUNCTIONS | {"warn", "stacklevel"}
+_HINT_NAMES = LOCALS_READERS | FRAME_FUNCTIONS
 # What the text of such a function contains (a cheap test before `introspection`).
-TEXT_HINTS = ("_getframe", "currentframe", "stacklevel", "stack(", "_stack", "warn(",
-              "locals(", "vars(", "eval(", "exec(")
+TEXT_HINTS = ("_getframe", "currentframe", "stack(", "_stack", "locals(", "vars(", "eval(",
+              "exec(")
 _CALLS, _NAMES, _ATTRIBUTES = (ast.Call, gast.Call), (ast.Name, gast.Name), (ast.Attribute,
                                                                               gast.Attribute)
 
@@ -328,8 +333,6 @@ def may_introspect(code: types.CodeType) -> bool:
         for const in code.co_consts:
             if type(const) is types.CodeType:
                 todo.append(const)
-            elif type(const) is tuple and "stacklevel" in const:     # keyword names
-                return True
     return False
 
 
@@ -364,9 +367,11 @@ def _other_function(func, namespace) -> bool:
 def introspection(node, namespace=None) -> Optional[tuple]:
     """(reason, counts frames) when the function `node` (an ast or gast tree, nested
     functions included) reads its locals (`locals()`, `vars()`, `eval`, `exec`) or looks
-    at the call stack (`sys._getframe`, `inspect.currentframe`, `inspect.stack`, a
-    `stacklevel=`), else None. `namespace` (globals, closure) rules out calls known to go
-    elsewhere; unknown ones count."""
+    at the call stack (`sys._getframe`, `inspect.currentframe`, `inspect.stack`), else
+    None. (A `warnings.warn(..., stacklevel=2)` does not count: on Python values the
+    converted function runs its original body, with the original's frames, and while it
+    stages only a warning's location could differ.) `namespace` (globals, closure) rules
+    out calls known to go elsewhere; unknown ones count."""
     for call in ast.walk(node):
         if not isinstance(call, _CALLS):
             continue
@@ -380,8 +385,7 @@ def introspection(node, namespace=None) -> Optional[tuple]:
                 and not _other_function(func, namespace)):
             return (f"{name}() sees the function's local variables, which converted code "
                     "moves into functions of its own"), False
-        if ((name in FRAME_FUNCTIONS and not _other_function(func, namespace))
-                or any(k.arg == "stacklevel" for k in call.keywords)
-                or (name == "warn" and len(call.args) >= 3)):
-            return f"{name}() looks at the call stack, which converted code deepens", True
+        if name in FRAME_FUNCTIONS and not _other_function(func, namespace):
+            return (f"{name}() looks at the call stack, which converted code deepens while "
+                    "it stages"), True
     return None

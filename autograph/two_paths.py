@@ -86,7 +86,7 @@ def join(fn, original_body: list, operators: str = "ag__") -> None:
     found: dict = {}
     original_body = _take_declarations(original_body, found)
     converted_body = _take_declarations(converted_body, found)
-    at = original_body[0] if original_body else fn
+    at = fn            # the new lines take the `def`'s line: comments stay with statements
     head = [_positioned(getattr(ast, kind)(names=names), at) for kind, names in found.items()]
     if not original_body or type(original_body[-1]).__name__ not in _EXITS:
         original_body.append(_positioned(ast.Return(value=None), at))
@@ -94,4 +94,5 @@ def join(fn, original_body: list, operators: str = "ag__") -> None:
                          attr="staging", ctx=ast.Load())
     test = _positioned(ast.UnaryOp(op=ast.Not(), operand=_positioned(flag, at)), at)
     fork = _positioned(ast.If(test=test, body=original_body, orelse=[]), at)
+    fork.ag_python_path = True       # (the printer prints the body's comments in both)
     fn.body = doc + head + [fork] + (converted_body or [_positioned(ast.Pass(), at)])

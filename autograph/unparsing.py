@@ -90,6 +90,17 @@ class Unparser(ast._Unparser):
         while line is not None and comments and comments[0][0] < line:
             self.fill(comments.pop(0)[1])
 
+    _visit_if = locals()["visit_If"]
+
+    def visit_If(self, node):
+        if not getattr(node, "ag_python_path", False):
+            return self._visit_if(node)
+        # A converted function's `if not ag__.staging:` (see two_paths): the comments of
+        # the body print in the original body inside, and again in the converted one.
+        comments = list(self._comments)
+        self._visit_if(node)
+        self._comments = comments
+
     # The commonest nodes, as the stdlib prints them, with fewer calls (enum members and
     # context managers cost more than the printing itself).
     def get_precedence(self, node):

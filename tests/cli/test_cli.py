@@ -384,7 +384,7 @@ def test_star_import_of_an_unknown_module_makes_every_name_unknown():
     assert "ag__.range_" not in text and "ag__.converted_call(len, xs)" in text
 
 
-def test_functions_that_count_stack_frames_and_their_callers_stay_as_written():
+def test_functions_that_count_stack_frames_stay_as_written_and_their_callers_convert():
     source = ("import sys, warnings\n"
               "def caller_name():\n    return sys._getframe(2).f_code.co_name\n"
               "def who(x):\n    if x:\n        return caller_name()\n    return None\n"
@@ -393,12 +393,19 @@ def test_functions_that_count_stack_frames_and_their_callers_stay_as_written():
               "def unrelated(x):\n    return -x if x else x\n")
     text, report = _convert_text(source)
     reasons = {name: reason for name, _, reason in report.skipped}
-    assert reasons == {"caller_name": "_getframe() looks at the call stack, which converted code deepens",
-                       "who": "calls caller_name(), which looks at the call stack",
-                       "old": "warn() looks at the call stack, which converted code deepens"}
-    assert report.converted == ["unrelated"]
-    namespace = _exec(text + "def main():\n    return who(1)\n")
+    assert reasons == {"caller_name": "_getframe() looks at the call stack, which converted "
+                                      "code deepens while it stages"}
+    assert report.converted == ["who", "old", "unrelated"]
+    # On Python values converted functions run their original bodies: the frames are
+    # the original's, so the caller is found and the warning points at the caller's line.
+    namespace = _exec(text + "def main():\n    return who(1)\n"
+                             "def warns():\n    return old(1)\n")
     assert namespace["main"]() == "main"
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        namespace["warns"]()
+    assert [w.lineno for w in caught] == [text.count("\n") + 4]
 
 
 def test_prelude_goes_before_a_decorated_first_statement():
@@ -486,9 +493,11 @@ def test_comments_in_converted_bodies_are_kept(tmp_path):
         'print(f(2, [1, -5, 3]), f(-1, []))\n')
     assert "__ag__.for_stmt(" in text and "__ag__.if_stmt(" in text
     comments = [line.strip() for line in text.splitlines() if line.strip().startswith("# ")]
-    assert comments == ["# inside the docstring", "# Start with the total.",
-                        "# Skip the negatives.", "# Then the sign.", "# positive"]
-    assert text.count("# inside a string") == 1 and "a\\n# inside a string\\nb" in text
+    body_comments = ["# Start with the total.", "# Skip the negatives.", "# Then the sign.",
+                     "# positive"]      # in the original body, then in the converted one
+    assert comments == ["# inside the docstring"] + body_comments * 2
+    # the string, in the original body and in the converted one, and never as a comment
+    assert text.count("a\\n# inside a string\\nb") == 2
     body = text[text.index("def loop_body"):text.index("__ag__.for_stmt(")]
     assert "# Skip the negatives." in body                  # moved with its statement
     assert run(str(out)).stdout == run(str(source)).stdout
