@@ -1,20 +1,27 @@
-"""`autograph convert FILE.py [-o OUT.py] [--function NAME ...]` (also `python -m autograph`),
-and `autograph graph FILE.py:FUNC ...` (the runtime's graph drawing command).
+"""`autograph convert FILE.py [-o OUT.py] [--function NAME ...]`,
+`autograph convert SRC_DIR -o OUT_DIR [--jobs N]` (a whole package tree, see
+`autograph.package_converter`), both also as `python -m autograph`, and
+`autograph graph FILE.py:FUNC ...` (the runtime's graph drawing command).
 
-Bad input — a missing file, a directory, a syntax error, an undecodable file, an empty
+For one file, bad input — a missing file, a syntax error, an undecodable file, an empty
 file, a name that names no function — is one line on stderr and exit code 1 (2 for a
 malformed command line), and no output file is written: the output is written to a
 temporary file next to it and renamed into place only when complete.
+
+For a tree, a file that cannot be converted is copied unchanged and reported (one line
+each), and the exit code is 0 once the tree is written; unusable paths (a missing
+SRC_DIR, OUT_DIR inside SRC_DIR, no -o, --function given) are one line and exit code 1,
+before anything is written. A summary line goes to stderr (not with -q).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
-import tempfile
 from typing import Optional, Sequence
 
-from autograph import module_converter
+from autograph import module_converter, package_converter
 
 PROG = "autograph"
 
@@ -40,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     convert = commands.add_parser(
-        "convert", help="convert the functions of a .py file into a runnable module",
+        "convert", help="convert the functions of a .py file, or of every .py file of a "
+                        "package tree, into runnable modules",
         description=(
             "Write a module in which every function and method of FILE (or only the "
             "named ones) is replaced by its converted form; imports, classes, "
@@ -48,23 +56,45 @@ def _parser() -> argparse.ArgumentParser:
             "stay as they are. The output runs on its own (it imports autograph's "
             "operators): `python OUT.py` behaves like `python FILE.py`. Functions that "
             "cannot be converted (generators, async def) are kept, with a comment "
-            "saying why. A summary goes to stderr."),
-        epilog="example: autograph convert model.py -o model_converted.py --function step")
-    convert.add_argument("file", metavar="FILE.py", help="the Python file to convert")
-    convert.add_argument("-o", "--output", metavar="OUT.py",
-                         help="where to write the converted module (default: stdout)")
+            "saying why. Given a directory, convert every .py file under it into the "
+            "same relative path under OUT_DIR (which must not be inside it), in --jobs "
+            "processes; other files, and .py files that cannot be converted (reported), "
+            "are copied unchanged, __pycache__ is skipped, nothing in OUT_DIR is "
+            "deleted. A summary goes to stderr."),
+        epilog="examples: autograph convert model.py -o model_converted.py --function step"
+               "; autograph convert src/mypkg -o build/mypkg --jobs 4")
+    convert.add_argument("file", metavar="FILE.py|SRC_DIR",
+                         help="the Python file, or the package directory, to convert")
+    convert.add_argument("-o", "--output", metavar="OUT.py|OUT_DIR",
+                         help="where to write the converted module (default: stdout), or "
+                              "the converted tree (required for a directory)")
     convert.add_argument("--function", metavar="NAME", nargs="+", action="extend",
                          dest="functions",
                          help="convert only these: a function, a method (Class.method "
                               "or method) or a class (all its methods); repeatable; the "
                               "others are left as they are")
+    convert.add_argument("-j", "--jobs", metavar="N", type=_positive,
+                         help="for a directory: processes converting files (default: the "
+                              "number of CPUs)")
     convert.add_argument("-q", "--quiet", action="store_true",
                          help="no summary on stderr")
+    convert.add_argument("-v", "--verbose", action="store_true",
+                         help="for a directory: also list each function left as written")
     commands.add_parser(
         "graph", add_help=False,
         help="draw the graph of FILE.py:FUNC traced for a signature (dot, svg, png, text); "
              "see `autograph graph --help`")
     return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
 
 
 def _graph(argv: Sequence[str]) -> int:
@@ -79,33 +109,17 @@ def _graph(argv: Sequence[str]) -> int:
     return graph_cli.main(list(argv))
 
 
-def _write(path: str, text: str, encoding: str) -> None:
+def _write(path: str, text: str, encoding: str, mode: Optional[int] = None) -> None:
     """All or nothing: a temporary file in the same directory, renamed into place."""
-    directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise module_converter.SourceError(f"{path}: is a directory; give a file name with -o")
-    if not os.path.isdir(directory):
-        raise module_converter.SourceError(f"{path}: directory {directory} does not exist")
     try:
         data = text.encode(encoding)
     except UnicodeEncodeError:
         raise module_converter.SourceError(
             f"{path}: the converted module cannot be written in the file's encoding "
             f"({encoding})") from None
-    fd, temp = tempfile.mkstemp(prefix=".autograph-", suffix=".py.tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(temp, path)
-    except BaseException as e:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise module_converter.SourceError(f"{path}: cannot write: {e.strerror or e}") \
-                from None
-        raise
+    package_converter.write_atomic(path, data, mode)
 
 
 def convert(file: str, output: Optional[str], functions: Optional[Sequence[str]],
@@ -113,7 +127,7 @@ def convert(file: str, output: Optional[str], functions: Optional[Sequence[str]]
     text, encoding = module_converter.read_source(file)
     converted, report = module_converter.convert_source(text, file, functions)
     if output:
-        _write(output, converted, encoding)
+        _write(output, converted, encoding, stat.S_IMODE(os.stat(file).st_mode))
     else:                        # the bytes -o would write: the coding cookie stays true
         sys.stdout.flush()
         sys.stdout.buffer.write(converted.encode(encoding, errors="replace"))
@@ -123,6 +137,23 @@ def convert(file: str, output: Optional[str], functions: Optional[Sequence[str]]
             print(f"{file}:{line}: {name} not converted: {reason}", file=sys.stderr)
         print(report.summary(file), file=sys.stderr)
     return 0
+
+
+def convert_directory(src: str, output: Optional[str], functions, jobs: Optional[int],
+                      quiet: bool = False, verbose: bool = False) -> int:
+    if functions:
+        raise module_converter.SourceError(
+            f"{src}: --function applies to a single file, not to a directory")
+    if not output:
+        raise module_converter.SourceError(
+            f"{src}: is a directory; give the output directory with -o OUT_DIR")
+    if output.endswith(".py") and not os.path.isdir(output):
+        raise module_converter.SourceError(
+            f"{src}: is a directory, and {output} names a .py file; to convert the tree, "
+            f"give an output directory with -o OUT_DIR")
+    report = package_converter.convert_tree(src, output, jobs)
+    package_converter.print_report(report, verbose=verbose, quiet=quiet)
+    return 1 if report.errors else 0
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -135,6 +166,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        if os.path.isdir(args.file):
+            return convert_directory(args.file, args.output, args.functions, args.jobs,
+                                     args.quiet, args.verbose)
         return convert(args.file, args.output, args.functions, args.quiet)
     except module_converter.SourceError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
