@@ -161,8 +161,8 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     if not hasattr(entity, "co_qualname"):     # Python 3.10: qualified names are constants
         return entity.replace(co_name=fn.__code__.co_name)
     original = fn.__code__.co_qualname
-    return _requalify(entity, original, original + ".<locals>",
-                      node.ag_fresh_names).replace(co_name=fn.__code__.co_name)
+    return _requalify(entity, original, original + ".<locals>", node.ag_fresh_names,
+                      (fn.__code__.co_name, original)).replace(co_name=fn.__code__.co_name)
 
 
 def _names_read(code: types.CodeType) -> set:
@@ -179,12 +179,17 @@ _OPTIMIZED = 0x0001     # inspect.CO_OPTIMIZED: set on functions, not on class b
 _COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 
 
-def _requalify(code: types.CodeType, qualname: str, inner: str,
-               generated: set) -> types.CodeType:
+def _requalify(code: types.CodeType, qualname: str, inner: str, generated: set,
+               user: tuple) -> types.CodeType:
     """`code`, qualified as `qualname`, and the code nested in it, qualified under `inner`
     (`f.<locals>` in a function `f`) as in the user's function: generated functions
     (`if_true`) and lambdas (`ag__.if_exp(c, lambda: ...)`) pass their own `inner` on, so
-    that a nested `def`, lambda or class has the `__qualname__` it has unconverted."""
+    that a nested `def`, lambda or class has the `__qualname__` it has unconverted.
+
+    Generated functions take the name of the user's function they are part of (`user`:
+    its name and qualified name), so that what reads frames while the converted body
+    runs (tracebacks, `logging`'s funcName, `inspect.stack()`, the locations recorded for
+    staged ops) names the user's function, at the user's lines."""
     made_here = _generated_lambdas(code) if any(
         type(c) is types.CodeType and c.co_name == "<lambda>" for c in code.co_consts) else ()
     consts = []
@@ -200,12 +205,14 @@ def _requalify(code: types.CodeType, qualname: str, inner: str,
                 own = const.co_qualname         # declared `global`: its name alone
             if id(const) in made_here or (const.co_name in generated
                                           and const.co_flags & _OPTIMIZED):
-                nested = inner
-            elif const.co_flags & _OPTIMIZED and const.co_name not in _COMPREHENSIONS:
-                nested = own + ".<locals>"
-            else:                               # class bodies, comprehensions
-                nested = own
-            const = _requalify(const, own, nested, generated)
+                const = _requalify(const, user[1], inner, generated, user).replace(
+                    co_name=user[0])
+            else:
+                if const.co_flags & _OPTIMIZED and const.co_name not in _COMPREHENSIONS:
+                    nested = own + ".<locals>"
+                else:                           # class bodies, comprehensions
+                    nested = own
+                const = _requalify(const, own, nested, generated, (const.co_name, own))
         consts.append(const)
     if not code.co_flags & _OPTIMIZED:        # a class body stores its `__qualname__`
         consts = [qualname if c == code.co_qualname and type(c) is str else c for c in consts]

@@ -28,3 +28,24 @@ def optimize_graphs(enabled: bool) -> None:
 
 def graphs_optimized() -> bool:
     return _optimize_graphs
+
+
+_filter_tracebacks = True
+
+
+def disable_traceback_filtering() -> None:
+    """Show every frame in errors from `rt.function`, the runtime's and autograph's too
+    (they are hidden by default: see runtime/traceback_filter.py)."""
+    global _filter_tracebacks
+    _filter_tracebacks = False
+
+
+def enable_traceback_filtering() -> None:
+    """Hide the runtime's and autograph's frames in errors from `rt.function` (the
+    default)."""
+    global _filter_tracebacks
+    _filter_tracebacks = True
+
+
+def traceback_filtering_enabled() -> bool:
+    return _filter_tracebacks

@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import config, dtypes, nest
+from . import config, dtypes, nest, traceback_filter
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
 from .gradients.tape import _state as _tape_state
 from .graph import Graph, current_graph
@@ -173,37 +173,44 @@ class Function:
         return self._concrete_for(bound)
 
     def __call__(self, *args, **kwargs):
-        if config.functions_run_eagerly():
-            return self._call_python(self._python_function, args, kwargs)
-        if current_graph() is not None:
-            return self._call_inline(args, kwargs)
-        if _tape_state.tapes:  # an open GradientTape records the call as one entry
-            from .gradients.function_grad import call_function
-            return call_function(self, args, kwargs)
-        # Fast path: positional tensors and primitives, an exact cache hit.
-        if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
-            key = []
-            arrays = []
-            for a in args:
-                t = type(a)
-                if t is EagerTensor:
-                    key.append(("T", a._dtype, np.shape(a._value)))
-                    arrays.append(a._value)
-                elif t in _PRIMITIVES:
-                    key.append((t, a))
+        try:
+            if config.functions_run_eagerly():
+                return self._call_python(self._python_function, args, kwargs)
+            if current_graph() is not None:
+                return self._call_inline(args, kwargs)
+            if _tape_state.tapes:  # an open GradientTape records the call as one entry
+                from .gradients.function_grad import call_function
+                return call_function(self, args, kwargs)
+            # Fast path: positional tensors and primitives, an exact cache hit.
+            if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
+                key = []
+                arrays = []
+                for a in args:
+                    t = type(a)
+                    if t is EagerTensor:
+                        key.append(("T", a._dtype, np.shape(a._value)))
+                        arrays.append(a._value)
+                    elif t in _PRIMITIVES:
+                        key.append((t, a))
+                    else:
+                        break
                 else:
-                    break
-            else:
-                cf = self._cache.get(tuple(key))
-                if cf is not None:
-                    self._recent.append(False)
-                    return cf._run(arrays)
-        bound = self._bind(args, kwargs)
-        if self._input_signature is not None:
-            spec_bound, bound = self._apply_signature(bound)
-            return self._concrete_for(spec_bound)(*bound.args)
-        cf = self._concrete_for(bound)
-        return cf(*bound.args, **bound.kwargs)
+                    cf = self._cache.get(tuple(key))
+                    if cf is not None:
+                        self._recent.append(False)
+                        return cf._run(arrays)
+            bound = self._bind(args, kwargs)
+            if self._input_signature is not None:
+                spec_bound, bound = self._apply_signature(bound)
+                return self._concrete_for(spec_bound)(*bound.args)
+            cf = self._concrete_for(bound)
+            return cf(*bound.args, **bound.kwargs)
+        except Exception as e:
+            # The user's frames only (generated and runtime frames hidden), as TensorFlow
+            # filters its own; rt.config.disable_traceback_filtering() shows them all.
+            if config.traceback_filtering_enabled():
+                traceback_filter.filter_traceback(e)
+            raise
 
     # -- calling helpers ----------------------------------------------------------------
     def _call_python(self, fn, args, kwargs):

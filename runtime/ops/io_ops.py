@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .. import dtypes
+from .. import config as _config, dtypes
 from ..errors import InvalidArgumentError
 from ..graph import eager_scope
 from ..shapes import TensorShape
@@ -195,6 +195,10 @@ class debugging:  # noqa: N801 - the namespace `rt.debugging`
     assert_non_negative = staticmethod(_sign_assert("assert_non_negative", ">=", "greater_equal"))
     assert_non_positive = staticmethod(_sign_assert("assert_non_positive", "<=", "less_equal"))
     Assert = staticmethod(Assert)
+    # TensorFlow's names for the switch of runtime/traceback_filter.py
+    disable_traceback_filtering = staticmethod(_config.disable_traceback_filtering)
+    enable_traceback_filtering = staticmethod(_config.enable_traceback_filtering)
+    is_traceback_filtering_enabled = staticmethod(_config.traceback_filtering_enabled)
 
     @staticmethod
     def assert_rank(x, rank: int, message: Optional[str] = None, name=None):
