@@ -4,6 +4,7 @@ compiles, and CPython's own tests pass on converted modules as they pass on the 
     python tools/stdlib_check.py                 # both parts, all cores for the scan
     python tools/stdlib_check.py --scan-only --jobs 1
     python tools/stdlib_check.py --tests-only --modules heapq bisect
+    python tools/stdlib_check.py --tests-only --repeat 3      # times: best of 3, interleaved
     python tools/stdlib_check.py --tests-only --known    # the modules that differ, and why
 
 Scan: each `.py` file under the installed standard library (site-packages excluded) goes
@@ -11,26 +12,36 @@ through `module_converter.convert_source`, as `autograph convert` does; the outp
 compiled again here. Lines per second are lines of the files over the CPU seconds spent
 converting them (process time, so it is a one-core rate whatever --jobs is). The same
 files' `compile()` is timed beside each conversion: on a shared machine the absolute
-rate moves with the load (by half), the ratio of the two much less.
+rate moves with the load (by half), the ratio of the two much less. Progress (files
+done, lines/s so far) is printed every few seconds.
 
-Tests: each module is converted into a temporary directory. The test process imports
-autograph (whose own imports, such as logging -> string, keep the original modules),
-drops the module from sys.modules and puts the directory first on sys.path, so that
-every later import of the module — the test module's, and other standard-library
+Tests: each module is converted into a temporary directory, with its bytecode (the
+installed original has its own: neither run compiles its module). The test process
+imports autograph's operators (whose own imports, functools, typing..., keep the
+original modules), drops the module from sys.modules and puts a finder first on
+sys.meta_path that loads that one module from the converted file, so that every later
+import of it — the test module's, `import_fresh_module`'s, and other standard-library
 modules' imported from then on — gets the converted one; it asserts that it did, then
 runs `python -m test -v test_<module>` (regrtest, in process). Unless the module is one
-that interpreter startup imports, the directory is also on PYTHONPATH, for the child
-processes some tests start. The same command without the converted module gives the
-figures to compare with. Modules with a C accelerator (heapq/_heapq, bisect/_bisect): their CPython tests
-import the module twice, with the accelerator blocked and with it, so the pure-Python
-(converted) functions are the ones tested in the blocked half; --block-accelerators
-also blocks it for the whole run.
+that interpreter startup imports, the test process also sets PYTHONPATH to the
+directory, for the child processes the tests start (the test process's own sys.path
+stays as it is: `test.support.findfile` finds the original). Children started with
+`python -I` (most of `script_helper`'s) ignore PYTHONPATH: they run the original
+module in both runs. The same command without the converted module gives the figures
+to compare with: the two runs alternate (with --repeat N: ABBA, best time of N), so that
+the machine's load falls on both alike; each module's line and the total give the
+wall times of the test processes and their ratio. Modules with a C accelerator
+(heapq/_heapq, bisect/_bisect): their CPython tests import the module twice, with the
+accelerator blocked and with it, so the pure-Python (converted) functions are the ones
+tested in the blocked half; --block-accelerators also blocks it for the whole run.
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import multiprocessing
 import os
+import py_compile
 import re
 import subprocess
 import sys
@@ -42,23 +53,21 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from autograph import module_converter  # noqa: E402
+from autograph.module_converter import Report  # noqa: E402
 
 MODULES = ["heapq", "bisect", "textwrap", "fractions", "statistics", "colorsys", "shlex",
            "difflib", "calendar", "base64", "fnmatch", "string", "pprint", "ipaddress",
            "quopri", "argparse", "configparser", "getopt", "optparse", "csv", "glob", "queue",
            "sched", "reprlib", "copy", "dataclasses", "enum", "typing", "tokenize", "shutil",
            "zipfile", "pathlib", "random", "uuid", "locale", "datetime", "graphlib", "tarfile",
-           "inspect", "operator", "tempfile", "functools"]
+           "inspect", "operator", "tempfile", "functools", "contextlib", "gettext", "ast",
+           "tabnanny"]
 # Modules whose CPython tests do not pass converted, and why (run them with --known).
-KNOWN = {
-    "gettext": "plural functions made with exec walk frames while their globals are "
-               "gettext's; converted callers add autograph frames (stacklevel differs)",
-    "contextlib": "a test compares the frames of a traceback; converted code has more",
-    "ast": "test_ast_asdl_signature counts ast.expr.__subclasses__(); importing autograph "
-           "imports gast, whose node classes subclass ast.expr",
-    "tabnanny": "a test starts `python -I -m tabnanny`, which ignores PYTHONPATH and runs "
-                "the original, then compares its usage line with the converted file's path",
-}
+# Empty since converted functions run their original body while nothing is staged
+# (frames, stack levels and tracebacks are the original's: contextlib, gettext), importing
+# the operators no longer imports gast (ast) and the converted module is found by a finder
+# rather than on sys.path (tabnanny's usage line names the file findfile() finds).
+KNOWN: dict = {}
 ACCELERATORS = {"heapq": "_heapq", "bisect": "_bisect", "statistics": "_statistics"}
 
 
@@ -124,14 +133,34 @@ def scan_one(path: str) -> dict:
     return result
 
 
-def scan(jobs: int, limit: int | None) -> bool:
+def _progress(done: int, total: int, results: list, wall: float) -> None:
+    lines = sum(r["lines"] for r in results)
+    cpu = sum(r["seconds"] for r in results)
+    rate = f"{lines / cpu:,.0f} lines/s per core" if cpu else "-"
+    print(f"  scan: {done}/{total} files, {lines:,} lines, {rate} so far, "
+          f"{time.perf_counter() - wall:.0f} s", flush=True)
+
+
+def scan(jobs: int, limit: int | None, every: float = 5.0) -> bool:
+    """Converts every file; prints its progress every `every` seconds as it goes."""
     files = stdlib_files()[:limit]
     wall = time.perf_counter()
-    if jobs > 1:
-        with multiprocessing.Pool(jobs) as pool:
-            results = pool.map(scan_one, files, chunksize=4)
-    else:
-        results = [scan_one(f) for f in files]
+    results: list = []
+    pool = multiprocessing.Pool(jobs) if jobs > 1 else None
+    try:
+        done = pool.imap_unordered(scan_one, files, chunksize=4) if pool else map(scan_one, files)
+        shown = wall
+        for result in done:
+            results.append(result)
+            if time.perf_counter() - shown >= every:
+                shown = time.perf_counter()
+                _progress(len(results), len(files), results, wall)
+    finally:
+        if pool:
+            pool.close()
+            pool.join()
+    _progress(len(results), len(files), results, wall)
+    results.sort(key=lambda r: r["path"])
     wall = time.perf_counter() - wall
     converted = [r for r in results if r["error"] is None and r["crash"] is None]
     errors = [r for r in results if r["error"] is not None]
@@ -175,11 +204,19 @@ _RESULT = re.compile(r"^(OK|FAILED)(?: \((.*)\))?$", re.M)
 
 _CHECK = """
 import sys
-import autograph            # first, so that its own imports (logging -> string) get originals
+import autograph.operators  # first, so that its own imports (functools, typing) get originals
+import importlib.util
 sys.modules.pop({module!r}, None)
-sys.path.insert(0, {tmp!r})
+
+class ConvertedFinder:      # this one module, from the converted file; nothing else moves
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == {module!r}:
+            return importlib.util.spec_from_file_location(name, {file!r})
+
+sys.meta_path.insert(0, ConvertedFinder)
 import {module} as m
-assert m.__file__.startswith({tmp!r}), m.__file__
+assert m.__file__ == {file!r}, m.__file__
 assert hasattr(m, "__ag_converted__"), "not a converted module"
 """
 _RUN = """
@@ -193,11 +230,12 @@ _STARTUP: list = []
 
 
 def _startup_modules() -> set:
-    """Modules a fresh interpreter has imported once autograph is (site, .pth files,
-    autograph's own imports): a converted one on PYTHONPATH would need autograph before
-    it is importable."""
+    """Modules a fresh interpreter has imported once autograph's operators are (site,
+    .pth files, the operators' own imports): a converted one on PYTHONPATH would need
+    autograph before it is importable."""
     if not _STARTUP:
-        out = subprocess.run([sys.executable, "-c", "import sys, autograph; print(*sys.modules)"],
+        out = subprocess.run([sys.executable, "-c",
+                              "import sys, autograph.operators; print(*sys.modules)"],
                              capture_output=True, text=True, check=True).stdout
         _STARTUP.append(set(out.split()))
     return _STARTUP[0]
@@ -208,12 +246,14 @@ def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
     if block and module in ACCELERATORS:
         code += f"sys.modules[{ACCELERATORS[module]!r}] = None\n"
     if tmp is not None:
-        code += _CHECK.format(module=module, tmp=tmp)
+        code += _CHECK.format(module=module, file=os.path.join(tmp, module + ".py"))
     code += _RUN.format(module=module)
+    if tmp is not None and module not in _startup_modules():
+        # The child processes the tests start import it from the directory; this one
+        # has it from the finder only (test.support.findfile looks along sys.path).
+        code += f"import os\nos.environ['PYTHONPATH'] = {tmp!r}\n"
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
-    if tmp is not None and module not in _startup_modules():
-        env["PYTHONPATH"] = tmp     # child processes the tests start get it too (tabnanny)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=tempfile.gettempdir(), timeout=900, env=env)
@@ -226,29 +266,64 @@ def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
     return ok, ran, details, seconds, output
 
 
-def run_tests(modules: list, block: bool, keep_output: str | None) -> bool:
-    root = sysconfig.get_paths()["stdlib"]
+def _convert_into(module: str, tmp: str) -> Report:
+    """Writes the converted module into `tmp`, and its bytecode into `tmp/__pycache__`
+    (as the installed original has it: neither run compiles its module)."""
+    path = os.path.join(sysconfig.get_paths()["stdlib"], module + ".py")
+    text, encoding = module_converter.read_source(path)
+    out, report = module_converter.convert_source(text, path)
+    target = os.path.join(tmp, module + ".py")
+    with open(target, "w", encoding=encoding) as f:
+        f.write(out)
+    py_compile.compile(target, cfile=importlib.util.cache_from_source(target), doraise=True)
+    return report
+
+
+def _both(module: str, tmp: str, block: bool, repeat: int) -> tuple:
+    """Original and converted runs, `repeat` times each, interleaved (ABBA), so that the
+    machine's load falls on both alike: (original, converted), each the first run's
+    outcome with the best time, and ok only if every run was."""
+    runs: dict = {None: [], tmp: []}
+    for i in range(repeat):
+        for which in ((None, tmp) if i % 2 == 0 else (tmp, None)):
+            runs[which].append(_run_tests(module, which, block))
+    best = []
+    for which in (None, tmp):
+        first = runs[which][0]
+        failed = next((r for r in runs[which] if not r[0]), first)
+        best.append((all(r[0] for r in runs[which]), failed[1], failed[2],
+                     min(r[3] for r in runs[which]), failed[4]))
+    return tuple(best)
+
+
+def _show(r: tuple) -> str:
+    return f"{'OK' if r[0] else 'FAIL'} {r[1]} tests{' (' + r[2] + ')' if r[2] else ''}"
+
+
+def run_tests(modules: list, block: bool, keep_output: str | None, repeat: int = 1) -> bool:
     all_same = True
-    print(f"{'module':12} {'functions':>9}  {'original':28} {'converted':28} same")
+    totals = [0.0, 0.0]
+    print(f"{'module':13}{'functions':>9}  {'original':38}{'converted':38}{'same':5}"
+          f"{'orig s':>8}{'conv s':>8}{'ratio':>7}", flush=True)
     for module in modules:
-        path = os.path.join(root, module + ".py")
         with tempfile.TemporaryDirectory(prefix="ag-stdlib-") as tmp:
-            text, encoding = module_converter.read_source(path)
-            out, report = module_converter.convert_source(text, path)
-            with open(os.path.join(tmp, module + ".py"), "w", encoding=encoding) as f:
-                f.write(out)
-            base = _run_tests(module, None, block)
-            conv = _run_tests(module, tmp, block)
-            if keep_output:
-                with open(os.path.join(keep_output, f"{module}.log"), "w") as f:
-                    f.write(conv[4])
+            report = _convert_into(module, tmp)
+            base, conv = _both(module, tmp, block, repeat)
+        if keep_output:
+            with open(os.path.join(keep_output, f"{module}.log"), "w") as f:
+                f.write(conv[4])
         same = base[:3] == conv[:3]
         all_same &= same and conv[0]
-        show = lambda r: f"{'OK' if r[0] else 'FAIL'} {r[1]} tests{' (' + r[2] + ')' if r[2] else ''} {r[3]:.1f}s"
-        print(f"{module:12} {len(report.converted):>4}+{len(report.skipped):<4}  "
-              f"{show(base):28} {show(conv):28} {'yes' if same else 'NO'}")
+        totals[0] += base[3]
+        totals[1] += conv[3]
+        print(f"{module:13}{len(report.converted):>4}+{len(report.skipped):<4}  "
+              f"{_show(base):38}{_show(conv):38}{'yes' if same else 'NO':5}"
+              f"{base[3]:8.2f}{conv[3]:8.2f}{conv[3] / base[3]:6.2f}x", flush=True)
         if not conv[0] and not keep_output:
-            print("   ", "\n    ".join(conv[4].strip().splitlines()[-25:]))
+            print("   ", "\n    ".join(conv[4].strip().splitlines()[-25:]), flush=True)
+    print(f"{'total':13}{'':9}  {'':38}{'':38}{'':5}{totals[0]:8.2f}{totals[1]:8.2f}"
+          f"{totals[1] / max(totals[0], 1e-9):6.2f}x   (test process wall times, best of "
+          f"{repeat}: converted / original)", flush=True)
     return all_same
 
 
@@ -264,6 +339,9 @@ def main() -> int:
     parser.add_argument("--block-accelerators", action="store_true",
                         help="also block _heapq, _bisect, _statistics for the whole run")
     parser.add_argument("--keep-output", metavar="DIR", help="write each converted run's log")
+    parser.add_argument("--repeat", type=int, default=1, metavar="N",
+                        help="run each module's tests N times original and converted, "
+                             "interleaved; times are the best of N")
     args = parser.parse_args()
     ok = True
     if not args.tests_only:
@@ -273,7 +351,10 @@ def main() -> int:
     if not args.scan_only:
         start = time.perf_counter()
         modules = sorted(KNOWN) if args.known else args.modules
-        ok &= run_tests(modules, args.block_accelerators, args.keep_output)
+        if args.known and not KNOWN:
+            print("no known differences: every module checked passes (see MODULES)")
+            modules = []
+        ok &= run_tests(modules, args.block_accelerators, args.keep_output, args.repeat)
         if args.known:
             for module in modules:
                 print(f"  {module}: {KNOWN[module]}")
