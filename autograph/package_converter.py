@@ -105,10 +105,9 @@ def check_paths(src: str, out: str) -> None:
         raise SourceError(f"{src}: not a directory")
     real_src, real_out = os.path.realpath(src), os.path.realpath(out)
     if _inside(real_out, real_src):
-        same = real_out == real_src
-        raise SourceError(f"{out}: the output directory must not be "
-                          f"{'the source directory' if same else 'inside the source directory'}"
-                          f" {src}")
+        where = "the source directory" if real_out == real_src else \
+            "inside the source directory"
+        raise SourceError(f"{out}: the output directory must not be {where} {src}")
     if os.path.exists(out) and not os.path.isdir(out):
         raise SourceError(f"{out}: exists and is not a directory")
 
