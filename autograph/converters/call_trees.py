@@ -1,6 +1,9 @@
-"""Calls into `ag__.converted_call`, so that user functions are converted when called.
+"""Calls through `ag__.converted`, so that user functions are converted when called.
 
-    y = helper(x) + len(xs)   ->   y = ag__.converted_call(helper, x) + len(xs)
+    y = helper(x) + len(xs)   ->   y = ag__.converted(helper)(x) + len(xs)
+
+`ag__.converted(helper)` is the converted `helper` (cached), which the user's frame then
+calls: converted code adds no frame between the user's functions.
 
 A callee that the function's namespace resolves, at conversion time, to a builtin, a
 class, or a function of numpy / the standard library / our packages is left as a plain
@@ -10,7 +13,7 @@ functions.
 
 Optional features (`ctx.features`): with `Feature.BUILTIN_FUNCTIONS`, `print(...)`
 becomes `ag__.print_(...)` (staged when a value is staged). A function converted with
-any features calls `ag__.converted_call_with(('BUILTIN_FUNCTIONS',), f, x)`, which
+any features calls `ag__.converted_with(('BUILTIN_FUNCTIONS',), f)(x)`, which
 converts `f` with the same features: they follow the calls, lexically.
 """
 from __future__ import annotations
@@ -67,12 +70,12 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
         return call
     if target is not _UNKNOWN and is_allowlisted(target):
         return node
+    # `ag__.converted(f)(x)`: the callee, converted, is called from the user's frame.
     if ctx.features:
         names = sorted(f.name for f in ctx.features)
         features = gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in names],
                               ctx=gast.Load())
-        call = operator_call("converted_call_with", [features, func] + node.args, node)
+        node.func = operator_call("converted_with", [features, func], node)
     else:
-        call = operator_call("converted_call", [func] + node.args, node)
-    call.keywords = node.keywords
-    return call
+        node.func = operator_call("converted", [func], node)
+    return node

@@ -9,8 +9,9 @@
 | `range_(*args)`, `enumerate_(x, start=0)` | `range(...)`, `enumerate(...)` as a `for` iterable |
 | `and_(a, *fns)`, `or_(a, *fns)`, `not_(a)` | `and`, `or`, `not` |
 | `assert_stmt(test, message=None)` | `assert` |
-| `converted_call(f, *args, **kwargs)` | calls |
-| `converted_call_with(features, f, *args, **kwargs)` | calls, in code converted with optional features (names of `Feature` values) |
+| `converted(f)` | calls: `f(x)` becomes `ag__.converted(f)(x)` (`f` converted when it is user code; the call stays in the caller's frame) |
+| `converted_with(features, f)` | the same, in code converted with optional features (names of `Feature` values) |
+| `converted_call(f, *args, **kwargs)`, `converted_call_with(features, f, ...)` | `converted(f)(*args, **kwargs)` in one call (through one more frame) |
 | `len_(x)`, `in_(x, xs)`, `not_in(x, xs)` | `len(x)`, `x in xs`, `x not in xs` (staged on staged values) |
 | `print_(*values, sep=, end=, file=, flush=)` | `print(...)` with `Feature.BUILTIN_FUNCTIONS` (staged when a value is) |
 | `Undefined(name)`, `ld(value)` | names not assigned on every path |
@@ -23,7 +24,8 @@ converted): each operator module imports the builtins it uses (`from builtins im
 len, ...`), so that it calls the originals and never the user's replacement.
 """
 from autograph.operators.python_path import Staging  # sets `staging`
-from autograph.operators.calls import converted_call, converted_call_with, do_not_convert
+from autograph.operators.calls import (converted, converted_call, converted_call_with,
+                                      converted_with, do_not_convert)
 from autograph.operators.composite import attribute_name, set_attr, set_global, set_item
 from autograph.operators.lists import set_element_type, stack
 from autograph.operators.py_builtins import in_, len_, not_in, print_
@@ -36,4 +38,5 @@ from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefine
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_",
            "assert_stmt", "converted_call", "do_not_convert", "Undefined", "MaybeUndefined",
            "is_undefined", "ld", "backend_of", "set_attr", "set_item", "set_global", "attribute_name",
-           "set_element_type", "stack", "len_", "in_", "not_in", "print_", "converted_call_with", "staging", "Staging"]
+           "set_element_type", "stack", "len_", "in_", "not_in", "print_", "converted_call_with", "staging", "Staging", "converted",
+           "converted_with"]

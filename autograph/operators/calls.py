@@ -15,6 +15,7 @@ from builtins import (  # the originals: see operators/__init__
 import functools
 import sys
 import types
+import weakref
 from typing import Any, Callable
 
 # Top-level packages whose functions are never converted.
@@ -96,53 +97,116 @@ def _convertible(fn: Any):
     return target
 
 
-def converted_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
-    """`fn(*args, **kwargs)`, with `fn` converted first when it is user code."""
-    if type(fn) in _BUILTIN_CALLABLES:        # `xs.append(x)`, `len(x)`: the common case
-        if (fn is range or fn is len or fn is enumerate) and not kwargs:
-            return _STAGED_BUILTINS[fn](*args)   # `r = range; r(t)`: staged as range(t) is
-        return fn(*args, **kwargs)
+def _convert(func, features):
+    from autograph import api
+    if features is None:
+        return api.convert_function(func, recursive=True)
+    return api.convert_function(func, recursive=True, features=features)
+
+
+def _remember(cache: dict, func, result) -> None:
+    key = id(func)
+    try:
+        ref = weakref.ref(func, lambda _, key=key: cache.pop(key, None))
+    except TypeError:
+        return
+    cache[key] = (ref, result)
+
+
+# id(function) -> (weak reference to it, what to call for it): per feature set.
+_CACHES: dict = {None: {}}
+
+
+def converted(fn: Callable, /) -> Callable:
+    """What converted code calls for `fn(...)`: `ag__.converted(fn)(...)`. The converted
+    form of a user function (or method, or callable object), cached, or `fn` itself
+    (builtins, classes, the standard library, numpy, our packages, generators,
+    `do_not_convert`). The call then happens in the caller's frame: no frame is added
+    between the user's functions, as `logging`, `warnings` and `inspect.stack()` see."""
+    kind = type(fn)
+    if kind is types.FunctionType:
+        hit = _CACHES[None].get(id(fn))
+        if hit is not None and hit[0]() is fn:
+            return hit[1]
+        return _converted_function(fn, None)
+    if kind is types.MethodType:
+        func = fn.__func__
+        if type(func) is types.FunctionType:
+            hit = _CACHES[None].get(id(func))
+            conv = hit[1] if hit is not None and hit[0]() is func else _converted_function(func, None)
+            return fn if conv is func else types.MethodType(conv, fn.__self__)
+    elif kind in _BUILTIN_CALLABLES:          # `xs.append`, `len`: the common case
+        if fn is range or fn is len or fn is enumerate:
+            return _STAGED_BUILTINS[fn]       # `r = range; r(t)`: staged as range(t) is
+        return fn
+    return _converted_other(fn, None)
+
+
+def _converted_function(func, features):
+    """`func` (a plain function) converted with `features`, or itself: worked out once."""
+    if (getattr(func, _DO_NOT_CONVERT, False) or func.__code__.co_flags & _NOT_CONVERTIBLE
+            or is_allowlisted(func)):
+        result = func
+    else:
+        result = _convert(func, features)
+    _remember(_CACHES.setdefault(features, {}), func, result)
+    return result
+
+
+def _converted_other(fn, features):
     target = _convertible(fn)
     if target is None:
-        return fn(*args, **kwargs)
+        return fn
     func, bound_to = target
-    from autograph import api
-    converted = api.convert_function(func, recursive=True)
-    if bound_to is not None:
-        return converted(bound_to, *args, **kwargs)
-    return converted(*args, **kwargs)
+    conv = _converted_function(func, features)
+    if bound_to is None:
+        return conv
+    if conv is func and type(fn) is types.MethodType:
+        return fn
+    return types.MethodType(conv, bound_to)
+
+
+def converted_call(fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)`, with `fn` converted first when it is user code (what
+    `converted(fn)(*args, **kwargs)` does, through one more frame)."""
+    if kwargs and type(fn) in _BUILTIN_CALLABLES:
+        return fn(*args, **kwargs)        # `range`/`len` with keywords: Python's error
+    return converted(fn)(*args, **kwargs)
 
 
 _FEATURES: dict = {}       # tuple of Feature names -> frozenset of Feature values
 
 
-def converted_call_with(features: tuple, fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
-    """`converted_call` in code converted with optional features (`features`: the names of
+def converted_with(features: tuple, fn: Callable, /) -> Callable:
+    """`converted` in code converted with optional features (`features`: the names of
     the `autograph.experimental.Feature` values, a constant the converter wrote): user
     functions it calls are converted with the same features, so that a helper's
     `print(t)` stages as its caller's does. The features travel with the code, as
     TensorFlow's converted calls carry their conversion options; code converted without
-    features calls `converted_call`, and pays nothing for them."""
+    features calls `converted`, and pays nothing for them."""
     chosen = _FEATURES.get(features)
     if chosen is None:
         from autograph.experimental import Feature
         chosen = _FEATURES[features] = frozenset(Feature[name] for name in features)
-    if type(fn) in _BUILTIN_CALLABLES:
+    kind = type(fn)
+    if kind in _BUILTIN_CALLABLES:
         if fn is print and "BUILTIN_FUNCTIONS" in features:
             from autograph.operators.py_builtins import print_
-            return print_(*args, **kwargs)       # `p = print; p(t)`: as print(t) is
-        return converted_call(fn, *args, **kwargs)
-    target = _convertible(fn)
-    if target is None:
+            return print_                      # `p = print; p(t)`: as print(t) is
+        return converted(fn)
+    if kind is types.FunctionType:
+        hit = _CACHES.get(chosen, {}).get(id(fn))
+        if hit is not None and hit[0]() is fn:
+            return hit[1]
+        return _converted_function(fn, chosen)
+    return _converted_other(fn, chosen)
+
+
+def converted_call_with(features: tuple, fn: Callable, /, *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)` as `converted_with(features, fn)` gives it."""
+    if kwargs and type(fn) in _BUILTIN_CALLABLES and fn is not print:
         return fn(*args, **kwargs)
-    func, bound_to = target
-    from autograph import api
-    converted = api.convert_function(func, recursive=True, features=chosen)
-    if bound_to is not None:
-        return converted(bound_to, *args, **kwargs)
-    return converted(*args, **kwargs)
-
-
+    return converted_with(features, fn)(*args, **kwargs)
 
 
 _STAGED_BUILTINS = _staged_builtins()

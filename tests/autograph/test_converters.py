@@ -171,7 +171,7 @@ def calls(xs):
 
 
 def test_user_calls_are_converted_builtins_are_not():
-    assert "ag__.converted_call(helper, ag__.len_(xs)) + sum(xs)" in _code(calls)
+    assert "ag__.converted(helper)(ag__.len_(xs)) + sum(xs)" in _code(calls)
 
 
 def test_range_in_for_stages_with_tensor_bounds():
@@ -210,7 +210,7 @@ def test_generated_names_avoid_user_names():
 
 
 def test_recursive_false_leaves_calls_alone():
-    assert "converted_call" not in ag.to_code(calls, recursive=False)
+    assert "converted" not in ag.to_code(calls, recursive=False)
 
 
 def test_to_code_of_lambda_and_method():

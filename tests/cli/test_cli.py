@@ -121,7 +121,7 @@ def test_converted_module_adds_no_public_names(tmp_path):
         tmp_path, "public", "def helper(x):\n    return x + 1\n\n\n"
                             "def describe(x):\n"
                             "    return f\"{helper(x)} {x if x else helper(2)!r:>4}\"\n")
-    assert "__ag__.converted_call(helper, x)" in text
+    assert "__ag__.converted(helper)(x)" in text
     assert re.search(r"(?<![\w.])ag__\b", text) is None          # no bare `ag__` left
     plain, conv = _load_pair(source, out, "public")
 
@@ -196,7 +196,7 @@ def test_shadowed_builtins_are_not_treated_as_builtins(tmp_path):
     out, _ = _convert_to(tmp_path, "shadowing.py")
     text = out.read_text()
     assert "ag__.range_" not in text and "ag__.enumerate_" not in text
-    assert "ag__.converted_call(len, xs)" in text
+    assert "ag__.converted(len)(xs)" in text
 
 
 # --- bad input: one line on stderr, non-zero exit, no traceback, no output file ----------
@@ -375,13 +375,13 @@ def test_library_calls_stay_plain_and_module_names_are_checked_at_run_time():
                             "def f(x):\n    if x:\n        return math.sqrt(x) + len(j('a', 'b'))\n"
                             "    return helper(x)\n")
     assert "math.sqrt(x)" in text and "__ag__.len_(j('a', 'b'))" in text
-    assert "ag__.converted_call(helper, x)" in text
+    assert "ag__.converted(helper)(x)" in text
 
 
 def test_star_import_of_an_unknown_module_makes_every_name_unknown():
     text, _ = _convert_text("from somewhere_else import *\n"
                             "def f(xs):\n    for i in range(len(xs)):\n        pass\n")
-    assert "ag__.range_" not in text and "ag__.converted_call(len, xs)" in text
+    assert "ag__.range_" not in text and "ag__.converted(len)(xs)" in text
 
 
 def test_functions_that_count_stack_frames_stay_as_written_and_their_callers_convert():

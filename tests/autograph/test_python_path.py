@@ -1,0 +1,249 @@
+"""The Python path: while nothing is staged, a converted function runs its original body.
+
+So on Python values converted code has the original's frames: what `logging`,
+`warnings`, `inspect.stack()`, `sys._getframe`, tracebacks and the recursion limit see
+is what they see unconverted. Inside `Staging()` (as while a graph is built) the
+converted body runs instead, and gives the same results on Python values.
+"""
+import inspect
+import logging
+import sys
+import threading
+import traceback
+import warnings
+
+import pytest
+
+import autograph as ag
+from autograph import module_converter, operators
+from autograph.operators import Staging
+
+pytestmark = pytest.mark.python_path
+
+
+def where_am_i():
+    caller = inspect.stack()[1]
+    return caller.function, caller.lineno
+
+
+def aliased_frame_locals():
+    return getattr(sys, "_getframe")(1).f_locals.get("secret")
+
+
+def deprecated(x):
+    warnings.warn("old", DeprecationWarning, stacklevel=2)
+    return x
+
+
+def frames(x):
+    out = []
+    for i in range(x):
+        if i % 2:
+            out.append(where_am_i())
+    secret = "mine"
+    while x > 0:
+        x -= 1
+        if x == 1:
+            out.append(aliased_frame_locals())
+    return out, secret
+
+
+def warns(n):
+    total = 0
+    for i in range(n):
+        if i == 1:
+            total += deprecated(i)
+    return total
+
+
+def logs(n, logger):
+    for i in range(n):
+        if i == 2:
+            logger.warning("two")
+    return n
+
+
+def depth(n):
+    if n == 0:
+        return 0
+    return 1 + depth(n - 1)
+
+
+def fails(xs):
+    total = 0
+    for x in xs:
+        if x:
+            total += 10 // x
+        else:
+            total += 10 // x
+    return total
+
+
+class Records(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+
+def test_the_flag_is_false_outside_staging_and_counts_scopes():
+    assert not operators.staging
+    with Staging():
+        with Staging():
+            assert operators.staging == 2
+        assert operators.staging == 1
+    assert not operators.staging
+
+
+def test_inspect_stack_and_an_aliased_getframe_see_the_original_frames():
+    assert ag.to_graph(frames)(4) == frames(4)
+    names = {name for name, _ in ag.to_graph(frames)(4)[0][:-1]}
+    assert names == {"frames"}
+
+
+def test_warnings_stacklevel_points_at_the_users_line():
+    def lines(fn):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(3)
+        return [(w.filename, w.lineno) for w in caught]
+    assert lines(ag.to_graph(warns)) == lines(warns) == [(__file__, warns.__code__.co_firstlineno + 4)]
+
+
+def test_logging_records_name_the_users_function_and_line():
+    def records(fn):
+        logger = logging.getLogger("test_python_path")
+        handler = Records()
+        logger.addHandler(handler)
+        try:
+            fn(3, logger)
+        finally:
+            logger.removeHandler(handler)
+        return [(r.funcName, r.lineno, r.pathname) for r in handler.records]
+    assert records(ag.to_graph(logs)) == records(logs)
+    assert records(logs)[0][0] == "logs"
+
+
+def test_recursion_reaches_the_original_depth():
+    def deepest(fn):
+        n = 100
+        while True:
+            try:
+                fn(n)
+            except RecursionError:
+                return n
+            n += 100
+    converted = ag.to_graph(depth)
+    # the converted function's recursive calls go to the original through its globals:
+    # convert the global too, as a converted module does
+    globals()["depth"] = converted
+    try:
+        got = deepest(converted)
+    finally:
+        globals()["depth"] = converted.__wrapped__
+    assert got >= deepest(depth) - 100
+
+
+def test_tracebacks_list_the_same_frames():
+    def frames_of(fn):
+        try:
+            fn([1, 0])
+        except ZeroDivisionError as e:
+            return [(f.name, f.lineno, f.line) for f in traceback.extract_tb(e.__traceback__)][1:]
+    assert frames_of(ag.to_graph(fails)) == frames_of(fails)
+    assert frames_of(fails) == [("fails", fails.__code__.co_firstlineno + 6, "total += 10 // x")]
+
+
+def test_the_converted_body_runs_inside_staging_and_agrees():
+    calls = []
+    original = operators.for_stmt
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+    converted = ag.to_graph(fails)
+    operators.for_stmt = spy
+    try:
+        assert converted([1, 2, 5]) == fails([1, 2, 5])
+        assert not calls                       # the Python path
+        with Staging():
+            assert converted([1, 2, 5]) == fails([1, 2, 5])
+        assert calls                           # the converted body
+    finally:
+        operators.for_stmt = original
+
+
+def test_another_threads_staging_gives_the_same_results():
+    converted = ag.to_graph(frames)
+    inside, release = threading.Event(), threading.Event()
+
+    def stage():
+        with Staging():
+            inside.set()
+            release.wait(5)
+    t = threading.Thread(target=stage)
+    t.start()
+    try:
+        inside.wait(5)
+        assert operators.staging
+        assert converted(4)[1] == "mine"
+    finally:
+        release.set()
+        t.join()
+
+
+G = 0
+
+
+def declares_midway(n):
+    """Counts into G."""
+    for i in range(n):
+        if i > 1:
+            global G
+            G += i
+    return G
+
+
+def test_global_declared_midway_and_the_docstring():
+    global G
+    converted = ag.to_graph(declares_midway)
+    assert converted.__doc__ == "Counts into G."
+    G = 0
+    assert converted(4) == 5
+    with Staging():
+        G = 0
+        assert converted(4) == 5
+
+
+def test_nonlocal_and_closures():
+    def outer():
+        count = 0
+
+        def bump(n):
+            nonlocal count
+            while n > 0:
+                n -= 1
+                count += 1
+            return count
+        return bump
+    plain, converted = outer(), ag.to_graph(outer())
+    assert [plain(2), plain(3)] == [converted(2), converted(3)] == [2, 5]
+    with Staging():
+        assert converted(1) == 6
+
+
+def test_converted_modules_run_the_original_body(tmp_path):
+    source = ("import inspect\n"
+              "def who():\n    return inspect.stack()[1].function\n"
+              "def f(n):\n    '''Doc.'''\n    out = []\n    for i in range(n):\n"
+              "        if i % 2:\n            out.append(who())\n    return out\n")
+    text, report = module_converter.convert_source(source, "m.py")
+    assert report.converted == ["f"]            # `who` looks at frames: as written
+    namespace = {"__name__": "m"}
+    exec(compile(text, "m.py", "exec"), namespace)
+    assert namespace["f"](4) == ["f", "f"]
+    assert namespace["f"].__doc__ == "Doc."
+    with Staging():
+        assert len(namespace["f"](4)) == 2

@@ -1,0 +1,98 @@
+"""Errors from rt.function show the user's frames: the runtime's and autograph's hidden
+(as TensorFlow filters its own), all of them with rt.debugging.disable_traceback_filtering()."""
+import logging
+import os
+import traceback
+
+import pytest
+
+import runtime as rt
+
+HIDDEN = (os.path.dirname(os.path.abspath(rt.__file__)),
+          os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(rt.__file__))), "autograph"))
+
+
+def helper(v):
+    return v[10]
+
+
+@rt.function
+def staged_branch(x):
+    if x > 0:
+        y = helper([1, 2])
+    else:
+        y = x
+    return y
+
+
+@rt.function
+def bad_matmul(x):
+    total = x
+    for _ in range(2):
+        total = rt.matmul(total, rt.ones([3, 3]))
+    return total
+
+
+def frames(e):
+    return traceback.extract_tb(e.__traceback__)
+
+
+def test_an_error_in_a_staged_branch_lists_the_users_frames_only():
+    with pytest.raises(IndexError) as info:
+        staged_branch(rt.constant(1.0))
+    got = frames(info.value)
+    assert not [f for f in got if f.filename.startswith(HIDDEN)]
+    assert [(f.name, f.line) for f in got[1:]] == [
+        ("staged_branch", "if x > 0:"), ("staged_branch", "y = helper([1, 2])"),
+        ("helper", "return v[10]")]
+
+
+def test_an_op_error_ends_at_the_users_call():
+    with pytest.raises(Exception) as info:
+        bad_matmul(rt.ones([2, 2]))
+    got = frames(info.value)
+    assert not [f for f in got if f.filename.startswith(HIDDEN)]
+    assert got[-1].line == "total = rt.matmul(total, rt.ones([3, 3]))"
+
+
+def test_the_switch_shows_every_frame():
+    rt.debugging.disable_traceback_filtering()
+    try:
+        assert not rt.debugging.is_traceback_filtering_enabled()
+        with pytest.raises(IndexError) as info:
+            staged_branch(rt.constant(2.0))
+        assert [f for f in frames(info.value) if f.filename.startswith(HIDDEN)]
+    finally:
+        rt.debugging.enable_traceback_filtering()
+    assert rt.debugging.is_traceback_filtering_enabled()
+
+
+class Records(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+
+def test_logging_while_tracing_names_the_users_function():
+    logger = logging.getLogger("test_tracebacks")
+    handler = Records()
+    logger.addHandler(handler)
+
+    @rt.function
+    def traced(x):
+        if x > 0:
+            logger.warning("positive branch traced")
+            y = x
+        else:
+            y = -x
+        return y
+    try:
+        assert float(traced(rt.constant(3.0))) == 3.0
+    finally:
+        logger.removeHandler(handler)
+    [record] = handler.records
+    assert record.funcName == "traced"
+    assert record.lineno == traced.python_function.__code__.co_firstlineno + 3
