@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dis
 import gc
+import linecache
 import logging
 import os
 import types
@@ -248,6 +249,15 @@ def _bind(code: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
     return converted
 
 
+def _generated_without_source(fn: types.FunctionType) -> bool:
+    """Whether `fn` was made from text that is not kept anywhere (`exec`, `eval`: the
+    `__init__` of a dataclass, a namedtuple's `__new__`): there is no source to convert,
+    and it is not code the user wrote, so it runs as it is without a warning."""
+    filename = fn.__code__.co_filename
+    return (filename[:1] == "<" and not filename.startswith("<frozen")
+            and not linecache.getlines(filename))
+
+
 def convert_function(fn: types.FunctionType, recursive: bool = True,
                      features: frozenset = frozenset()) -> Callable:
     """`fn` converted, or `fn` itself (with a logged warning) when it cannot be."""
@@ -265,6 +275,9 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
     code = _code_cache.get(key)
     if code is None or (code is False and strict()):
         try:
+            if _generated_without_source(fn):
+                raise LeftAsWritten(f"{fn.__qualname__} has no source to convert "
+                                    f"(made by exec or eval: {fn.__code__.co_filename})")
             code = _compile(fn, recursive, features)
         except LeftAsWritten as e:
             logger.info("autograph: %s", e)

@@ -5,6 +5,7 @@ import traceback
 import pytest
 
 import autograph as ag
+from autograph import api
 import corpus
 from fake_backend import FakeRuntimeError, sym, value
 
@@ -101,11 +102,42 @@ def test_strict_mode_raises(monkeypatch):
 
 
 def test_source_not_available_runs_unconverted(caplog):
+    """Code made by exec or eval (a dataclass's `__init__`) has no source: it runs as it
+    is, said at verbosity 1, not as a warning."""
     namespace = {}
     exec(compile("def k(x):\n    return x + 1\n", "<no-source>", "exec"), namespace)
     with caplog.at_level(logging.WARNING, logger="autograph"):
         assert ag.to_graph(namespace["k"])(1) == 2
-    assert "not available" in caplog.text
+    assert not caplog.text
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        api.convert_function(namespace["k"], features=frozenset({"again"}))
+    assert "k has no source to convert (made by exec or eval: <no-source>)" in caplog.text
+
+
+def test_a_dataclass_init_called_from_converted_code_does_not_warn(caplog):
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+        y: int = 2
+
+    class Labelled(Point):
+        def __init__(self, x):
+            super().__init__(x, 3)
+            if x > 1:
+                self.label = "far"
+
+    def make(n):
+        out = []
+        for i in range(n):
+            out.append(Labelled(i))
+            Point.__init__(out[-1], i, i)
+        return [(p.x, p.y, getattr(p, "label", None)) for p in out]
+    with caplog.at_level(logging.WARNING, logger="autograph"):
+        assert ag.to_graph(make)(3) == make(3)
+        assert ag.to_graph(Labelled.__init__) is not Labelled.__init__
+    assert not caplog.text
 
 
 def test_exec_with_linecache_source_is_converted():

@@ -3,13 +3,17 @@
     python tools/bench/bench_converted.py            # the full run (about 25 s)
     python tools/bench/bench_converted.py --quick    # a smoke run (about 3 s)
 
-A converted function called with plain Python values runs as Python, but through
-autograph's operators (`converted_call`, `if_stmt`, `for_stmt`, ...). This prints, for
-each control-flow shape, the per-call time of the original and of the converted function
-and their ratio, then the geometric mean of the ratios and the time `ag.to_graph` took to
-convert each function.
+A converted function called with plain Python values while nothing is staging runs its
+original body (see autograph/operators/python_path.py); while a graph is being built it
+runs its converted body, through autograph's operators (`ag__.converted`, `if_stmt`,
+`for_stmt`, ...), on Python values too. This prints, for each control-flow shape, the
+per-call time of the original, of the converted function as called, and of the same
+call inside `Staging()` (the converted body), with their ratios to the original, then
+the geometric means and worst ratios, and the time `ag.to_graph` took to convert each
+function.
 
-Every converted function is first checked to return the same value as the original.
+Every converted function is first checked to return the same value as the original, on
+both paths.
 Timing: rounds alternate original and converted (and which goes first), each round a
 batch of calls timed with `time.perf_counter` with the garbage collector off (as
 `timeit` does); a time shown is the best (minimum) per-call time over the rounds, the
@@ -29,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import autograph as ag  # noqa: E402
+from autograph.operators import Staging  # noqa: E402
 
 
 # -- the workloads: plain Python, called with Python values ---------------------------------
@@ -199,25 +204,25 @@ def _batch(fn, args, number):
             gc.enable()
 
 
-def measure(original, converted, args, rounds, budget):
-    """Best per-call times of original and converted, in interleaved rounds. Each side's
-    batch is sized from a warm-up call to take about `budget` seconds (one call at least)."""
-    number = {}
-    for fn in (original, converted):
-        t = _batch(fn, args, 1)
-        number[fn] = max(1, int(budget / max(t, 1e-7)))
-    best_o = best_c = math.inf
+def measure(fns, args, rounds, budget):
+    """Best per-call time of each of `fns`, in interleaved rounds (the order turns each
+    round). Each one's batch is sized from a warm-up call to take about `budget` seconds
+    (one call at least)."""
+    number = [max(1, int(budget / max(_batch(fn, args, 1), 1e-7))) for fn in fns]
+    best = [math.inf] * len(fns)
+    order = list(range(len(fns)))
     for r in range(rounds):
-        pair = [(original, "o"), (converted, "c")]
-        if r % 2:
-            pair.reverse()
-        for fn, key in pair:
-            t = _batch(fn, args, number[fn])
-            if key == "o":
-                best_o = min(best_o, t)
-            else:
-                best_c = min(best_c, t)
-    return best_o, best_c
+        for i in order[r % len(fns):] + order[:r % len(fns)]:
+            best[i] = min(best[i], _batch(fns[i], args, number[i]))
+    return best
+
+
+def staging_path(converted):
+    """`converted`, run with its converted body (as while a graph is built)."""
+    def run(*args):
+        with Staging():
+            return converted(*args)
+    return run
 
 
 def main(argv=None):
@@ -235,19 +240,30 @@ def main(argv=None):
         t0 = time.perf_counter()
         converted = ag.to_graph(fn)
         conversions.append((shape, time.perf_counter() - t0))
-        expected, got = fn(*args), converted(*args)
-        assert got == expected, f"{shape}: converted returned {got!r}, original {expected!r}"
-        best_o, best_c = measure(fn, converted, args, rounds, budget)
-        rows.append((shape, best_o, best_c, best_c / best_o))
+        staged = staging_path(converted)
+        expected = fn(*args)
+        for name, other in (("converted", converted), ("converted body", staged)):
+            got = other(*args)
+            assert got == expected, f"{shape}: {name} returned {got!r}, original {expected!r}"
+        best_o, best_c, best_s = measure([fn, converted, staged], args, rounds, budget)
+        rows.append((shape, best_o, best_c, best_c / best_o, best_s, best_s / best_o))
 
     print(f"ag.to_graph(f) vs f on Python values: best of {rounds} interleaved rounds, "
           f"time.perf_counter, gc off ({'quick' if opts.quick else 'full'} run)")
+    print("'converted': as called (its original body runs: nothing is staging); 'converted "
+          "body': the same call inside Staging(), as while rt.function traces")
     width = max(len(r[0]) for r in rows)
-    print(f"{'shape':<{width}}  {'original us':>12}  {'converted us':>12}  {'ratio':>7}")
-    for shape, o, c, ratio in rows:
-        print(f"{shape:<{width}}  {o * 1e6:12.1f}  {c * 1e6:12.1f}  {ratio:6.2f}x")
+    print(f"{'shape':<{width}}  {'original us':>12}  {'converted us':>12}  {'ratio':>7}"
+          f"  {'conv. body us':>13}  {'ratio':>7}")
+    for shape, o, c, ratio, st, sratio in rows:
+        print(f"{shape:<{width}}  {o * 1e6:12.1f}  {c * 1e6:12.1f}  {ratio:6.2f}x"
+              f"  {st * 1e6:13.1f}  {sratio:6.2f}x")
     geomean = math.exp(sum(math.log(r[3]) for r in rows) / len(rows))
-    print(f"{'geometric mean of ratios':<{width}}  {'':>12}  {'':>12}  {geomean:6.2f}x")
+    geomean_s = math.exp(sum(math.log(r[5]) for r in rows) / len(rows))
+    print(f"{'geometric mean of ratios':<{width}}  {'':>12}  {'':>12}  {geomean:6.2f}x"
+          f"  {'':>13}  {geomean_s:6.2f}x")
+    print(f"{'worst ratio':<{width}}  {'':>12}  {'':>12}  {max(r[3] for r in rows):6.2f}x"
+          f"  {'':>13}  {max(r[5] for r in rows):6.2f}x")
     print()
     print("conversion time (ag.to_graph of each function, ms; the first conversion in the "
           f"process, of a throwaway function, took {warm_up * 1e3:.2f} ms):")
