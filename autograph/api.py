@@ -319,7 +319,12 @@ def to_graph(entity: Any, recursive: bool = True, experimental_optional_features
 def to_code(entity: Any, recursive: bool = True, experimental_optional_features: Any = None) -> str:
     """Source of the converted function; it compiles once `ag__` is importable
     (`from autograph import operators as ag__`; `ag__1` when the function's own code
-    names `ag__`). `experimental_optional_features`: as for `to_graph`."""
+    names `ag__`). `experimental_optional_features`: as for `to_graph`.
+
+    This is the converted body: what runs while a graph is being built. The function
+    `to_graph` compiles also starts with `if not ag__.staging:` and the original body,
+    which runs on Python values outside tracing (see `autograph.operators.python_path`);
+    `autograph convert` writes both."""
     if isinstance(entity, types.MethodType):
         entity = entity.__func__
     entity = getattr(entity, "__wrapped__", entity) if getattr(entity, _CONVERTED, False) else entity

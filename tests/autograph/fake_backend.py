@@ -5,6 +5,8 @@ on it fails unless autograph stages it. The backend implements docs/staging_prot
 "eagerly": `cond` runs both branches (as a tracer would) and selects with numpy,
 `while_loop` iterates in Python on `Sym`s. It records how often it was asked to stage
 each construct, so tests can check that something was staged and not run as Python.
+The tests that use it run inside `Staging()` (conftest.py), as a backend that builds a
+graph would hold it, so that converted functions take their converted bodies.
 """
 from __future__ import annotations
 
