@@ -38,11 +38,13 @@ tested in the blocked half; --block-accelerators also blocks it for the whole ru
 from __future__ import annotations
 
 import argparse
+import compileall
 import importlib.util
 import multiprocessing
 import os
 import py_compile
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -68,6 +70,9 @@ MODULES = ["heapq", "bisect", "textwrap", "fractions", "statistics", "colorsys",
 # the operators no longer imports gast (ast) and the converted module is found by a finder
 # rather than on sys.path (tabnanny's usage line names the file findfile() finds).
 KNOWN: dict = {}
+# Modules whose tests are not test_<module>: the pure-Python halves of C-accelerated ones.
+TESTS = {"_pydecimal": "decimal", "_pyio": "io", "_strptime": "strptime",
+         "_threading_local": "threading_local"}
 ACCELERATORS = {"heapq": "_heapq", "bisect": "_bisect", "statistics": "_statistics"}
 
 
@@ -217,45 +222,76 @@ class ConvertedFinder:      # this one module, from the converted file; nothing 
 sys.meta_path.insert(0, ConvertedFinder)
 import {module} as m
 assert m.__file__ == {file!r}, m.__file__
-assert hasattr(m, "__ag_converted__"), "not a converted module"
+assert hasattr(m, "__ag_converted__") != {copy}, "converted or not, as asked"
+"""
+_CHECK_STARTUP = """
+import {module} as m
+assert m.__file__ == {file!r}, m.__file__
+assert hasattr(m, "__ag_converted__") != {copy}, "converted or not, as asked"
 """
 _RUN = """
-sys.argv = ["-m test", "-v", "test_{module}"]
+sys.argv = ["-m test", "-v", "test_{test}"]
 import runpy
 runpy.run_module("test", run_name="__main__", alter_sys=True)
 """
 
 
-_STARTUP: list = []
+_STARTUP: dict = {}
 
 
-def _startup_modules() -> set:
+def _startup_modules(init: bool = False) -> set:
     """Modules a fresh interpreter has imported once autograph's operators are (site,
     .pth files, the operators' own imports): a converted one on PYTHONPATH would need
-    autograph before it is importable."""
-    if not _STARTUP:
-        out = subprocess.run([sys.executable, "-c",
-                              "import sys, autograph.operators; print(*sys.modules)"],
-                             capture_output=True, text=True, check=True).stdout
-        _STARTUP.append(set(out.split()))
-    return _STARTUP[0]
+    autograph before it is importable. With `init`: the modules the interpreter imports
+    before site and autograph's operators do not need (abc, codecs, io)."""
+    if init not in _STARTUP:
+        flags = ["-S", "-X", "frozen_modules=off"] if init else []
+        code = "import sys; print(*sys.modules)"
+        out = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True,
+                             text=True, check=True).stdout.split()
+        if init:
+            root = os.path.dirname(os.path.dirname(os.path.abspath(module_converter.__file__)))
+            code = (f"import sys; before = set(sys.modules); sys.path.insert(0, {root!r}); "
+                    f"import autograph.operators; print(*(set(sys.modules) - before))")
+            needs = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True,
+                                   text=True, check=True).stdout.split()
+            out = set(out) - set(needs) - {"abc", "sys", "builtins", "__main__"}
+        else:
+            code = "import sys, autograph.operators; print(*sys.modules)"
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                 text=True, check=True).stdout.split()
+        _STARTUP[init] = set(out)
+    return _STARTUP[init]
 
 
 def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
+    """One run of the module's CPython tests: on the converted module from `tmp`, or (None)
+    on the original."""
     code = "import sys\n"
+    flags = []
     if block and module in ACCELERATORS:
         code += f"sys.modules[{ACCELERATORS[module]!r}] = None\n"
-    if tmp is not None:
-        code += _CHECK.format(module=module, file=os.path.join(tmp, module + ".py"))
-    code += _RUN.format(module=module)
-    if tmp is not None and module not in _startup_modules():
-        # The child processes the tests start import it from the directory; this one
-        # has it from the finder only (test.support.findfile looks along sys.path).
-        code += f"import os\nos.environ['PYTHONPATH'] = {tmp!r}\n"
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(module_converter.__file__)))
+    file = os.path.join(tmp or "", module + ".py")
+    if module in _startup_modules(init=True):
+        # Imported while the interpreter starts, before site, its objects held by others
+        # (codecs: the codec registry's CodecInfo): the converted one must be the one
+        # imported then, from PYTHONPATH (with the operators' package), not frozen.
+        flags = ["-X", "frozen_modules=off"]
+        if tmp is not None:
+            env["PYTHONPATH"] = os.pathsep.join([tmp, root])
+            code += _CHECK_STARTUP.format(module=module, file=file, copy=_COPY[0])
+    elif tmp is not None:
+        code += _CHECK.format(module=module, file=file, copy=_COPY[0])
+        if module not in _startup_modules():
+            # The child processes the tests start import it from the directory; this one
+            # has it from the finder only (test.support.findfile looks along sys.path).
+            code += f"import os\nos.environ['PYTHONPATH'] = {tmp!r}\n"
+    code += _RUN.format(test=TESTS.get(module, module))
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True, text=True,
                           cwd=tempfile.gettempdir(), timeout=900, env=env)
     seconds = time.perf_counter() - start
     output = proc.stdout + proc.stderr
@@ -266,12 +302,17 @@ def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
     return ok, ran, details, seconds, output
 
 
+_COPY = [False]
+
+
 def _convert_into(module: str, tmp: str) -> Report:
     """Writes the converted module into `tmp`, and its bytecode into `tmp/__pycache__`
     (as the installed original has it: neither run compiles its module)."""
     path = os.path.join(sysconfig.get_paths()["stdlib"], module + ".py")
     text, encoding = module_converter.read_source(path)
     out, report = module_converter.convert_source(text, path)
+    if _COPY[0]:
+        out = text                # --copy: the harness alone, with the original's text
     target = os.path.join(tmp, module + ".py")
     with open(target, "w", encoding=encoding) as f:
         f.write(out)
@@ -303,12 +344,18 @@ def _show(r: tuple) -> str:
 def run_tests(modules: list, block: bool, keep_output: str | None, repeat: int = 1) -> bool:
     all_same = True
     totals = [0.0, 0.0]
-    print(f"{'module':13}{'functions':>9}  {'original':38}{'converted':38}{'same':5}"
+    print(f"{'module':17}{'functions':>9}  {'original':38}{'converted':38}{'same':5}"
           f"{'orig s':>8}{'conv s':>8}{'ratio':>7}", flush=True)
     for module in modules:
         with tempfile.TemporaryDirectory(prefix="ag-stdlib-") as tmp:
-            report = _convert_into(module, tmp)
-            base, conv = _both(module, tmp, block, repeat)
+            try:
+                report = _convert_into(module, tmp)
+                base, conv = _both(module, tmp, block, repeat)
+            except (module_converter.SourceError, OSError,
+                    subprocess.TimeoutExpired) as e:      # one module, not the whole run
+                print(f"{module:17}not checked: {type(e).__name__}: {e}", flush=True)
+                all_same = False
+                continue
         if keep_output:
             with open(os.path.join(keep_output, f"{module}.log"), "w") as f:
                 f.write(conv[4])
@@ -316,15 +363,74 @@ def run_tests(modules: list, block: bool, keep_output: str | None, repeat: int =
         all_same &= same and conv[0]
         totals[0] += base[3]
         totals[1] += conv[3]
-        print(f"{module:13}{len(report.converted):>4}+{len(report.skipped):<4}  "
+        print(f"{module:17}{len(report.converted):>4}+{len(report.skipped):<4}  "
               f"{_show(base):38}{_show(conv):38}{'yes' if same else 'NO':5}"
               f"{base[3]:8.2f}{conv[3]:8.2f}{conv[3] / base[3]:6.2f}x", flush=True)
         if not conv[0] and not keep_output:
             print("   ", "\n    ".join(conv[4].strip().splitlines()[-25:]), flush=True)
-    print(f"{'total':13}{'':9}  {'':38}{'':38}{'':5}{totals[0]:8.2f}{totals[1]:8.2f}"
+    print(f"{'total':17}{'':9}  {'':38}{'':38}{'':5}{totals[0]:8.2f}{totals[1]:8.2f}"
           f"{totals[1] / max(totals[0], 1e-9):6.2f}x   (test process wall times, best of "
           f"{repeat}: converted / original)", flush=True)
     return all_same
+
+
+_IMPORT = """
+import sys, time
+sys.path[:0] = {paths!r}
+sys.modules.pop({module!r}, None)
+start = time.perf_counter()
+import {module}
+took = time.perf_counter() - start
+assert {module}.__file__.startswith({paths[0]!r}) == {converted!r}, {module}.__file__
+assert ("autograph.operators" in sys.modules) == {converted!r}
+print(took, {module}.__file__, sys.modules["autograph"].__file__ if {converted!r} else "")
+"""
+
+
+def _compiled_autograph(where: str) -> str:
+    """A copy of the autograph package with its bytecode, as an installed one has it (this
+    checkout may have none: PYTHONDONTWRITEBYTECODE)."""
+    source = os.path.dirname(os.path.abspath(module_converter.__file__))
+    shutil.copytree(source, os.path.join(where, "autograph"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    compileall.compile_dir(os.path.join(where, "autograph"), quiet=1)
+    return where
+
+
+def import_times(modules: list, n: int) -> None:
+    """Import time of each converted module (the operators' import included) against the
+    original's, in fresh interpreters, the module from bytecode in both, interleaved,
+    best of n: with autograph's own bytecode (installed) and without (this checkout)."""
+    print(f"{'module':17}{'original ms':>12}{'converted ms':>13}{'extra ms':>9}"
+          f"{'no-pyc conv ms':>15}{'extra ms':>9}   (import in a fresh process, best of {n}; "
+          f"converted includes the operators' import; no-pyc: autograph compiled from "
+          f"source)")
+    with tempfile.TemporaryDirectory(prefix="ag-pkg-") as package:
+        _compiled_autograph(package)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(module_converter.__file__)))
+        for module in modules:
+            with tempfile.TemporaryDirectory(prefix="ag-stdlib-") as tmp, \
+                    tempfile.TemporaryDirectory(prefix="ag-empty-") as empty:
+                _convert_into(module, tmp)
+                kinds = {"original": [empty], "converted": [tmp, package],
+                         "no-pyc": [tmp, root]}
+                best = dict.fromkeys(kinds, float("inf"))
+                for i in range(n):
+                    order = list(kinds) if i % 2 == 0 else list(kinds)[::-1]
+                    for kind in order:
+                        code = _IMPORT.format(module=module, paths=kinds[kind],
+                                              converted=kind != "original")
+                        out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                                             text=True, cwd=empty)
+                        if out.returncode:
+                            raise RuntimeError(f"{module} ({kind}): {out.stderr}")
+                        took, *files = out.stdout.split()
+                        assert kind == "original" or files[1].startswith(kinds[kind][1]), files
+                        best[kind] = min(best[kind], float(took))
+            ms = {k: v * 1e3 for k, v in best.items()}
+            print(f"{module:17}{ms['original']:12.2f}{ms['converted']:13.2f}"
+                  f"{ms['converted'] - ms['original']:9.2f}{ms['no-pyc']:15.2f}"
+                  f"{ms['no-pyc'] - ms['original']:9.2f}", flush=True)
 
 
 def main() -> int:
@@ -339,11 +445,21 @@ def main() -> int:
     parser.add_argument("--block-accelerators", action="store_true",
                         help="also block _heapq, _bisect, _statistics for the whole run")
     parser.add_argument("--keep-output", metavar="DIR", help="write each converted run's log")
+    parser.add_argument("--import-times", type=int, metavar="N", default=0,
+                        help="instead: import time of each of --modules, converted against "
+                             "original, in fresh processes, best of N")
+    parser.add_argument("--copy", action="store_true",
+                        help="load an unconverted copy of each module the same way: what "
+                             "fails then is the harness's, not the conversion's")
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
                         help="run each module's tests N times original and converted, "
                              "interleaved; times are the best of N")
     args = parser.parse_args()
     ok = True
+    _COPY[0] = args.copy
+    if args.import_times:
+        import_times(args.modules, args.import_times)
+        return 0
     if not args.tests_only:
         start = time.perf_counter()
         ok &= scan(args.jobs, args.limit)
