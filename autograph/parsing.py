@@ -156,53 +156,85 @@ def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:
     return node, filename
 
 
-_CTX = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
 def to_ast(node, lineno: int = 1):
-    """gast -> ast for compiling (`gast.gast_to_ast` does the same generically at about
-    twice the cost, a fifth of the conversion time of a small function). Positions are
-    fixed on the way: a generated node without one takes its parent's line, and a span
-    may be empty but never reversed (compile rejects that)."""
-    if isinstance(node, list):
-        return [to_ast(n, lineno) for n in node]
-    if not isinstance(node, gast.AST):
-        return node
-    kind = type(node)
-    has_position = "lineno" in kind._attributes
-    if has_position:
-        lineno = getattr(node, "lineno", None) or lineno
-    if kind is gast.Name:
-        new = ast.Name(id=node.id, ctx=_CTX[type(node.ctx)])
-    elif kind is gast.arguments:
-        new = ast.arguments(
-            posonlyargs=[_arg(a) for a in node.posonlyargs], args=[_arg(a) for a in node.args],
-            vararg=node.vararg and _arg(node.vararg), kwonlyargs=[_arg(a) for a in node.kwonlyargs],
-            kw_defaults=to_ast(node.kw_defaults, lineno), kwarg=node.kwarg and _arg(node.kwarg),
-            defaults=to_ast(node.defaults, lineno))
-    elif kind is gast.ExceptHandler:
-        new = ast.ExceptHandler(type=to_ast(node.type, lineno), name=node.name and node.name.id,
-                                body=to_ast(node.body, lineno))
-    else:
-        cls = getattr(ast, kind.__name__)
-        new = cls(**{f: to_ast(getattr(node, f), lineno) for f in cls._fields if hasattr(node, f)})
-    if has_position:
-        col = getattr(node, "col_offset", None) or 0
-        end, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
-        if end is None or end_col is None or (end, end_col) < (lineno, col):
-            end, end_col = lineno, col
-        new.lineno, new.col_offset, new.end_lineno, new.end_col_offset = lineno, col, end, end_col
-    return new
+    """gast -> ast for compiling, in place (as `from_ast` the other way): each gast node
+    changes class, and keeps its fields, which the ast classes share (`gast.gast_to_ast`
+    builds a second tree, at six times the cost). A parameter's Name becomes an
+    `ast.arg`, an `except ... as name` its name; contexts and operators become `ast`'s.
+    Nodes that are `ast` nodes already (the original body of `two_paths`) stay as they
+    are. Positions are fixed on the way: a generated node without one takes its
+    parent's line, and a span may be empty but never reversed (compile rejects that).
+    Returns `node`, an `ast` tree from then on (or the list of them)."""
+    todo = [(n, lineno) for n in node] if type(node) is list else [(node, lineno)]
+    classes, leaves, fields_of, pop, push = _AST_CLASS, _AST_LEAF, _AST_FIELDS, todo.pop, todo.append
+    while todo:
+        n, lineno = pop()
+        kind = type(n)
+        cls = classes.get(kind)
+        if cls is None:
+            continue                # an `ast` node, or a gast node met before
+        d = n.__dict__
+        if cls in _POSITIONED:
+            lineno = d.get("lineno") or lineno
+            col = d.get("col_offset") or 0
+            end, end_col = d.get("end_lineno"), d.get("end_col_offset")
+            if end is None or end_col is None or (end, end_col) < (lineno, col):
+                end, end_col = lineno, col
+            d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = (
+                lineno, col, end, end_col)
+        if kind is gast.Name:
+            d["ctx"] = leaves[type(d["ctx"])]
+            n.__class__ = cls
+            continue
+        if kind is gast.arguments:
+            for field in ("posonlyargs", "args", "kwonlyargs"):
+                for a in d[field]:
+                    _arg(a)
+            for field in ("vararg", "kwarg"):
+                if d[field] is not None:
+                    _arg(d[field])
+            for field in ("kw_defaults", "defaults"):
+                for v in d[field]:
+                    if v is not None:
+                        push((v, lineno))
+            n.__class__ = cls
+            continue
+        if kind is gast.ExceptHandler and d["name"] is not None:
+            d["name"] = d["name"].id
+        for field in fields_of[cls]:
+            value = d.get(field)
+            if type(value) is list:
+                for i, v in enumerate(value):
+                    leaf = leaves.get(type(v))
+                    if leaf is not None:
+                        value[i] = leaf
+                    elif v is not None:
+                        push((v, lineno))
+            elif value is not None:
+                leaf = leaves.get(type(value))
+                if leaf is not None:
+                    d[field] = leaf
+                else:
+                    push((value, lineno))
+        n.__class__ = cls
+    return node
 
 
-def _arg(name: gast.Name) -> ast.arg:
-    new = ast.arg(arg=name.id, annotation=to_ast(name.annotation),
-                  type_comment=name.type_comment)
-    lineno = getattr(name, "lineno", None) or 1
-    col = getattr(name, "col_offset", None) or 0
-    new.lineno, new.col_offset, new.end_lineno, new.end_col_offset = lineno, col, lineno, col
-    return new
+def _arg(name: gast.Name) -> None:
+    """A parameter's gast Name as an `ast.arg`, in place."""
+    d = name.__dict__
+    if type(name) is ast.arg:
+        return
+    d["arg"] = d["id"]
+    if d.get("annotation") is not None:
+        to_ast(d["annotation"])
+    lineno = d.get("lineno") or 1
+    col = d.get("col_offset") or 0
+    d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = lineno, col, lineno, col
+    name.__class__ = ast.arg
 
 
 # ast -> gast, in place. The two libraries' node classes have the same fields but for a
@@ -296,6 +328,20 @@ def from_ast(tree, scan: Optional[Scan] = None):
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _STRINGS = (ast.Constant, ast.JoinedStr)
+
+# gast -> ast (`to_ast`): node classes, the shared contexts and operators, the fields
+# that may hold nodes (contexts and operators included), the classes with positions.
+_AST_CLASS = {gast_cls: cls for cls, gast_cls in GAST_CLASS.items()
+              if not issubclass(cls, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
+                                      ast.boolop))}
+_AST_LEAF = {gast_cls: cls() for cls, gast_cls in GAST_CLASS.items()
+             if issubclass(cls, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
+                                 ast.boolop))}
+_AST_LEAF[gast.Param] = ast.Load()     # (never compiled: parameters become ast.arg)
+_AST_FIELDS = {cls: tuple(f for f in cls._fields
+                          if f in ("ctx", "op", "ops") or (holds_nodes(cls, f) and f != "name"))
+               for cls in _AST_CLASS.values()}
+_POSITIONED = frozenset(cls for cls in _AST_CLASS.values() if "lineno" in cls._attributes)
 
 
 def parse(source: str) -> gast.Module:

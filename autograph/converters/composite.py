@@ -45,36 +45,102 @@ def _targets(node, out: list) -> None:
         _targets(node.value, out)
 
 
-def _scan(stmts: list, targets: list, calls: list, deletes: list) -> None:
-    """Attribute/item targets, mutating method calls and `del`s of places in `stmts`,
-    entering the functions earlier passes generated but not user scopes."""
-    todo = list(stmts)
+class _Places:
+    """What a piece of code writes besides local names, deduplicated by place: its
+    attribute/item targets (text -> the first by position), mutating method calls and
+    `del`s of places (receiver or place text -> the first found), the local names it
+    appends to or pops from, and whether it calls anything."""
+
+    __slots__ = ("targets", "calls", "deletes", "lists", "any_call")
+
+    def __init__(self):
+        self.targets: dict = {}
+        self.calls: dict = {}
+        self.deletes: dict = {}
+        self.lists: set = set()
+        self.any_call = False
+
+    def add(self, other: "_Places") -> None:
+        """Append `other`'s findings (what a walk finds after ours)."""
+        targets = self.targets
+        for text, t in other.targets.items():
+            old = targets.get(text)
+            if old is None or (t.lineno, t.col_offset) < (old.lineno, old.col_offset):
+                targets[text] = t
+        for text, c in other.calls.items():
+            self.calls.setdefault(text, c)
+        for text, d in other.deletes.items():
+            self.deletes.setdefault(text, d)
+        self.lists |= other.lists
+        self.any_call = self.any_call or other.any_call
+
+
+_CACHE = "ag_places"     # on a statement with a body: its _Places (see _summary)
+
+
+def _summary(nodes: list, places: _Places) -> _Places:
+    """Attribute/item targets, mutating method calls and `del`s of places in `nodes`,
+    entering the functions earlier passes generated but not user scopes, added to
+    `places` in the order of a depth-first walk from the last node.
+
+    A statement with a body keeps its own summary (`ag_places`): a construct nested k
+    deep is then looked at once, not once per construct around it. The transformers
+    drop it when they rebuild the statement's blocks (StatementTransformer.generic_visit),
+    which they do to every statement on the way to one they change."""
+    todo = list(nodes)
     while todo:
         n = todo.pop()
         kind = type(n)
         if kind in SCOPES and not getattr(n, "ag_generated", False):
             continue
-        if kind is gast.Assign:
-            for t in n.targets:
-                _targets(t, targets)
-        elif kind in (gast.AugAssign, gast.AnnAssign):
-            if n.value is not None or kind is gast.AugAssign:
-                _targets(n.target, targets)
-        elif kind in (gast.For, gast.AsyncFor):
-            _targets(n.target, targets)
-        elif kind in (gast.With, gast.AsyncWith):
-            for item in n.items:
-                if item.optional_vars is not None:
-                    _targets(item.optional_vars, targets)
-        elif kind is gast.Delete:
-            for t in n.targets:
-                if type(t) in (gast.Attribute, gast.Subscript):
-                    deletes.append(t)
-        elif kind is gast.Call:
-            func = n.func
-            if type(func) is gast.Attribute and func.attr in MUTATORS:
-                calls.append(n)
+        d = n.__dict__
+        if type(d.get("body")) is list:
+            own = d.get(_CACHE)
+            if own is None:
+                own = _Places()
+                _own(n, kind, own)
+                d[_CACHE] = _summary(children(n), own)
+            places.add(own)
+            continue
+        _own(n, kind, places)
         todo.extend(children(n))
+    return places
+
+
+def _own(n, kind, places: _Places) -> None:
+    """What the node `n` itself writes (not its children)."""
+    if kind is gast.Call:
+        places.any_call = True
+        func = n.func
+        if type(func) is gast.Attribute and func.attr in MUTATORS:
+            receiver = func.value
+            places.calls.setdefault(_text(receiver), n)
+            if func.attr in LIST_METHODS and type(receiver) is gast.Name:
+                places.lists.add(receiver.id)
+        return
+    found = []
+    if kind is gast.Assign:
+        for t in n.targets:
+            _targets(t, found)
+    elif kind in (gast.AugAssign, gast.AnnAssign):
+        if n.value is not None or kind is gast.AugAssign:
+            _targets(n.target, found)
+    elif kind in (gast.For, gast.AsyncFor):
+        _targets(n.target, found)
+    elif kind in (gast.With, gast.AsyncWith):
+        for item in n.items:
+            if item.optional_vars is not None:
+                _targets(item.optional_vars, found)
+    elif kind is gast.Delete:
+        for t in n.targets:
+            if type(t) in (gast.Attribute, gast.Subscript):
+                places.deletes.setdefault(_text(t), t)
+    targets = places.targets
+    for t in found:
+        text = _text(t)
+        old = targets.get(text)
+        if old is None or (t.lineno, t.col_offset) < (old.lineno, old.col_offset):
+            targets[text] = t
 
 
 def _features(ctx: Context) -> tuple:
@@ -100,11 +166,7 @@ def list_names(stmts: list, ctx: Context) -> set:
     state of the construct, so that a staged one can make them staged lists."""
     if not _features(ctx)[1]:
         return set()
-    targets, calls, deletes = [], [], []
-    _scan(stmts, targets, calls, deletes)
-    names = {c.func.value.id for c in calls
-             if type(c.func.value) is gast.Name and c.func.attr in LIST_METHODS
-             and c.func.value.id in ctx.graph.locals}
+    names = _summary(stmts, _Places()).lists & ctx.graph.locals
     return names - _aliased(ctx) if names else names
 
 
@@ -146,18 +208,6 @@ def keywords(places, lists_at: list) -> list:
         out.append(gast.keyword(arg="lists", value=gast.Tuple(
             elts=[gast.Constant(value=i, kind=None) for i in lists_at], ctx=gast.Load())))
     return out
-
-
-def _calls_something(stmts: list) -> bool:
-    todo = list(stmts)
-    while todo:
-        n = todo.pop()
-        if type(n) is gast.Call:
-            return True
-        if type(n) in SCOPES and not getattr(n, "ag_generated", False):
-            continue
-        todo.extend(children(n))
-    return False
 
 
 def _names(node) -> set:
@@ -207,11 +257,10 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
           lineno: int = 1) -> tuple:
     """(`composite=` argument or None, nonlocal setter defs to put before the construct).
     `modified_all`: names the construct assigns (their values change inside it)."""
-    targets, calls, deletes = [], [], []
-    if _features(ctx)[0]:
-        _scan(stmts, targets, calls, deletes)
+    found = _summary(stmts, _Places()) if _features(ctx)[0] or ctx.nested_writes else _Places()
+    targets, calls, deletes = found.targets, found.calls, found.deletes
     declared = modified_all & (ctx.graph.declared | ctx.cells)
-    if ctx.nested_writes and _calls_something(stmts):
+    if ctx.nested_writes and found.any_call:
         # a nested function that writes one of our variables (`nonlocal c; c += 1`) may
         # be called in the construct: carry the variable, as if the construct wrote it
         declared |= ctx.nested_writes
@@ -219,13 +268,10 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
     if not (targets or calls or deletes or declared or ctx.nested_writes):
         return None, []
     changed = set(modified_all) | set(extra_changed)
-    written = {_text(t) for t in targets}       # places the construct changes
-    entries, seen, defs = [], set(), []
-    for t in sorted(targets, key=lambda t: (t.lineno, t.col_offset)):
-        text = _text(t)
-        if text in seen:
-            continue
-        seen.add(text)
+    written = targets.keys()                    # places the construct changes
+    entries, defs = [], []
+    for text, t in sorted(targets.items(), key=lambda item: (item[1].lineno,
+                                                              item[1].col_offset)):
         moving = sorted((_names(t) & changed) | (_inner_places(t) & written))
         if moving:
             role = "index" if type(t) is gast.Subscript else "object"
@@ -240,13 +286,14 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
                                       t.lineno))
         else:
             entries.append(_carried(text, t))
-    for t in deletes:
-        entries.append(_uncarried(_text(t), "`del` of an attribute or item", t.lineno))
-    for call in calls:
+    for text, t in deletes.items():
+        entries.append(_uncarried(text, "`del` of an attribute or item", t.lineno))
+    # One entry per receiver (the first call found): each says the same, that the
+    # receiver must not be a Python container.
+    for text, call in calls.items():
         receiver = call.func.value
         # `xs.append(v)` on a local name: the name is state, and a staged construct makes
         # the list a staged list (then this check passes); a dict's `pop` is not that.
-        text = _text(receiver)
         getter = f"lambda: {text}" if not _unsafe(receiver) else "None"
         entries.append(f"({text!r}, {getter}, None, "
                        f"{f'`{text}.{call.func.attr}(...)` changes it in place'!r}, "

@@ -152,6 +152,7 @@ class StatementTransformer(gast.NodeTransformer):
     def _visit_observed(self, node, names, fields):
         stack = self.__dict__.setdefault("_observed", [])
         stack.append(names)
+        node.__dict__.pop("ag_places", None)      # (see generic_visit)
         try:
             for field in fields:
                 items = getattr(node, field)
@@ -201,6 +202,9 @@ class StatementTransformer(gast.NodeTransformer):
         return self.__dict__.get("_caught", 0) > 0
 
     def generic_visit(self, node):
+        # What a statement holds is cached on it (composite.py's `ag_places`): its blocks
+        # are rebuilt here, and so is every block on the way to a statement that changes.
+        node.__dict__.pop("ag_places", None)
         for case in getattr(node, "cases", ()):          # `match`: convert inside its cases
             self.generic_visit(case)
         for field in ("body", "orelse", "finalbody", "handlers"):
