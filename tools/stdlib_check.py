@@ -73,6 +73,9 @@ KNOWN: dict = {}
 # Modules whose tests are not test_<module>: the pure-Python halves of C-accelerated ones.
 TESTS = {"_pydecimal": "decimal", "_pyio": "io", "_strptime": "strptime",
          "_threading_local": "threading_local"}
+# Modules whose tests read standard-library files next to the module's own __file__
+# (test_linecache opens abc.py there): their directory gets links to those files.
+SIBLINGS = {"linecache"}
 ACCELERATORS = {"heapq": "_heapq", "bisect": "_bisect", "statistics": "_statistics"}
 
 
@@ -317,6 +320,10 @@ def _convert_into(module: str, tmp: str) -> Report:
     with open(target, "w", encoding=encoding) as f:
         f.write(out)
     py_compile.compile(target, cfile=importlib.util.cache_from_source(target), doraise=True)
+    if module in SIBLINGS:
+        for name in os.listdir(os.path.dirname(path)):
+            if name.endswith(".py") and name != module + ".py":
+                os.symlink(os.path.join(os.path.dirname(path), name), os.path.join(tmp, name))
     return report
 
 
