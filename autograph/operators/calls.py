@@ -23,6 +23,7 @@ ALLOWLIST = frozenset({"autograph", "runtime", "numpy", "gast", "builtins", "_py
                        "pytest", "pluggy"}) | frozenset(sys.stdlib_module_names)
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
+_CONVERTED = "__autograph_converted__"    # (module_support.CONVERTED, api._CONVERTED)
 _BUILTIN_CALLABLES = frozenset({types.BuiltinFunctionType, types.BuiltinMethodType,
                                 types.MethodWrapperType, types.WrapperDescriptorType, type})
 
@@ -144,9 +145,9 @@ def converted(fn: Callable, /) -> Callable:
 
 def _converted_function(func, features):
     """`func` (a plain function) converted with `features`, or itself: worked out once."""
-    if (getattr(func, _DO_NOT_CONVERT, False) or func.__code__.co_flags & _NOT_CONVERTIBLE
-            or is_allowlisted(func)):
-        result = func
+    if (getattr(func, _DO_NOT_CONVERT, False) or getattr(func, _CONVERTED, False)
+            or func.__code__.co_flags & _NOT_CONVERTIBLE or is_allowlisted(func)):
+        result = func           # (converted already: a function of a converted module)
     else:
         result = _convert(func, features)
     _remember(_CACHES.setdefault(features, {}), func, result)
