@@ -16,24 +16,31 @@ rate moves with the load (by half), the ratio of the two much less. Progress (fi
 done, lines/s so far) is printed every few seconds.
 
 Tests: each module is converted into a temporary directory, with its bytecode (the
-installed original has its own: neither run compiles its module). The test process
-imports autograph's operators (whose own imports, functools, typing..., keep the
-original modules), drops the module from sys.modules and puts a finder first on
-sys.meta_path that loads that one module from the converted file, so that every later
-import of it — the test module's, `import_fresh_module`'s, and other standard-library
-modules' imported from then on — gets the converted one; it asserts that it did, then
-runs `python -m test -v test_<module>` (regrtest, in process). Unless the module is one
-that interpreter startup imports, the test process also sets PYTHONPATH to the
-directory, for the child processes the tests start (the test process's own sys.path
-stays as it is: `test.support.findfile` finds the original). Children started with
-`python -I` (most of `script_helper`'s) ignore PYTHONPATH: they run the original
-module in both runs. The same command without the converted module gives the figures
-to compare with: the two runs alternate (with --repeat N: ABBA, best time of N), so that
-the machine's load falls on both alike; each module's line and the total give the
-wall times of the test processes and their ratio. Modules with a C accelerator
-(heapq/_heapq, bisect/_bisect): their CPython tests import the module twice, with the
-accelerator blocked and with it, so the pure-Python (converted) functions are the ones
-tested in the blocked half; --block-accelerators also blocks it for the whole run.
+installed original has its own: neither run compiles its module); autograph comes from a
+compiled copy of this checkout's package, as an installed one would (the checkout may have
+no bytecode: PYTHONDONTWRITEBYTECODE). The test process imports autograph's operators
+(whose own imports, functools, typing..., keep the original modules), drops the module
+from sys.modules and puts a finder first on sys.meta_path that loads that one module from
+the converted file, so that every later import of it — the test module's,
+`import_fresh_module`'s, and other standard-library modules' imported from then on — gets
+the converted one; it asserts that it did, then runs `python -m test -v test_<module>`
+(regrtest, in process). Unless the module is one that interpreter startup imports, the
+test process also sets PYTHONPATH to the directory and autograph's, for the child
+processes the tests start (the test process's own sys.path stays as it is:
+`test.support.findfile` finds the original). Children started with `python -I` (most of
+`script_helper`'s) ignore PYTHONPATH: they run the original module in both runs. Modules
+the interpreter imports before site (codecs, io), whose objects others hold from then on,
+are imported converted at startup instead (PYTHONPATH, frozen modules off). --copy puts
+an unconverted copy through the same harness: what fails then is the harness's.
+
+The same command without the converted module gives the figures to compare with: the two
+runs alternate (with --repeat N: ABBA, best time of N), so that the machine's load falls
+on both alike; each module's line and the total give the wall times of the test
+processes and their ratio. Modules with a C accelerator (heapq/_heapq, bisect/_bisect):
+their CPython tests import the module twice, with the accelerator blocked and with it, so
+the pure-Python (converted) functions are the ones tested in the blocked half;
+--block-accelerators also blocks it for the whole run. --import-times N: each module's
+import time, converted against original, in fresh processes (best of N).
 """
 from __future__ import annotations
 
@@ -45,6 +52,7 @@ import os
 import py_compile
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -76,6 +84,9 @@ TESTS = {"_pydecimal": "decimal", "_pyio": "io", "_strptime": "strptime",
 # Modules whose tests read standard-library files next to the module's own __file__
 # (test_linecache opens abc.py there): their directory gets links to those files.
 SIBLINGS = {"linecache"}
+# Modules whose tests need bytecode written (test_compileall checks what a child's import
+# writes): their runs lift PYTHONDONTWRITEBYTECODE.
+WRITES_BYTECODE = {"compileall"}
 ACCELERATORS = {"heapq": "_heapq", "bisect": "_bisect", "statistics": "_statistics"}
 
 
@@ -212,7 +223,9 @@ _RESULT = re.compile(r"^(OK|FAILED)(?: \((.*)\))?$", re.M)
 
 _CHECK = """
 import sys
+sys.path.insert(0, {package!r})     # autograph with its bytecode, as installed
 import autograph.operators  # first, so that its own imports (functools, typing) get originals
+sys.path.remove({package!r})
 import importlib.util
 sys.modules.pop({module!r}, None)
 
@@ -226,11 +239,13 @@ sys.meta_path.insert(0, ConvertedFinder)
 import {module} as m
 assert m.__file__ == {file!r}, m.__file__
 assert hasattr(m, "__ag_converted__") != {copy}, "converted or not, as asked"
+assert autograph.__file__.startswith({package!r}), autograph.__file__
 """
 _CHECK_STARTUP = """
-import {module} as m
+import {module} as m, autograph
 assert m.__file__ == {file!r}, m.__file__
 assert hasattr(m, "__ag_converted__") != {copy}, "converted or not, as asked"
+assert autograph.__file__.startswith({package!r}), autograph.__file__
 """
 _RUN = """
 sys.argv = ["-m test", "-v", "test_{test}"]
@@ -267,6 +282,9 @@ def _startup_modules(init: bool = False) -> set:
     return _STARTUP[init]
 
 
+_PACKAGE: list = []       # a directory with a compiled copy of autograph, for the whole run
+
+
 def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
     """One run of the module's CPython tests: on the converted module from `tmp`, or (None)
     on the original."""
@@ -276,22 +294,31 @@ def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
         code += f"sys.modules[{ACCELERATORS[module]!r}] = None\n"
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(module_converter.__file__)))
     file = os.path.join(tmp or "", module + ".py")
+    package = _PACKAGE[0]
     if module in _startup_modules(init=True):
         # Imported while the interpreter starts, before site, its objects held by others
         # (codecs: the codec registry's CodecInfo): the converted one must be the one
         # imported then, from PYTHONPATH (with the operators' package), not frozen.
         flags = ["-X", "frozen_modules=off"]
         if tmp is not None:
-            env["PYTHONPATH"] = os.pathsep.join([tmp, root])
-            code += _CHECK_STARTUP.format(module=module, file=file, copy=_COPY[0])
+            env["PYTHONPATH"] = os.pathsep.join([tmp, package])
+            code += _CHECK_STARTUP.format(module=module, file=file, copy=_COPY[0],
+                                          package=package)
     elif tmp is not None:
-        code += _CHECK.format(module=module, file=file, copy=_COPY[0])
+        code += _CHECK.format(module=module, file=file, copy=_COPY[0], package=package)
         if module not in _startup_modules():
-            # The child processes the tests start import it from the directory; this one
-            # has it from the finder only (test.support.findfile looks along sys.path).
-            code += f"import os\nos.environ['PYTHONPATH'] = {tmp!r}\n"
+            # The child processes the tests start import it (and autograph, also without
+            # site: `python -S`) from PYTHONPATH; this process has it from the finder only
+            # (test.support.findfile looks along sys.path).
+            path = os.pathsep.join([tmp, package])
+            code += f"import os\nos.environ['PYTHONPATH'] = {path!r}\n"
+    if module in WRITES_BYTECODE:
+        # Its tests' children must write bytecode: not inherited from the environment;
+        # this process writes none before the tests run (-B).
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        flags.append("-B")
+        code += "sys.dont_write_bytecode = False\n"
     code += _RUN.format(test=TESTS.get(module, module))
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True, text=True,
@@ -353,6 +380,8 @@ def run_tests(modules: list, block: bool, keep_output: str | None, repeat: int =
     totals = [0.0, 0.0]
     print(f"{'module':17}{'functions':>9}  {'original':38}{'converted':38}{'same':5}"
           f"{'orig s':>8}{'conv s':>8}{'ratio':>7}", flush=True)
+    package = tempfile.TemporaryDirectory(prefix="ag-pkg-")
+    _PACKAGE[:] = [_compiled_autograph(package.name)]
     for module in modules:
         with tempfile.TemporaryDirectory(prefix="ag-stdlib-") as tmp:
             try:
@@ -375,6 +404,7 @@ def run_tests(modules: list, block: bool, keep_output: str | None, repeat: int =
               f"{base[3]:8.2f}{conv[3]:8.2f}{conv[3] / base[3]:6.2f}x", flush=True)
         if not conv[0] and not keep_output:
             print("   ", "\n    ".join(conv[4].strip().splitlines()[-25:]), flush=True)
+    package.cleanup()
     print(f"{'total':17}{'':9}  {'':38}{'':38}{'':5}{totals[0]:8.2f}{totals[1]:8.2f}"
           f"{totals[1] / max(totals[0], 1e-9):6.2f}x   (test process wall times, best of "
           f"{repeat}: converted / original)", flush=True)
@@ -464,6 +494,10 @@ def main() -> int:
     args = parser.parse_args()
     ok = True
     _COPY[0] = args.copy
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        # Started in the background (`cmd &`): the test processes would inherit an ignored
+        # SIGINT, which test_pdb (and others that look at the handler) see.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.import_times:
         import_times(args.modules, args.import_times)
         return 0
