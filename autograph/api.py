@@ -8,6 +8,7 @@ own (and later-updated) captured values.
 """
 from __future__ import annotations
 
+import copy
 import dis
 import gc
 import linecache
@@ -67,7 +68,9 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     ctx = Context(node, filename, namespace, recursive)
     ctx.features = features
     ctx.has_class_cell = "__class__" in fn.__code__.co_freevars
+    original = copy.deepcopy(node.body) if isinstance(node, gast.Lambda) else None
     node = pipeline.convert(node, ctx)
+    node.ag_original = original         # a lambda's body as written (see two_paths)
     # A function of the user's that names `ag__` itself keeps it; the operators take
     # another name (`ag__1`), in to_code's output as in the compiled code.
     node.ag_operators = ctx.new_name("ag__", unique=True) if "ag__" in ctx.used_names else "ag__"
@@ -130,6 +133,8 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
         node.name = "ag__entity"    # so that the factory scope does not shadow a recursive call
         # The original body runs while nothing is staged (see two_paths).
         two_paths.join(node, parsing.original_tree(node).body, node.ag_operators)
+    else:
+        two_paths.join_lambda(node, node.ag_original, node.ag_operators)
     lineno = node.lineno
     cells = [node.ag_operators, *fn.__code__.co_freevars]
     # A method, or a function nested in one, is compiled in a class of its class's name,

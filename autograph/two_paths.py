@@ -15,6 +15,7 @@ converted body while a graph is being built (see `autograph.operators.python_pat
 `global` and `nonlocal` statements of both bodies move to the top, once (a name declared
 after the original body used it would not compile). The docstring stays first. Works on
 `ast` and gast trees alike (the new nodes are `ast` nodes: both compile and print).
+A lambda gets `lambda x: original if not ag__.staging else converted`.
 """
 from __future__ import annotations
 
@@ -90,9 +91,22 @@ def join(fn, original_body: list, operators: str = "ag__") -> None:
     head = [_positioned(getattr(ast, kind)(names=names), at) for kind, names in found.items()]
     if not original_body or type(original_body[-1]).__name__ not in _EXITS:
         original_body.append(_positioned(ast.Return(value=None), at))
-    flag = ast.Attribute(value=_positioned(ast.Name(id=operators, ctx=ast.Load()), at),
-                         attr="staging", ctx=ast.Load())
-    test = _positioned(ast.UnaryOp(op=ast.Not(), operand=_positioned(flag, at)), at)
-    fork = _positioned(ast.If(test=test, body=original_body, orelse=[]), at)
+    fork = _positioned(ast.If(test=not_staging(operators, at), body=original_body, orelse=[]),
+                       at)
     fork.ag_python_path = True       # (the printer prints the body's comments in both)
     fn.body = doc + head + [fork] + (converted_body or [_positioned(ast.Pass(), at)])
+
+
+def not_staging(operators: str, at) -> ast.expr:
+    """`not ag__.staging`, at the position of `at`."""
+    flag = ast.Attribute(value=_positioned(ast.Name(id=operators, ctx=ast.Load()), at),
+                         attr="staging", ctx=ast.Load())
+    return _positioned(ast.UnaryOp(op=ast.Not(), operand=_positioned(flag, at)), at)
+
+
+def join_lambda(fn, original_body, operators: str = "ag__") -> None:
+    """The same for a converted lambda `fn` (gast): its body becomes
+    `original if not ag__.staging else converted` (`original_body`: a gast copy)."""
+    fn.body = gast.IfExp(test=not_staging(operators, fn), body=original_body, orelse=fn.body)
+    for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        setattr(fn.body, attr, getattr(original_body, attr, None))

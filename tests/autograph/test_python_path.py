@@ -247,3 +247,14 @@ def test_converted_modules_run_the_original_body(tmp_path):
     assert namespace["f"].__doc__ == "Doc."
     with Staging():
         assert len(namespace["f"](4)) == 2
+
+
+def test_lambdas_have_both_paths():
+    fn = lambda x: where_am_i()[0] if x > 2 else (x and x + 1)   # noqa: E731
+    converted = ag.to_graph(fn)
+    assert [converted(i) for i in range(5)] == [fn(i) for i in range(5)]
+    assert converted(3) == "<lambda>"             # called from the lambda's own frame
+    with Staging():
+        assert converted(3) == "<lambda>"
+    with Staging():
+        assert [converted(i) for i in range(5)] == [fn(i) for i in range(5)]
