@@ -43,9 +43,12 @@ from autograph.errors import ConversionError
 logger = logging.getLogger("autograph")
 
 # (converter, node types that give it work): a function without them skips the pass.
-SCOPE_PASSES = ((return_statements, gast.Return), (break_statements, gast.Break),
-                (continue_statements, gast.Continue))
-CONTROL_FLOW_PASSES = (conditionals, while_statements, for_statements, variables)
+# (return_statements first, before these: see _convert_scope)
+SCOPE_PASSES = ((break_statements, gast.Break), (continue_statements, gast.Continue))
+# (converter, node types that give it work, or None: always)
+CONTROL_FLOW_PASSES = ((conditionals, {gast.If, gast.Return, gast.Break, gast.Continue}),
+                       (while_statements, {gast.While}), (for_statements, {gast.For}),
+                       (variables, None))
 EXPRESSION_PASSES = (asserts, conditional_expressions, logical_expressions)
 _CONTROL_FLOW = frozenset({gast.If, gast.While, gast.For})
 
@@ -75,6 +78,11 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
         kinds = kinds | {gast.If}        # `and`/`or` around a `:=` became `if`s
     if not kinds & _CONTROL_FLOW:
         return      # straight-line code: returns are all at the top, nothing to decide
+    if gast.Return in kinds:
+        return_statements.transform(fn_node, ctx)
+        # Returns in loops became breaks; and break_statements moves the `else` of a
+        # loop without a `break` after it, which it has always done in such functions.
+        kinds = kinds | {gast.Break}
     for convert, needs in SCOPE_PASSES:
         if needs in kinds:
             convert.transform(fn_node, ctx)
@@ -83,9 +91,11 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     ctx.graph_act = graph.body_activity
     ctx.captured = ctx.graph_act.captured
     ctx.cells = ctx.captured & graph.locals
-    ctx.nested_writes = _nested_writes(fn_node) & ctx.cells
+    ctx.nested_writes = _nested_writes(fn_node) & ctx.cells if ctx.cells else set()
     try:
-        for convert in CONTROL_FLOW_PASSES:
+        for convert, needs in CONTROL_FLOW_PASSES:
+            if needs is not None and needs.isdisjoint(kinds):
+                continue           # (the passes before make `if`s, never loops)
             if convert is variables and not (graph.maybe_undefined_reads or ctx.may_hold_undefined
                                              or ctx.needs_init):
                 continue           # no read can see an unassigned name or a marker
@@ -97,8 +107,6 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
 def convert(node: gast.AST, ctx: Context) -> gast.AST:
     """Convert a FunctionDef or Lambda node in place (returns it)."""
     kinds = set(ctx.node_kinds)
-    if gast.Return in kinds:
-        kinds.add(gast.Break)            # return_statements turns returns in loops into breaks
     if isinstance(node, gast.FunctionDef):
         if gast.Yield in kinds or gast.YieldFrom in kinds or gast.Await in kinds:
             if _is_generator(node):

@@ -226,7 +226,24 @@ def _mark_tail(stmts: list) -> None:
         _mark_tail(last.body)
 
 
+def _at_top_only(body: list) -> bool:
+    """Whether every `return` of the function is a statement of its body itself (none in
+    a loop, `if`, `try` or `with`): the common shape, with nothing to move or flag."""
+    return not any(isinstance(s, _COMPOUND) and contains(s, _RETURN) for s in body)
+
+
+_COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Match, gast.AsyncFor,
+             gast.AsyncWith) + continuation.TRY
+
+
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
+    if _at_top_only(fn_node.body):
+        # What the general path gives such a body: it, up to its first `return`.
+        for i, s in enumerate(fn_node.body):
+            if type(s) is gast.Return:
+                del fn_node.body[i + 1:]
+                break
+        return fn_node
     loops = _LoopReturns(ctx)
     fn_node.body = loops._visit_block(fn_node.body)
     fn_node.body = _lower(fn_node.body, ctx, loops._names)
