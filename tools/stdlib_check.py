@@ -87,6 +87,8 @@ SIBLINGS = {"linecache"}
 # Modules whose tests need bytecode written (test_compileall checks what a child's import
 # writes): their runs lift PYTHONDONTWRITEBYTECODE.
 WRITES_BYTECODE = {"compileall"}
+# Modules whose tests need a regrtest resource (-u): socketserver's serve on localhost.
+RESOURCES = {"socketserver": "network"}
 ACCELERATORS = {"heapq": "_heapq", "bisect": "_bisect", "statistics": "_statistics"}
 
 
@@ -240,6 +242,10 @@ import {module} as m
 assert m.__file__ == {file!r}, m.__file__
 assert hasattr(m, "__ag_converted__") != {copy}, "converted or not, as asked"
 assert autograph.__file__.startswith({package!r}), autograph.__file__
+for i, hook in enumerate(sys.path_hooks):    # zipimport's: the import system's, converted
+    if getattr(hook, "__module__", None) == {module!r}:
+        sys.path_hooks[i] = getattr(m, hook.__name__)
+        sys.path_importer_cache.clear()
 """
 _CHECK_STARTUP = """
 import {module} as m, autograph
@@ -248,7 +254,7 @@ assert hasattr(m, "__ag_converted__") != {copy}, "converted or not, as asked"
 assert autograph.__file__.startswith({package!r}), autograph.__file__
 """
 _RUN = """
-sys.argv = ["-m test", "-v", "test_{test}"]
+sys.argv = ["-m test", "-v", *{resources!r}, "test_{test}"]
 import runpy
 runpy.run_module("test", run_name="__main__", alter_sys=True)
 """
@@ -273,7 +279,8 @@ def _startup_modules(init: bool = False) -> set:
                     f"import autograph.operators; print(*(set(sys.modules) - before))")
             needs = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True,
                                    text=True, check=True).stdout.split()
-            out = set(out) - set(needs) - {"abc", "sys", "builtins", "__main__"}
+            # (zipimport is imported before PYTHONPATH reaches sys.path: not from there)
+            out = set(out) - set(needs) - {"abc", "sys", "builtins", "__main__", "zipimport"}
         else:
             code = "import sys, autograph.operators; print(*sys.modules)"
             out = subprocess.run([sys.executable, "-c", code], capture_output=True,
@@ -319,7 +326,8 @@ def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         flags.append("-B")
         code += "sys.dont_write_bytecode = False\n"
-    code += _RUN.format(test=TESTS.get(module, module))
+    resources = ["-u", RESOURCES[module]] if module in RESOURCES else []
+    code += _RUN.format(test=TESTS.get(module, module), resources=resources)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True, text=True,
                           cwd=tempfile.gettempdir(), timeout=900, env=env)
