@@ -45,7 +45,6 @@ from typing import Optional, Sequence
 import gast
 
 from autograph import parsing, pipeline, templates, two_paths, unparsing
-from autograph.api import rename_operators
 from autograph.converters.context import Context
 from autograph.errors import ConversionError
 from autograph.operators.calls import ALLOWLIST
@@ -347,9 +346,11 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     if ctx.has_nested_functions:
         _mark_nested(fn)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
-    rename_operators(fn, "__ag__")
     two_paths.join(fn, original, "__ag__")    # the original body runs while nothing stages
-    return unparsing.unparse(fn, prefix, comments=_comments(lines, node, scan.strings))
+    # Generated `ag__.<operator>` print as `__ag__.<operator>` (api.rename_operators,
+    # without a walk of its own).
+    return unparsing.unparse(fn, prefix, comments=_comments(lines, node, scan.strings),
+                             operators="__ag__")
 
 
 def _original_body(node: ast.FunctionDef, lines: Sequence[str]) -> list:

@@ -123,8 +123,16 @@ class Unparser(ast._Unparser):
             self.traverse(e)
         self._source.append(")")
 
+    _operators = None      # the name generated `ag__.<operator>` prints (see `unparse`)
+
     def visit_Attribute(self, node):
         value = node.value
+        if (self._operators is not None and type(value) is gast.Name and value.id == "ag__"
+                and getattr(value, "ag_generated", False)):
+            self._source.append(self._operators)      # (api.rename_operators, printed)
+            self._source.append(".")
+            self._source.append(node.attr)
+            return
         self._precedences[value] = _ATOM
         self.traverse(value)
         if type(value) in _CONSTANTS and isinstance(value.value, int):
@@ -193,11 +201,15 @@ _NOTHING = contextlib.nullcontext()
 
 
 def unparse(node, prefix: str = "", rename: Optional[dict] = None,
-            comments: Optional[list] = None) -> str:
+            comments: Optional[list] = None, operators: Optional[str] = None) -> str:
     """Source of a gast (or ast) tree, as `ast.unparse` prints it; `rename` maps names
-    autograph generated (such as `ag__`) to the names to print instead; `comments`,
+    autograph generated to the names to print instead; `operators`: the name generated
+    `ag__.<operator>` references print (as `api.rename_operators` renames them: a
+    generated `ag__` not followed by an attribute is a user's variable); `comments`,
     [(line, "# text")] of the source, are printed before the statements they preceded
     (by the statements' line numbers, which converted code keeps)."""
+    if operators is not None:
+        rename = dict(rename or {}, **{_OPERATORS: operators})
     cls = _renaming(tuple(sorted(rename.items()))) if rename else Unparser
     printer = cls(prefix)
     if comments:
@@ -209,4 +221,9 @@ def unparse(node, prefix: str = "", rename: Optional[dict] = None,
 def _renaming(pairs: tuple) -> type:
     """An Unparser that renames: a class, since f-strings are printed by a second
     instance made with `type(self)()`."""
-    return type("Unparser", (Unparser,), {"_rename": dict(pairs)})
+    rename = dict(pairs)
+    return type("Unparser", (Unparser,), {"_rename": rename,
+                                          "_operators": rename.pop(_OPERATORS, None)})
+
+
+_OPERATORS = " operators"     # (not an identifier: a key of `rename` no name can be)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gast
 
+from autograph.analysis.bits import Names
 from autograph.analysis.cfg import Graph
 
 
@@ -17,23 +18,32 @@ _NOTHING = frozenset()
 
 
 def annotate(graph: Graph) -> None:
-    live_in = {n: _NOTHING for n in graph.nodes}
-    work = list(reversed(graph.nodes))
+    # Sets of names as bits of ints (`bits.Names`): a union or difference is one
+    # operation on a machine word or a few, whatever the sets hold.
+    names = Names()
+    reads = [names.mask(n.act.reads) for n in graph.nodes]
+    writes = [names.mask(n.act.writes) for n in graph.nodes]
+    live_in = [0] * len(graph.nodes)
+    # A backward analysis: the nodes nearest the exit first (`pop` takes the last), so
+    # that each node mostly sees its successors' final sets (the other way round, each
+    # change walks back through the whole function again).
+    work = list(graph.nodes)
     pending = set(work)
     while work:
         node = work.pop()
         pending.discard(node)
-        succ = node.succ
-        out = live_in[succ[0]] if len(succ) == 1 else \
-            _NOTHING.union(*[live_in[s] for s in succ])
-        act = node.act
-        new = (out - act.writes) | act.reads if act.writes or act.reads else out
-        if new != live_in[node]:
-            live_in[node] = new
+        out = 0
+        for s in node.succ:
+            out |= live_in[s.index]
+        i = node.index
+        new = (out & ~writes[i]) | reads[i]
+        if new != live_in[i]:
+            live_in[i] = new
             for p in node.pred:
                 if p not in pending:
                     pending.add(p)
                     work.append(p)
+    names_of = names.names
     for node in graph.nodes:
         stmt = node.ast
         if stmt is None:
@@ -42,10 +52,13 @@ def annotate(graph: Graph) -> None:
         for key in ("handlers", "finally"):     # `try`: what an exception's path reads
             entries = d.get("ag_cfg_" + key)
             if entries is not None and "ag_live_at_" + key not in d:
-                d["ag_live_at_" + key] = frozenset().union(*(live_in[e] for e in entries))
+                mask = 0
+                for e in entries:
+                    mask |= live_in[e.index]
+                d["ag_live_at_" + key] = names_of(mask)
         if d.get("ag_cfg_after") is node:
-            d["ag_live_out"] = live_in[node]
+            d["ag_live_out"] = names_of(live_in[node.index])
             if isinstance(stmt, gast.With):
-                d["ag_cfg_after_live"] = live_in[node]
+                d["ag_cfg_after_live"] = d["ag_live_out"]
         if d.get("ag_cfg_head") is node:
-            d["ag_live_in"] = live_in[node]
+            d["ag_live_in"] = names_of(live_in[node.index])

@@ -9,45 +9,59 @@ compound statement with `defined_on_entry` / `undefined_on_entry` (from its `cfg
 from __future__ import annotations
 
 from autograph import anno
+from autograph.analysis.bits import Names
 from autograph.analysis.cfg import Graph
 
 
 def annotate(graph: Graph) -> None:
-    local = graph.locals
-    state_in = {n: None for n in graph.nodes}
-    state_out = {n: None for n in graph.nodes}
-    state_out[graph.entry] = (frozenset(local - graph.params), frozenset(graph.params))
-    work = [n for n in graph.nodes if n is not graph.entry]
+    # Sets of names as bits of ints (`bits.Names`), as in liveness.
+    names = Names()
+    nodes = graph.nodes
+    local = names.mask(graph.locals)
+    params = names.mask(graph.params)
+    writes = [names.mask(n.act.writes) for n in nodes]
+    deletes = [names.mask(n.act.deletes) for n in nodes]
+    state_in: list = [None] * len(nodes)
+    state_out: list = [None] * len(nodes)
+    state_out[graph.entry.index] = (local & ~params, params)
+    work = [n for n in nodes if n is not graph.entry]
     pending = set(work)
     work.reverse()
     while work:
         node = work.pop()
         pending.discard(node)
-        ins = [state_out[p] for p in node.pred if state_out[p] is not None]
-        if not ins:
+        undef = defd = 0
+        seen = False
+        for p in node.pred:
+            out = state_out[p.index]
+            if out is not None:
+                undef |= out[0]
+                defd |= out[1]
+                seen = True
+        if not seen:
             continue
-        undef = frozenset().union(*(s[0] for s in ins))
-        defd = frozenset().union(*(s[1] for s in ins))
-        state_in[node] = (undef, defd)
-        act = node.act
-        out = ((undef - act.writes) | (act.deletes & local),
-               (defd | act.writes) - act.deletes)
-        if out != state_out[node]:
-            state_out[node] = out
+        i = node.index
+        state_in[i] = (undef, defd)
+        out = ((undef & ~writes[i]) | (deletes[i] & local), (defd | writes[i]) & ~deletes[i])
+        if out != state_out[i]:
+            state_out[i] = out
             for s in node.succ:
                 if s not in pending:
                     pending.add(s)
                     work.append(s)
     graph.maybe_undefined_reads = 0
-    for node in graph.nodes:
-        state = state_in[node]
+    bit = names.bit
+    for node in nodes:
+        state = state_in[node.index]
         if state is None:
             continue
-        for name in node.act.read_nodes:
-            if name.id in state[0]:
-                anno.set_(name, "maybe_undefined", True)
-                graph.maybe_undefined_reads += 1
+        undef = state[0]
+        if undef:
+            for name in node.act.read_nodes:
+                if bit.get(name.id, 0) & undef:
+                    anno.set_(name, "maybe_undefined", True)
+                    graph.maybe_undefined_reads += 1
         stmt = node.ast
         if stmt is not None and anno.get(stmt, "cfg_before", None) is node:
-            anno.set_(stmt, "undefined_on_entry", state[0])
-            anno.set_(stmt, "defined_on_entry", state[1])
+            anno.set_(stmt, "undefined_on_entry", names.names(undef))
+            anno.set_(stmt, "defined_on_entry", names.names(state[1]))

@@ -1,0 +1,37 @@
+"""Sets of names as the bits of an int, for the dataflow analyses: a union, difference
+or comparison is then one operation on a few machine words, not one per name."""
+from __future__ import annotations
+
+_NOTHING = frozenset()
+
+
+class Names:
+    """The numbering of the names one analysis meets (a name's bit: its number)."""
+
+    __slots__ = ("bit", "order")
+
+    def __init__(self):
+        self.bit: dict = {}       # name -> 1 << its number
+        self.order: list = []     # number -> name
+
+    def mask(self, names) -> int:
+        """The int of a set of names (numbering those not seen before)."""
+        bit, m = self.bit, 0
+        for n in names:
+            b = bit.get(n)
+            if b is None:
+                b = bit[n] = 1 << len(self.order)
+                self.order.append(n)
+            m |= b
+        return m
+
+    def names(self, mask: int) -> frozenset:
+        """The set of names of an int."""
+        if not mask:
+            return _NOTHING
+        order, out = self.order, []
+        while mask:
+            low = mask & -mask
+            out.append(order[low.bit_length() - 1])
+            mask ^= low
+        return frozenset(out)
