@@ -65,19 +65,42 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from autograph import module_converter  # noqa: E402
 from autograph.module_converter import Report  # noqa: E402
 
+# Every single-file module of the standard library with a test_<module> and something to
+# convert (decimal, keyword and struct have none: _pydecimal is decimal's), but those of
+# KNOWN.
 MODULES = ["heapq", "bisect", "textwrap", "fractions", "statistics", "colorsys", "shlex",
            "difflib", "calendar", "base64", "fnmatch", "string", "pprint", "ipaddress",
            "quopri", "argparse", "configparser", "getopt", "optparse", "csv", "glob", "queue",
            "sched", "reprlib", "copy", "dataclasses", "enum", "typing", "tokenize", "shutil",
            "zipfile", "pathlib", "random", "uuid", "locale", "datetime", "graphlib", "tarfile",
            "inspect", "operator", "tempfile", "functools", "contextlib", "gettext", "ast",
-           "tabnanny"]
+           "tabnanny", "abc", "aifc", "asynchat", "asyncore", "bdb", "bz2", "cgi", "cgitb",
+           "cmd", "code", "codecs", "codeop", "compileall", "copyreg", "crypt", "doctest",
+           "filecmp", "fileinput", "ftplib", "genericpath", "getpass", "gzip", "hashlib",
+           "hmac", "imaplib", "imghdr", "imp", "io", "linecache", "lzma", "mailbox", "mailcap",
+           "mimetypes", "modulefinder", "netrc", "nntplib", "ntpath", "os", "pdb", "pickle",
+           "pickletools", "pipes", "pkgutil", "platform", "plistlib", "poplib", "posixpath",
+           "profile", "pstats", "pty", "py_compile", "pyclbr", "pydoc", "rlcompleter", "runpy",
+           "secrets", "selectors", "shelve", "signal", "site", "smtpd", "smtplib", "sndhdr",
+           "socketserver", "ssl", "stat", "stringprep", "subprocess", "sunau", "symtable",
+           "sysconfig", "telnetlib", "threading", "timeit", "trace", "traceback",
+           "tracemalloc", "tty", "turtle", "types", "uu", "warnings", "wave", "weakref",
+           "webbrowser", "xdrlib", "zipapp", "zipimport", "_pydecimal", "_pyio", "_strptime",
+           "_threading_local", "socket"]
 # Modules whose CPython tests do not pass converted, and why (run them with --known).
-# Empty since converted functions run their original body while nothing is staged
-# (frames, stack levels and tracebacks are the original's: contextlib, gettext), importing
-# the operators no longer imports gast (ast) and the converted module is found by a finder
-# rather than on sys.path (tabnanny's usage line names the file findfile() finds).
-KNOWN: dict = {}
+# contextlib and gettext pass since converted functions run their original body while
+# nothing is staged (frames, stack levels and tracebacks are the original's); ast since
+# importing the operators no longer imports gast; tabnanny since the converted module is
+# found by a finder rather than on sys.path (its usage line names what findfile() finds).
+KNOWN = {
+    "dis": "test_dis's CodeInfoTests disassemble dis.code_info itself and compare its "
+           "co_names with the original's: a converted function's code object holds both "
+           "bodies (the original's and the converted one), so it also names __ag__, "
+           "staging and converted. Inherent to keeping both paths in one function.",
+}
+# Test cases that fail on the original in this environment, left out of both runs.
+IGNORED = {"threading": ["test_import_from_another_thread"],    # .pth files import threading
+           "socket": ["*VSOCK*"]}         # hangs (then blocks its port) in this sandbox
 # Modules whose tests are not test_<module>: the pure-Python halves of C-accelerated ones.
 TESTS = {"_pydecimal": "decimal", "_pyio": "io", "_strptime": "strptime",
          "_threading_local": "threading_local"}
@@ -327,6 +350,8 @@ def _run_tests(module: str, tmp: str | None, block: bool) -> tuple:
         flags.append("-B")
         code += "sys.dont_write_bytecode = False\n"
     resources = ["-u", RESOURCES[module]] if module in RESOURCES else []
+    for pattern in IGNORED.get(module, ()):
+        resources += ["-i", pattern]
     code += _RUN.format(test=TESTS.get(module, module), resources=resources)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, *flags, "-c", code], capture_output=True, text=True,
