@@ -132,7 +132,8 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     if isinstance(node, gast.FunctionDef):
         node.name = "ag__entity"    # so that the factory scope does not shadow a recursive call
         # The original body runs while nothing is staged (see two_paths).
-        two_paths.join(node, parsing.original_tree(node).body, node.ag_operators)
+        two_paths.join(node, parsing.original_tree(node).body, node.ag_operators,
+                       "".join(node.ag_source[0]))
     else:
         two_paths.join_lambda(node, node.ag_original, node.ag_operators)
     lineno = node.lineno

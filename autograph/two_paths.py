@@ -77,16 +77,18 @@ def _docstring(body: list) -> list:
     return []
 
 
-def join(fn, original_body: list, operators: str = "ag__") -> None:
+def join(fn, original_body: list, operators: str = "ag__", text: str = "global nonlocal") -> None:
     """Give the converted FunctionDef `fn` (ast or gast) the original body (`ast`
-    statements, the user's positions) as its Python path, in place."""
+    statements, the user's positions) as its Python path, in place. `text`: the
+    function's source, where only a `global` or `nonlocal` makes the bodies be walked."""
     converted_body = fn.body
     doc = _docstring(original_body)
     original_body = original_body[len(doc):]
     converted_body = converted_body[len(_docstring(converted_body)):]
     found: dict = {}
-    original_body = _take_declarations(original_body, found)
-    converted_body = _take_declarations(converted_body, found)
+    if "global" in text or "nonlocal" in text:
+        original_body = _take_declarations(original_body, found)
+        converted_body = _take_declarations(converted_body, found)
     at = fn            # the new lines take the `def`'s line: comments stay with statements
     head = [_positioned(getattr(ast, kind)(names=names), at) for kind, names in found.items()]
     if not original_body or type(original_body[-1]).__name__ not in _EXITS:
