@@ -91,6 +91,8 @@ def _summary(nodes: list, places: _Places) -> _Places:
     while todo:
         n = todo.pop()
         kind = type(n)
+        if kind in _LEAVES:
+            continue
         if kind in SCOPES and not getattr(n, "ag_generated", False):
             continue
         d = n.__dict__
@@ -98,13 +100,20 @@ def _summary(nodes: list, places: _Places) -> _Places:
             own = d.get(_CACHE)
             if own is None:
                 own = _Places()
-                _own(n, kind, own)
+                if kind in _WRITERS:
+                    _own(n, kind, own)
                 d[_CACHE] = _summary(children(n), own)
             places.add(own)
             continue
-        _own(n, kind, places)
+        if kind in _WRITERS:
+            _own(n, kind, places)
         todo.extend(children(n))
     return places
+
+
+_LEAVES = frozenset({gast.Name, gast.Constant})       # nothing in them, nothing under them
+_WRITERS = frozenset({gast.Call, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For,
+                      gast.AsyncFor, gast.With, gast.AsyncWith, gast.Delete})
 
 
 def _own(n, kind, places: _Places) -> None:

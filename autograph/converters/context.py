@@ -115,6 +115,15 @@ def contains(node: Any, kinds: tuple, stop: tuple = ()) -> bool:
 
 
 _METHODS: dict = {}
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _has_blocks(kind: type) -> bool:
+    return any(f in _BLOCKS for f in getattr(kind, "_fields", ()))
+
+
+def _unchanged(self, node):
+    return node
 
 
 class StatementTransformer(gast.NodeTransformer):
@@ -136,8 +145,11 @@ class StatementTransformer(gast.NodeTransformer):
         key = (type(self), type(node))
         method = _METHODS.get(key)
         if method is None:
-            method = _METHODS[key] = getattr(type(self), "visit_" + type(node).__name__,
-                                             type(self).generic_visit)
+            method = getattr(type(self), "visit_" + type(node).__name__, None)
+            if method is None:      # a statement without blocks has nothing to visit
+                method = (type(self).generic_visit if _has_blocks(type(node))
+                          else _unchanged)
+            _METHODS[key] = method
         return method(self, node)
 
     def visit_FunctionDef(self, node):

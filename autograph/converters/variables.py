@@ -14,6 +14,7 @@ import gast
 
 from autograph import anno, templates
 from autograph.converters.context import Context, SCOPES
+from autograph.tree import FIELDS
 
 
 class LoadTransformer(gast.NodeTransformer):
@@ -28,13 +29,27 @@ class LoadTransformer(gast.NodeTransformer):
         self.bound.pop()
         return node
 
+    def visit(self, node):
+        """As NodeVisitor's, with the method looked up once per node class."""
+        method = _METHODS.get(type(node))
+        if method is None:
+            name = type(node).__name__
+            method = _METHODS[type(node)] = (
+                _unchanged if name == "Constant" else      # (NodeVisitor's is a slow shim)
+                getattr(LoadTransformer, "visit_" + name, LoadTransformer.generic_visit))
+        return method(self, node)
+
     def generic_visit(self, node):
-        for field, old in gast.iter_fields(node):
-            if isinstance(old, list):
+        d = node.__dict__
+        for field, _ in FIELDS[type(node)]:     # (not contexts and operators: no names)
+            old = d.get(field)
+            if old is None:
+                continue
+            if type(old) is list:
                 new = []
                 for item in old:
                     if isinstance(item, gast.AST):
-                        if isinstance(item, SCOPES) and not anno.get(item, "generated", False):
+                        if isinstance(item, SCOPES) and not getattr(item, "ag_generated", False):
                             new.append(item)
                             continue
                         item = self.visit(item)
@@ -44,9 +59,9 @@ class LoadTransformer(gast.NodeTransformer):
                         new.append(item)
                 old[:] = new
             elif isinstance(old, gast.AST):
-                if isinstance(old, SCOPES) and not anno.get(old, "generated", False):
+                if isinstance(old, SCOPES) and not getattr(old, "ag_generated", False):
                     continue
-                setattr(node, field, self.visit(old))
+                d[field] = self.visit(old)
         return node
 
     def visit_Delete(self, node):
@@ -78,6 +93,13 @@ class LoadTransformer(gast.NodeTransformer):
                 and not anno.get(node, "generated", False)):
             return templates.replace_as_expression("ag__.ld(name)", node.lineno, name=node)
         return node
+
+
+_METHODS: dict = {}
+
+
+def _unchanged(self, node):
+    return node
 
 
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
