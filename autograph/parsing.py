@@ -21,7 +21,7 @@ from typing import Optional
 import gast
 
 from autograph.errors import ConversionError
-from autograph.tree import Scan, holds_nodes
+from autograph.tree import LIST_METHODS, MUTATORS, Scan, holds_nodes
 
 _file_trees: dict = {}   # filename -> (lines list, parsed module) for lambdas
 
@@ -58,17 +58,21 @@ def _block_by_indent(lines: list, start: int) -> list:
 
 def _parse_lines(block: list, start: int, parser=None) -> gast.AST:
     """The first statement of `block` (which starts at line `start`), parsed by `parser`
-    (default: into gast); a gast node remembers its text for `original_tree`."""
+    (default: into gast); a gast node remembers its text for `original_tree`, and what
+    a `Scan` of it finds (`ag_scan`, for the Context: it saves a walk)."""
     source = "".join(block)
     if source[:1] in (" ", "\t"):
         # Methods and nested functions: wrap instead of dedenting, which breaks on
         # multi-line strings that start at column 0. Blank lines in front keep the
         # user's line numbers without a pass over the tree.
-        node = (parser or parse)("\n" * (start - 2) + "if 1:\n" + source).body[0].body[0]
+        node = (parser or ast.parse)("\n" * (start - 2) + "if 1:\n" + source).body[0].body[0]
     else:
-        node = (parser or parse)("\n" * (start - 1) + source).body[0]
+        node = (parser or ast.parse)("\n" * (start - 1) + source).body[0]
     if parser is None:
+        scan = Scan()
+        node = from_ast(node, scan, outer=node)
         node.ag_source = (block, start)
+        node.ag_scan = scan
     return node
 
 
@@ -257,11 +261,11 @@ _EXTRA_FIELDS = {cls: {f: [] if f == "type_params" else None
                  for cls, gcls in GAST_CLASS.items()}
 
 
-def from_ast(tree, scan: Optional[Scan] = None):
+def from_ast(tree, scan: Optional[Scan] = None, outer=None):
     """ast -> gast (what `gast.ast_to_gast` does), converting `tree` in place: `ast.arg`
     becomes `gast.Name(ctx=Param)`, an `except ... as name` gets a Name node, and the
     rest only change class. Returns `tree`, which is a gast tree from then on. With
-    `scan`, also gathers what `Scan.add` would (saving a walk)."""
+    `scan`, also gathers what `Scan.add(tree, outer)` would (saving a walk)."""
     todo = [tree]
     shared, child_fields, extra, classes = (_GAST_SHARED, _CHILD_FIELDS, _EXTRA_FIELDS,
                                             GAST_CLASS)
@@ -303,9 +307,20 @@ def from_ast(tree, scan: Optional[Scan] = None):
             continue
         elif scan is not None:
             if kind in _DEFINITIONS:
-                scan.defined.add(d["name"])
-            elif kind in _STRINGS and d["end_lineno"] != d["lineno"]:
-                scan.strings.append((d["lineno"], d["end_lineno"]))
+                if node is not outer:
+                    scan.defined.add(d["name"])
+            elif kind in _STRINGS:
+                if d["end_lineno"] != d["lineno"]:
+                    scan.strings.append((d["lineno"], d["end_lineno"]))
+            elif kind is ast.Attribute or kind is ast.Subscript:
+                if type(d["ctx"]) is not gast.Load:
+                    scan.place_writes = True
+            elif kind is ast.Call:
+                func = d["func"]
+                if type(func) is ast.Attribute and func.attr in MUTATORS:
+                    scan.place_writes = True
+                    if func.attr in LIST_METHODS:
+                        scan.list_calls = True
         if kind is ast.ExceptHandler and d["name"] is not None:
             name = d["name"] = gast.Name(id=d["name"], ctx=gast.Store(), annotation=None,
                                          type_comment=None)

@@ -77,7 +77,7 @@ class Scan:
     classes in it, the names it uses and binds, and the functions and classes it
     defines. `parsing.from_ast` can gather it while it converts a tree, or `add` walks."""
 
-    __slots__ = ("kinds", "names", "stored", "defined", "strings")
+    __slots__ = ("kinds", "names", "stored", "defined", "strings", "place_writes", "list_calls")
 
     def __init__(self):
         self.kinds: set = set()
@@ -85,6 +85,10 @@ class Scan:
         self.stored: set = set()     # ids of Names that are not read (Store, Del, Param)
         self.defined: set = set()    # names of nested functions and classes
         self.strings: list = []      # (first, last line) of strings over several lines
+        # For converters/composite: an attribute or item written or deleted, or a method
+        # in MUTATORS called; a method in LIST_METHODS called.
+        self.place_writes = False
+        self.list_calls = False
 
     def add(self, node: gast.AST, outer: gast.AST = None) -> "Scan":
         """Everything under `node`; `outer` (a function being converted) is not a nested
@@ -99,7 +103,24 @@ class Scan:
                     stored.add(n.id)
             elif kind in _DEFINITIONS and n is not outer:
                 defined.add(n.name)
+            elif kind in _PLACES:
+                if type(n.ctx) is not gast.Load:
+                    self.place_writes = True
+            elif kind is gast.Call:
+                func = n.func
+                if type(func) is gast.Attribute and func.attr in MUTATORS:
+                    self.place_writes = True
+                    if func.attr in LIST_METHODS:
+                        self.list_calls = True
         return self
 
 
 _DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
+_PLACES = frozenset({gast.Attribute, gast.Subscript})
+
+# Methods of list/dict/set/bytearray that change the object (see converters/composite).
+MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
+                      "add", "discard", "setdefault", "popitem", "sort", "reverse",
+                      "difference_update", "intersection_update",
+                      "symmetric_difference_update", "__setitem__", "__delitem__"})
+LIST_METHODS = frozenset({"append", "pop"})

@@ -23,13 +23,9 @@ import gast
 
 from autograph import parsing, templates, unparsing
 from autograph.converters.context import SCOPES, Context, children, walk
+# Methods that change a list/dict/set/bytearray; those that make a local list state.
+from autograph.tree import LIST_METHODS, MUTATORS  # noqa: F401  (also read from here)
 
-# Methods of list/dict/set/bytearray that change the object.
-MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
-                      "add", "discard", "setdefault", "popitem", "sort", "reverse",
-                      "difference_update", "intersection_update",
-                      "symmetric_difference_update", "__setitem__", "__delitem__"})
-LIST_METHODS = frozenset({"append", "pop"})
 _UNSAFE = (gast.Call, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await, gast.Lambda,
            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
@@ -157,6 +153,8 @@ def _features(ctx: Context) -> tuple:
     whether it calls `append`/`pop`), from one walk per function: most functions do
     neither, and their constructs then need no scan of their own."""
     found = getattr(ctx.fn_node, "ag_composite_features", None)
+    if found is None:
+        found = ctx.composite_features     # the whole function's, from its Scan: enough
     if found is None:
         writes = lists = False
         for n in walk(ctx.fn_node):

@@ -25,8 +25,12 @@ class Context:
         self.recursive = recursive
         self.features: frozenset = frozenset()   # autograph.experimental.Feature values
         if scan is None:                       # one walk: it is a good part of conversion time
-            scan = Scan().add(fn_node, outer=fn_node)
+            # (parsing.parse_function gathers it while it converts the tree)
+            scan = fn_node.__dict__.pop("ag_scan", None) or Scan().add(fn_node, outer=fn_node)
         names, stored, defined, kinds = scan.names, scan.stored, scan.defined, scan.kinds
+        # For composite: whether the function (nested ones included) writes attributes or
+        # items or calls methods that change containers; whether it appends or pops.
+        self.composite_features = (scan.place_writes, scan.list_calls)
         self.node_kinds = kinds
         self.has_nested_functions = bool(defined)
         self.used_names = names | defined | {getattr(fn_node, "name", "")}
