@@ -166,6 +166,31 @@ class Unparser(ast._Unparser):
                 kw_defaults=node.kw_defaults, kwarg=arg(node.kwarg), defaults=node.defaults)
         super().visit_arguments(node)
 
+    def _str_literal_helper(self, string, *, quote_types=ast._ALL_QUOTES,
+                            escape_special_whitespace=False):
+        """As the stdlib's, without its call per character for a string that needs no
+        escapes (docstrings, mostly)."""
+        plain = string if escape_special_whitespace else string.replace("\n", "").replace("\t", "")
+        if "\\" in string or not plain.isprintable():
+            return super()._str_literal_helper(
+                string, quote_types=quote_types,
+                escape_special_whitespace=escape_special_whitespace)
+        escaped_string = string
+        possible_quotes = quote_types
+        if "\n" in escaped_string:
+            possible_quotes = [q for q in possible_quotes if q in ast._MULTI_QUOTES]
+        possible_quotes = [q for q in possible_quotes if q not in escaped_string]
+        if not possible_quotes:
+            string = repr(string)
+            quote = next((q for q in quote_types if string[0] in q), string[0])
+            return string[1:-1], [quote]
+        if escaped_string:
+            possible_quotes.sort(key=lambda q: q[0] == escaped_string[-1])
+            if possible_quotes[0][0] == escaped_string[-1]:
+                assert len(possible_quotes[0]) == 3
+                escaped_string = escaped_string[:-1] + "\\" + escaped_string[-1]
+        return escaped_string, possible_quotes
+
     def visit_ExceptHandler(self, node):
         if isinstance(node.name, gast.Name):
             node = ast.ExceptHandler(type=node.type, name=node.name.id, body=node.body)
