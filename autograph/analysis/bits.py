@@ -2,6 +2,8 @@
 or comparison is then one operation on a few machine words, not one per name."""
 from __future__ import annotations
 
+from collections.abc import Set
+
 _NOTHING = frozenset()
 
 
@@ -35,3 +37,31 @@ class Names:
             out.append(order[low.bit_length() - 1])
             mask ^= low
         return frozenset(out)
+
+
+class NameSet(Set):
+    """A set of names kept as its int: membership is a bit test, and the names are
+    only listed when iterated (a set per statement listed at once would cost the
+    number of names each: quadratic in a long function). Set operations give
+    frozensets."""
+
+    __slots__ = ("mask", "table")
+
+    def __init__(self, mask: int, table: Names):
+        self.mask, self.table = mask, table
+
+    def __contains__(self, name) -> bool:
+        return bool(self.mask & self.table.bit.get(name, 0))
+
+    def __iter__(self):
+        return iter(self.table.names(self.mask))
+
+    def __len__(self) -> int:
+        return bin(self.mask).count("1")
+
+    @classmethod
+    def _from_iterable(cls, it):
+        return frozenset(it)
+
+    def __repr__(self) -> str:
+        return f"NameSet({sorted(self)!r})"

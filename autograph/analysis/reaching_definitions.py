@@ -9,7 +9,7 @@ compound statement with `defined_on_entry` / `undefined_on_entry` (from its `cfg
 from __future__ import annotations
 
 from autograph import anno
-from autograph.analysis.bits import Names
+from autograph.analysis.bits import Names, NameSet
 from autograph.analysis.cfg import Graph
 
 
@@ -63,5 +63,6 @@ def annotate(graph: Graph) -> None:
                     graph.maybe_undefined_reads += 1
         stmt = node.ast
         if stmt is not None and anno.get(stmt, "cfg_before", None) is node:
-            anno.set_(stmt, "undefined_on_entry", names.names(undef))
-            anno.set_(stmt, "defined_on_entry", names.names(state[1]))
+            # (sets that test membership by bit: see bits.NameSet)
+            anno.set_(stmt, "undefined_on_entry", NameSet(undef, names))
+            anno.set_(stmt, "defined_on_entry", NameSet(state[1], names))

@@ -111,11 +111,11 @@ def initial_values(node: gast.AST, names: list, ctx: Context,
                    bound_before: frozenset = frozenset()) -> gast.Tuple:
     """The state's values as the construct starts; `bound_before` are names its own test
     binds (a walrus), defined by the time these values are read."""
-    undefined = anno.get(node, "undefined_on_entry", frozenset()) - bound_before
+    undefined = anno.get(node, "undefined_on_entry", frozenset())
     defined = anno.get(node, "defined_on_entry", frozenset())
     elts = []
     for n in names:
-        if n not in undefined:
+        if n not in undefined or n in bound_before:
             elts.append(templates.name(n))
         elif n not in defined:
             ctx.may_hold_undefined.add(n)
