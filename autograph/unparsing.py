@@ -70,16 +70,16 @@ class Unparser(ast._Unparser):
 
     def traverse(self, node):
         """As the stdlib's, with the visit method looked up once per node class."""
-        if type(node) is list:
-            for item in node:
-                self.traverse(item)
-            return
-        if self._comments and type(node) in _STATEMENTS:
-            self._comments_before(node)
         visit = _VISITORS.get(type(node))
         if visit is None:
+            if type(node) is list:
+                for item in node:
+                    self.traverse(item)
+                return
             visit = _VISITORS[type(node)] = getattr(
                 Unparser, "visit_" + type(node).__name__, Unparser.generic_visit)
+        if self._comments and type(node) in _STATEMENTS:
+            self._comments_before(node)
         visit(self, node)
 
     def _comments_before(self, stmt):
@@ -139,6 +139,30 @@ class Unparser(ast._Unparser):
             self._source.append(" ")        # `3 .real`, not `3.real`
         self._source.append(".")
         self._source.append(node.attr)
+
+    _visit_constant = locals()["visit_Constant"]
+
+    def visit_Constant(self, node):
+        """The stdlib's, shorter for the common constants (a plain str, int, bool, None)."""
+        value = node.value
+        if (type(value) in _PLAIN_CONSTANTS and node.kind is None
+                and not (self._avoid_backslashes and type(value) is str)):
+            self._source.append(repr(value))
+        else:
+            self._visit_constant(node)
+
+    def visit_Assign(self, node):
+        """The stdlib's, with fewer calls."""
+        self.fill()
+        source, precedences = self._source, self._precedences
+        for target in node.targets:
+            precedences[target] = _TUPLE
+            self.traverse(target)
+            source.append(" = ")
+        self.traverse(node.value)
+        type_comment = self.get_type_comment(node)
+        if type_comment:
+            source.append(type_comment)
 
     def visit_Expr(self, node):
         self.fill()
@@ -204,6 +228,8 @@ _SIMPLE = _STATEMENTS - {c for m in (ast, gast) for c in vars(m).values()
                          if isinstance(c, type) and issubclass(c, m.stmt)
                          and "body" in c._fields}
 _ATOM, _TEST, _YIELD = ast._Precedence.ATOM, ast._Precedence.TEST, ast._Precedence.YIELD
+_TUPLE = ast._Precedence.TUPLE
+_PLAIN_CONSTANTS = frozenset({str, int, bool, type(None)})
 _CONSTANTS = (ast.Constant, gast.Constant)
 
 
