@@ -224,15 +224,25 @@ def function_def(fn_name: str, params: list, body: list, lineno: int) -> gast.Fu
                                 returns=None, type_comment=None, type_params=[]), lineno)
 
 
+_NAME_NEW = gast.Name.__new__      # (ast.AST.__new__: every node class's)
+
+
 def operator_call(op: str, args: list, lineno: int, keywords: list = (),
                   col_offset: int = 0) -> gast.Call:
     """`ag__.op(*args, **keywords)`."""
-    where = dict(lineno=lineno, end_lineno=lineno, col_offset=col_offset,
-                 end_col_offset=col_offset)
-    func = make(gast.Attribute, value=make(gast.Name, id="ag__", ctx=_LOAD, annotation=None,
-                                           type_comment=None, ag_generated=True, **where),
-                attr=op, ctx=_LOAD, **where)
-    return make(gast.Call, func=func, args=list(args), keywords=list(keywords), **where)
+    name = _NAME_NEW(gast.Name)
+    name.__dict__.update({"id": "ag__", "ctx": _LOAD, "annotation": None, "type_comment": None,
+                          "ag_generated": True, "lineno": lineno, "end_lineno": lineno,
+                          "col_offset": col_offset, "end_col_offset": col_offset})
+    func = _NAME_NEW(gast.Attribute)
+    func.__dict__.update({"value": name, "attr": op, "ctx": _LOAD, "lineno": lineno,
+                          "end_lineno": lineno, "col_offset": col_offset,
+                          "end_col_offset": col_offset})
+    call = _NAME_NEW(gast.Call)
+    call.__dict__.update({"func": func, "args": list(args), "keywords": list(keywords),
+                          "lineno": lineno, "end_lineno": lineno, "col_offset": col_offset,
+                          "end_col_offset": col_offset})
+    return call
 
 
 def statement(value: Any, lineno: int, target: Any = None, returns: bool = False) -> Any:
