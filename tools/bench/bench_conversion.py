@@ -1,6 +1,6 @@
 """Conversion cost: is converting code fast, and linear in the size of the code?
 
-    python tools/bench/bench_conversion.py            # the full run (about a minute)
+    python tools/bench/bench_conversion.py            # the full run (about 40 s)
     python tools/bench/bench_conversion.py --quick    # a smoke run (about 10 s)
 
 Three figures, side by side in one run:
