@@ -373,3 +373,15 @@ def test_convert_tree_api_reports_in_path_order(tmp_path):
     assert kinds["broken.py"] == kinds["latin.py"] == "failed"
     assert kinds["constants.py"] == kinds["data.txt"] == "copied"
     assert kinds["core.py"] == "converted" and not report.errors
+
+
+def test_a_file_that_cannot_be_written_is_an_error_and_the_rest_is_written(tmp_path, capsys):
+    src = make_tree(tmp_path)
+    out = tmp_path / "o"
+    (out / "core.py").mkdir(parents=True)              # in the way of a converted file
+    assert cli.main(["convert", str(src), "-o", str(out), "-j", "1"]) == 1
+    err = capsys.readouterr().err
+    assert re.search(r"autograph: error: .*core\.py: is a directory", err)
+    assert "1 not written" in err.strip().splitlines()[-1]
+    assert (out / "core.py").is_dir()                  # left as it was
+    assert files_under(out) == EXPECTED_FILES - {"core.py"}
