@@ -457,13 +457,14 @@ print(took, {module}.__file__, sys.modules["autograph"].__file__ if {converted!r
 """
 
 
-def _compiled_autograph(where: str) -> str:
+def _compiled_autograph(where: str, compiled: bool = True) -> str:
     """A copy of the autograph package with its bytecode, as an installed one has it (this
-    checkout may have none: PYTHONDONTWRITEBYTECODE)."""
+    checkout may have none: PYTHONDONTWRITEBYTECODE), or (not `compiled`) without."""
     source = os.path.dirname(os.path.abspath(module_converter.__file__))
     shutil.copytree(source, os.path.join(where, "autograph"),
                     ignore=shutil.ignore_patterns("__pycache__"))
-    compileall.compile_dir(os.path.join(where, "autograph"), quiet=1)
+    if compiled:
+        compileall.compile_dir(os.path.join(where, "autograph"), quiet=1)
     return where
 
 
@@ -475,22 +476,24 @@ def import_times(modules: list, n: int) -> None:
           f"{'no-pyc conv ms':>15}{'extra ms':>9}   (import in a fresh process, best of {n}; "
           f"converted includes the operators' import; no-pyc: autograph compiled from "
           f"source)")
-    with tempfile.TemporaryDirectory(prefix="ag-pkg-") as package:
+    with tempfile.TemporaryDirectory(prefix="ag-pkg-") as package, \
+            tempfile.TemporaryDirectory(prefix="ag-src-") as source:
         _compiled_autograph(package)
-        root = os.path.dirname(os.path.dirname(os.path.abspath(module_converter.__file__)))
+        _compiled_autograph(source, compiled=False)
         for module in modules:
             with tempfile.TemporaryDirectory(prefix="ag-stdlib-") as tmp, \
                     tempfile.TemporaryDirectory(prefix="ag-empty-") as empty:
                 _convert_into(module, tmp)
                 kinds = {"original": [empty], "converted": [tmp, package],
-                         "no-pyc": [tmp, root]}
+                         "no-pyc": [tmp, source]}
                 best = dict.fromkeys(kinds, float("inf"))
                 for i in range(n):
                     order = list(kinds) if i % 2 == 0 else list(kinds)[::-1]
                     for kind in order:
                         code = _IMPORT.format(module=module, paths=kinds[kind],
                                               converted=kind != "original")
-                        out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                        out = subprocess.run([sys.executable, "-B", "-c", code],
+                                             capture_output=True,
                                              text=True, cwd=empty)
                         if out.returncode:
                             raise RuntimeError(f"{module} ({kind}): {out.stderr}")
