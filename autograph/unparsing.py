@@ -39,6 +39,9 @@ class Unparser(ast._Unparser):
     locals().update(_unparser_methods())
 
     _rename: dict = {}     # generated names printed under another name (see `unparse`)
+    # Set by the stdlib's __init__ up to Python 3.12 (f-string parts); 3.13's printer
+    # has no such flag, and prints every plain constant with `repr`.
+    _avoid_backslashes = False
 
     def __init__(self, prefix: str = "", **kwargs):
         super().__init__(**kwargs)       # f-strings print their parts with a nested one
