@@ -4,8 +4,10 @@
 
 Every function and method of the module (or those named in `only`) is replaced by its
 converted form; everything else — imports, classes, module-level code, decorators,
-comments outside converted bodies — is kept as text, line for line. The output imports
-what converted code needs:
+comments outside converted bodies — is kept as text, line for line. A converted function
+is its printed header and docstring, `if __ag__.staging:` with the printed converted body,
+then its original body's text as written (see `convert_function_node`). The output
+imports what converted code needs:
 
     from autograph import operators as __ag__
     from autograph.module_support import converted as __ag_converted__
@@ -320,10 +322,25 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     `prefix`; the comments on lines of their own in its body, from the file's `lines`,
     are kept before the statements they preceded. Raises ConversionError (or any
     converter bug). The body of `node` is converted in place (it is not usable
-    afterwards); its positions, signature and decorators are left as they were."""
+    afterwards); its positions, signature and decorators are left as they were.
+
+    The layout (see `two_paths.staging_first`): the printed header and docstring, the
+    hoisted `global`/`nonlocal` declarations, `if __ag__.staging:` and the printed
+    converted body, then the original body's text verbatim from `lines`. Where the text
+    cannot be copied so (see `two_paths.verbatim_span`), or with no `lines`, both bodies are printed
+    (`two_paths.join`: `if not __ag__.staging:` and the original body first)."""
+    return _convert_function_node(node, filename, namespace, in_class, prefix, lines)[0]
+
+
+def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
+    """(source, None) or, for the verbatim layout, (source, a function that gives the
+    printed layout instead: `_assemble` falls back to it if the source does not compile)."""
     if isinstance(node, ast.AsyncFunctionDef):
         raise ConversionError("async def")
-    original = _original_body(node, lines)
+    verbatim = two_paths.verbatim_span(node, lines, prefix) if lines else None
+    declared = two_paths.declarations(node.body) if verbatim is not None else ()
+    doc = two_paths.copy_docstring(node.body) if verbatim is not None else []
+    original = _original_body(node, lines) if verbatim is None else None
     scan = Scan()
     fn = gast.FunctionDef(name=node.name, args=_parameters(node.args),
                           body=[parsing.from_ast(stmt, scan) for stmt in node.body],
@@ -346,11 +363,26 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     if ctx.has_nested_functions:
         _mark_nested(fn)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
-    two_paths.join(fn, original, "__ag__")    # the original body runs while nothing stages
-    # Generated `ag__.<operator>` print as `__ag__.<operator>` (api.rename_operators,
-    # without a walk of its own).
-    return unparsing.unparse(fn, prefix, comments=_comments(lines, node, scan.strings),
-                             operators="__ag__")
+    text = "".join(lines[node.lineno - 1:node.end_lineno]) if lines else "global nonlocal"
+    comments = _comments(lines, node, scan.strings)
+    if verbatim is None:
+        two_paths.join(fn, original, "__ag__", text)  # the original body runs while nothing stages
+        # Generated `ag__.<operator>` print as `__ag__.<operator>` (api.rename_operators,
+        # without a walk of its own).
+        return unparsing.unparse(fn, prefix, comments=comments, operators="__ag__"), None
+    converted_body = fn.body
+
+    def printed():            # the other layout, should this one not compile
+        fn.body = converted_body
+        two_paths.join(fn, parsing.original_tree_of(
+            lines[node.lineno - 1:node.end_lineno], node.lineno).body, "__ag__", text)
+        return unparsing.unparse(fn, prefix, comments=comments, operators="__ag__")
+
+    two_paths.staging_first(fn, doc, declared, "__ag__", text)
+    head = unparsing.unparse(fn, prefix, comments=comments, operators="__ag__")
+    if verbatim[0] > verbatim[1]:            # a docstring alone
+        return head, printed
+    return head + "\n" + two_paths.original_text(verbatim, declared, lines), printed
 
 
 def _original_body(node: ast.FunctionDef, lines: Sequence[str]) -> list:
@@ -470,20 +502,29 @@ def _convert_source(source, filename, only):
         lines[-1] += "\n"
     report = Report(lines=len(lines))
     converted = {}                          # def line -> converted source
+    fallbacks = {}                # def line -> the printed layout (see convert_function_node)
     for target in targets:
         node = target.node
         if node.lineno in forced:
             continue
         try:
-            converted[node.lineno] = convert_function_node(
+            converted[node.lineno], fallback = _convert_function_node(
                 node, filename, namespace, target.in_class, _indent_of(lines[node.lineno - 1]),
                 lines)
+            if fallback is not None:
+                fallbacks[node.lineno] = fallback
         except Exception as e:      # noqa: BLE001 — every failure keeps the function
             forced[node.lineno] = _one_line(e)
     while True:
         text, broken = _assemble(tree, lines, targets, converted, filename, report, forced)
         if broken is None:
             return text, report
+        for line in [line for line in broken if line in fallbacks]:
+            try:              # the verbatim layout did not compile: both bodies printed
+                converted[line] = fallbacks.pop(line)()
+                del broken[line]
+            except Exception:  # noqa: BLE001
+                pass
         forced.update(broken)               # converted code that does not compile: keep it
 
 

@@ -16,10 +16,25 @@ converted body while a graph is being built (see `autograph.operators.python_pat
 after the original body used it would not compile). The docstring stays first. Works on
 `ast` and gast trees alike (the new nodes are `ast` nodes: both compile and print).
 A lambda gets `lambda x: original if not ag__.staging else converted`.
+
+`autograph convert` writes another layout (`staging_first`), where the original body is
+the user's text, copied verbatim after the printed converted body:
+
+    def f(x):
+        '''Doc.'''
+        global g
+        if __ag__.staging:
+            ...converted body (printed)...
+            return
+        ...original body, the user's text as written...
+
+(the original text's own function-level `global`/`nonlocal` statements become `pass`
+there, textually, since they would come after the converted body's uses).
 """
 from __future__ import annotations
 
 import ast
+from typing import Optional, Sequence
 
 import gast
 
@@ -112,3 +127,125 @@ def join_lambda(fn, original_body, operators: str = "ag__") -> None:
     fn.body = gast.IfExp(test=not_staging(operators, fn), body=original_body, orelse=fn.body)
     for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
         setattr(fn.body, attr, getattr(original_body, attr, None))
+
+
+def declarations(body: list) -> list:
+    """The `global`/`nonlocal` statements of the scope whose body is `body` (nested
+    blocks included, nested scopes not), in source order; `body` is not changed."""
+    found, todo = [], list(reversed(body))
+    while todo:
+        node = todo.pop()
+        kind = type(node).__name__
+        if kind in _DECLARATIONS:
+            found.append(node)
+        elif kind not in _SCOPES:
+            more = []
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    more.extend(v for v in value
+                                if isinstance(v, _STATEMENT) or hasattr(v, "body"))
+            todo.extend(reversed(more))
+    return found
+
+
+def staging_first(fn, doc: list, original_declared: list, operators: str = "__ag__",
+                  text: str = "global nonlocal") -> None:
+    """The layout `autograph convert` writes (see above), in place: the converted
+    FunctionDef `fn` gets `doc + declarations + [if <operators>.staging: converted body,
+    ending in a return]`; the original body's text is the caller's to append. `doc`:
+    the original's docstring statement, or []. `original_declared`: the original body's
+    `global`/`nonlocal` statements (see `declarations`), hoisted with the converted
+    body's."""
+    body = fn.body
+    body = body[len(_docstring(body)):]
+    found: dict = {}
+    for stmt in original_declared:
+        names = found.setdefault(type(stmt).__name__, [])
+        names.extend(n for n in stmt.names if n not in names)
+    if "global" in text or "nonlocal" in text:
+        body = _take_declarations(body, found)
+    at = fn
+    head = [_positioned(getattr(ast, kind)(names=names), at) for kind, names in found.items()]
+    if not body or type(body[-1]).__name__ not in _EXITS:
+        body.append(_positioned(ast.Return(value=None), at))
+    flag = ast.Attribute(value=_positioned(ast.Name(id=operators, ctx=ast.Load()), at),
+                         attr="staging", ctx=ast.Load())
+    fn.body = doc + head + [_positioned(ast.If(test=_positioned(flag, at), body=body,
+                                               orelse=[]), at)]
+
+
+def copy_docstring(body: list) -> list:
+    """[the docstring statement of `body`, a node of its own] (conversion edits the
+    function's), or []."""
+    if not _docstring(body):
+        return []
+    stmt, value = body[0], body[0].value
+    new = ast.Expr(value=ast.Constant(value=value.value, kind=value.kind))
+    for n, like in ((new, stmt), (new.value, value)):
+        n.lineno, n.col_offset = like.lineno, like.col_offset
+        n.end_lineno, n.end_col_offset = like.end_lineno, like.end_col_offset
+    return [new]
+
+
+def verbatim_span(node: ast.FunctionDef, lines: Sequence[str], prefix: str) -> Optional[tuple]:
+    """(first, last): the 1-based lines of the original body's text to copy verbatim
+    after the converted body (the docstring, printed, left out), or None where that
+    text cannot follow printed code as it is: a body that starts on the `def`'s line or
+    shares the docstring's line, statements of the body not at the printed code's
+    indentation (`prefix` and four spaces), declarations that share a line."""
+    body = node.body
+    indent = prefix + "    "
+    start = 0
+    if _docstring(body):
+        doc = body[0]
+        if len(body) > 1 and body[1].lineno <= doc.end_lineno:
+            return None
+        start = 1
+        first = doc.end_lineno + 1
+    if not _starts_line(body[0], lines, indent):
+        return None
+    if start == 0:              # the comment lines between the header and the body too
+        first = body[0].lineno
+        while first - 1 > node.lineno and lines[first - 2].strip()[:1] in ("", "#"):
+            first -= 1
+    previous = body[0]
+    for stmt in body[1:]:
+        if stmt.lineno > previous.end_lineno and not _starts_line(stmt, lines, indent):
+            return None
+        previous = stmt
+    for stmt in declarations(body):
+        if not _starts_line(stmt, lines, None) or \
+                lines[stmt.end_lineno - 1].encode()[stmt.end_col_offset:].strip()[:1] not in (
+                    b"", b"#"):
+            return None
+    return first, node.end_lineno
+
+
+def _starts_line(stmt, lines: Sequence[str], indent: Optional[str]) -> bool:
+    """Whether `stmt` is the first thing on its line (after exactly `indent`, if given)."""
+    line = lines[stmt.lineno - 1]
+    head = line[:stmt.col_offset]
+    if indent is not None:
+        return head == indent
+    return not head.strip(" \t") and len(head) == stmt.col_offset
+
+
+def original_text(span: tuple, declared: list, lines: Sequence[str]) -> str:
+    """The lines `span` of `lines`, each of the `declared` statements (which occupy whole
+    lines) replaced by `pass` at its indentation and blank lines, the count kept."""
+    first, last = span
+    text = list(lines[first - 1:last])
+    for stmt in declared:
+        i = stmt.lineno - first
+        line = text[i]
+        rest = line.encode()[stmt.end_col_offset:].decode() if stmt.end_lineno == stmt.lineno \
+            else ""
+        newline = "\r\n" if line.endswith("\r\n") else "\n"
+        text[i] = line[:stmt.col_offset] + "pass" + (rest.rstrip("\r\n") + newline
+                                                      if rest.strip() else newline)
+        for j in range(i + 1, stmt.end_lineno - first + 1):
+            end = text[j]
+            text[j] = "\r\n" if end.endswith("\r\n") else "\n"
+    out = "".join(text)
+    return out[:-1] if out.endswith("\n") else out

@@ -461,9 +461,12 @@ def test_an_internal_error_is_one_line(monkeypatch, capsys):
 def test_nested_functions_are_marked_like_top_level_ones(tmp_path):
     out, _ = _convert_to(tmp_path, "nested.py")
     text = out.read_text()
-    assert "    @__ag__.do_not_convert\n    def gen():" in text
-    assert "    @__ag_converted__\n    def helper(x):" in text
-    assert "        def twice(self, v):" in text and "@__ag_converted__\n        def twice" not in text
+    # in the converted body, under `if __ag__.staging:` (the original text follows as written)
+    assert "        @__ag__.do_not_convert\n        def gen():" in text
+    assert "        @__ag_converted__\n        def helper(x):" in text
+    assert "            def twice(self, v):" in text
+    assert "@__ag_converted__\n            def twice" not in text
+    assert "\n    def gen():\n        for i in range(n):" in text      # the original text
     assert run(str(out)).stderr == ""
 
 
@@ -494,10 +497,12 @@ def test_comments_in_converted_bodies_are_kept(tmp_path):
     assert "__ag__.for_stmt(" in text and "__ag__.if_stmt(" in text
     comments = [line.strip() for line in text.splitlines() if line.strip().startswith("# ")]
     body_comments = ["# Start with the total.", "# Skip the negatives.", "# Then the sign.",
-                     "# positive"]      # in the original body, then in the converted one
-    assert comments == ["# inside the docstring"] + body_comments * 2
-    # the string, in the original body and in the converted one, and never as a comment
-    assert text.count("a\\n# inside a string\\nb") == 2
+                     "# positive"]      # in the converted body, then in the original text
+    # (the original body is the user's text, verbatim: the string's lines are as written)
+    assert comments == (["# inside the docstring"] + body_comments * 2
+                        + ["# inside a string"])
+    assert text.count("a\\n# inside a string\\nb") == 1         # printed, in the converted body
+    assert '    s = """a\n# inside a string\nb"""\n' in text       # as written
     body = text[text.index("def loop_body"):text.index("__ag__.for_stmt(")]
     assert "# Skip the negatives." in body                  # moved with its statement
     assert run(str(out)).stdout == run(str(source)).stdout

@@ -1,0 +1,80 @@
+"""`autograph convert`'s layout: the converted body printed under `if __ag__.staging:`,
+then the original body as the user wrote it (verbatim text), or, where the text cannot
+follow printed code as it is, both bodies printed. Either way both paths behave as the
+original."""
+import pytest
+
+from autograph import module_converter
+from autograph.operators import Staging
+
+CASES = {
+    # name: (source, verbatim layout expected)
+    "plain": ("def f(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n",
+              True),
+    "global in a block": ("g = 0\ndef f(n):\n    for i in range(n):\n        if i:\n"
+                          "            global g\n            g += i\n    return g\n", True),
+    "global continued": ("g = 0\ndef f(n):\n    global \\\n        g  \n"
+                         "    for i in range(n):\n        g += 1\n    return g\n", True),
+    "global with a comment": ("g = 0\ndef f(n):\n    global g  # the count\n"
+                              "    for i in range(n):\n        g += 1\n    return g\n", True),
+    "global after ;": ("g = 0\ndef f(n):\n    global g; g += n\n    for i in range(n):\n"
+                       "        g += 1\n    return g\n", False),
+    "nonlocal": ("def f(n):\n    t = 0\n    def g():\n        nonlocal t\n"
+                 "        for i in range(n):\n            t += i\n        return t\n"
+                 "    return g()\n", True),
+    "tabs": ("def f(n):\n\tt = 0\n\tfor i in range(n):\n\t\tt += i\n\treturn t\n", False),
+    "two spaces": ("def f(n):\n  t = 0\n  for i in range(n):\n    t += i\n  return t\n", False),
+    "crlf": ("def f(n):\r\n    t = 0\r\n    for i in range(n):\r\n        t += i  # c\r\n"
+             "    return t\r\n", True),
+    "docstring sharing a line": ("def f(n):\n    '''d'''; t = 0\n    for i in range(n):\n"
+                                 "        t += i\n    return t\n", False),
+    "one line": ("def f(n): return n + 1\n", False),
+    "docstring only": ("def f(n):\n    '''Doc.'''\n", True),
+    "no final newline": ("def f(n):\n    t = 0\n    while n:\n        n -= 1\n        t += n\n"
+                         "    return t", True),
+    "header on lines": ("def f(\n    n,  # the n\n):\n    # first\n\n    t = 0\n"
+                        "    for i in range(n):\n        t += i\n    return t\n", True),
+    "strings": ('def f(n):\n    s = """a\n# b\n  c"""\n    if n:\n        s += "x"\n'
+                '    return s\n', True),
+    "method": ("class C:\n    def m(self, n):\n        '''Doc.'''\n        # why\n"
+               "        if n > 2:\n            n = 2; k = 1\n        return n\n"
+               "def f(n):\n    return C().m(n)\n", True),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_both_paths_behave_as_the_original(name):
+    source, verbatim = CASES[name]
+    text, report = module_converter.convert_source(source, "m.py")
+    assert not report.skipped
+    assert ("if __ag__.staging:" in text) == verbatim
+    assert ("if not __ag__.staging:" in text) == (not verbatim)
+    plain, converted = {}, {}
+    exec(compile(source, "m.py", "exec"), plain)
+    exec(compile(text, "m.py", "exec"), converted)
+    for n in (0, 1, 4):
+        for ns in (plain, converted):
+            ns["g"] = 0
+        expected = plain["f"](n), plain.get("g")
+        assert (converted["f"](n), converted.get("g")) == expected
+        converted["g"] = 0
+        with Staging():
+            assert (converted["f"](n), converted.get("g")) == expected
+    assert converted["f"].__doc__ == plain["f"].__doc__
+
+
+def test_the_original_text_is_copied_as_written():
+    source = ("def f(x):\n    '''Doc.'''\n    # a comment\n    y = (x +\n         1)  # inline\n"
+              "    if y:\n        y = [1,\n             2]\n    return y\n")
+    text, _ = module_converter.convert_source(source, "m.py")
+    original = source[source.index("    # a comment"):]
+    assert text.endswith(original)
+    assert text.count('"""Doc."""') == 1 and text.count("# inline") == 1   # printed once
+
+
+def test_declarations_of_the_original_text_become_pass_in_place():
+    source = "g = 0\ndef f():\n    global g  # why\n    for i in range(2):\n        g += i\n"
+    text, _ = module_converter.convert_source(source, "m.py")
+    assert "    global g\n    if __ag__.staging:" in text
+    assert text.endswith("        return\n    pass  # why\n    for i in range(2):\n"
+                         "        g += i\n")
