@@ -8,6 +8,7 @@ own (and later-updated) captured values.
 """
 from __future__ import annotations
 
+import ast
 import copy
 import dis
 import gc
@@ -17,7 +18,7 @@ import os
 import types
 import weakref
 from collections import ChainMap
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import gast
 
@@ -137,6 +138,7 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     else:
         two_paths.join_lambda(node, node.ag_original, node.ag_operators)
     lineno = node.lineno
+    node_fresh_names = node.ag_fresh_names
     cells = [node.ag_operators, *fn.__code__.co_freevars]
     # A method, or a function nested in one, is compiled in a class of its class's name,
     # so that Python mangles `self.__x` (in generated functions and nested ones too).
@@ -145,21 +147,29 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
         used = _names_read(fn.__code__)
         owner = next(o for k in range(1, len(used) + 2)
                      for o in ["_" * k + owner] if o not in used and o not in cells)
-    entity = (templates.replace("ag__entity = lam", lineno, lam=node)
-              if isinstance(node, gast.Lambda) else [node])
+    # The factory, built as `ast` nodes (no template to fill, nothing for to_ast):
+    #     def ag__factory():
+    #         ag__, <free variables> = None      (makes them cells of the factory)
+    #         [class _Owner:]  def ag__entity(...): ...   (or `ag__entity = lambda ...`)
+    #         return [_Owner.]ag__entity
+    node = parsing.to_ast(node)
+    if isinstance(node, ast.Lambda):
+        node = _at(ast.Assign(targets=[_at(ast.Name("ag__entity", _STORE), lineno)], value=node),
+                   lineno)
+    entity = [node]
+    result = _at(ast.Name("ag__entity", _LOAD), lineno)
     if owner:
-        entity = [gast.ClassDef(name=owner, bases=[], keywords=[], body=entity,
-                                decorator_list=[], type_params=[])]
-        entity[0].lineno, entity[0].col_offset = lineno, 0
-    factory = templates.replace("def factory():\n    cells = None\n    entity\n    return result",
-                                lineno, factory="ag__factory",
-                                cells=templates.names_tuple(cells, store=True), entity=entity,
-                                result=templates.replace_as_expression(
-                                    "owner.ag__entity" if owner else "ag__entity", lineno,
-                                    owner=owner))
-    module = gast.Module(body=factory, type_ignores=[])
-    tree = parsing.to_ast(module)
-    code = compile(tree, filename, "exec")
+        entity = [_at(ast.ClassDef(name=owner, bases=[], keywords=[], body=entity,
+                                   decorator_list=[], **_TYPE_PARAMS), lineno)]
+        result = _at(ast.Attribute(_at(ast.Name(owner, _LOAD), lineno), "ag__entity", _LOAD),
+                     lineno)
+    cells_target = _at(ast.Tuple([_at(ast.Name(c, _STORE), lineno) for c in cells], _STORE),
+                       lineno)
+    factory = _at(ast.FunctionDef(
+        name="ag__factory", args=_NO_ARGS, decorator_list=[], returns=None, type_comment=None,
+        body=[_at(ast.Assign(targets=[cells_target], value=_at(ast.Constant(None), lineno)),
+                  lineno), *entity, _at(ast.Return(result), lineno)], **_TYPE_PARAMS), lineno)
+    code = compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec")
     scope = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     if owner:
         scope = next(c for c in scope.co_consts if isinstance(c, types.CodeType))
@@ -168,8 +178,20 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     if not hasattr(entity, "co_qualname"):     # Python 3.10: qualified names are constants
         return entity.replace(co_name=fn.__code__.co_name)
     original = fn.__code__.co_qualname
-    return _requalify(entity, original, original + ".<locals>", node.ag_fresh_names,
-                      (fn.__code__.co_name, original)).replace(co_name=fn.__code__.co_name)
+    return _requalify(entity, original, original + ".<locals>", node_fresh_names,
+                      (fn.__code__.co_name, original), fn.__code__.co_name)
+
+
+_LOAD, _STORE = ast.Load(), ast.Store()
+_NO_ARGS = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                         kwarg=None, defaults=[])
+_TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+
+
+def _at(node, lineno: int):
+    node.lineno = node.end_lineno = lineno
+    node.col_offset = node.end_col_offset = 0
+    return node
 
 
 def _names_read(code: types.CodeType) -> set:
@@ -187,7 +209,7 @@ _COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>
 
 
 def _requalify(code: types.CodeType, qualname: str, inner: str, generated: set,
-               user: tuple) -> types.CodeType:
+               user: tuple, name: Optional[str] = None) -> types.CodeType:
     """`code`, qualified as `qualname`, and the code nested in it, qualified under `inner`
     (`f.<locals>` in a function `f`) as in the user's function: generated functions
     (`if_true`) and lambdas (`ag__.if_exp(c, lambda: ...)`) pass their own `inner` on, so
@@ -196,10 +218,12 @@ def _requalify(code: types.CodeType, qualname: str, inner: str, generated: set,
     Generated functions take the name of the user's function they are part of (`user`:
     its name and qualified name), so that what reads frames while the converted body
     runs (tracebacks, `logging`'s funcName, `inspect.stack()`, the locations recorded for
-    staged ops) names the user's function, at the user's lines."""
+    staged ops) names the user's function, at the user's lines. `name`: a new co_name.
+    A code object with nothing to change is returned as it is."""
     made_here = _generated_lambdas(code) if any(
         type(c) is types.CodeType and c.co_name == "<lambda>" for c in code.co_consts) else ()
     consts = []
+    changed = False
     for const in code.co_consts:
         if type(const) is types.CodeType:
             # Everything compiled in the factory is qualified under it, but for what is
@@ -212,32 +236,56 @@ def _requalify(code: types.CodeType, qualname: str, inner: str, generated: set,
                 own = const.co_qualname         # declared `global`: its name alone
             if id(const) in made_here or (const.co_name in generated
                                           and const.co_flags & _OPTIMIZED):
-                const = _requalify(const, user[1], inner, generated, user).replace(
-                    co_name=user[0])
+                new = _requalify(const, user[1], inner, generated, user, user[0])
             else:
                 if const.co_flags & _OPTIMIZED and const.co_name not in _COMPREHENSIONS:
                     nested = own + ".<locals>"
                 else:                           # class bodies, comprehensions
                     nested = own
-                const = _requalify(const, own, nested, generated, (const.co_name, own))
+                new = _requalify(const, own, nested, generated, (const.co_name, own))
+            if new is not const:
+                const, changed = new, True
         consts.append(const)
     if not code.co_flags & _OPTIMIZED:        # a class body stores its `__qualname__`
-        consts = [qualname if c == code.co_qualname and type(c) is str else c for c in consts]
-    return code.replace(co_consts=tuple(consts), co_qualname=qualname)
+        old = code.co_qualname
+        if old != qualname and any(type(c) is str and c == old for c in consts):
+            consts = [qualname if type(c) is str and c == old else c for c in consts]
+            changed = True
+    changes = {"co_consts": tuple(consts)} if changed else {}
+    if code.co_qualname != qualname:
+        changes["co_qualname"] = qualname
+    if name is not None and code.co_name != name:
+        changes["co_name"] = name
+    return code.replace(**changes) if changes else code
 
 
 def _generated_lambdas(code: types.CodeType) -> set:
     """ids of the lambdas in `code` that autograph wrote: template nodes have no width
-    (their `lambda` is made where a zero-width span says), a user's lambda has one."""
+    (their `lambda` is made where a zero-width span says), a user's lambda has one. (The
+    LOAD_CONST instructions of `co_code`, with `co_positions()`, read directly: `dis`
+    costs a fifth of converting a long function.)"""
+    consts = code.co_consts
+    lambdas = {i for i, c in enumerate(consts)
+               if type(c) is types.CodeType and c.co_name == "<lambda>"}
     found = set()
-    for ins in dis.get_instructions(code):
-        const = ins.argval
-        if (ins.opname == "LOAD_CONST" and type(const) is types.CodeType
-                and const.co_name == "<lambda>" and ins.positions is not None
-                and ins.positions.lineno == ins.positions.end_lineno
-                and ins.positions.col_offset == ins.positions.end_col_offset):
-            found.add(id(const))
+    if not lambdas:
+        return found
+    raw = code.co_code
+    arg = 0
+    for (line, end, col, end_col), i in zip(code.co_positions(), range(0, len(raw), 2)):
+        op = raw[i]
+        if op == _EXTENDED_ARG:
+            arg = (arg | raw[i + 1]) << 8
+            continue
+        value = arg | raw[i + 1]
+        arg = 0
+        if (op == _LOAD_CONST and value in lambdas and line is not None and line == end
+                and col == end_col):
+            found.add(id(consts[value]))
     return found
+
+
+_LOAD_CONST, _EXTENDED_ARG = dis.opmap["LOAD_CONST"], dis.opmap["EXTENDED_ARG"]
 
 
 def _bind(code: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
