@@ -70,16 +70,20 @@ def _parse_lines(block: list, start: int, parser=None) -> gast.AST:
         node = (parser or ast.parse)("\n" * (start - 1) + source).body[0]
     if parser is None:
         scan = Scan()
-        node = from_ast(node, scan, outer=node)
+        original = node
+        node = from_ast(node, scan, outer=node, copy=True)
         node.ag_source = (block, start)
         node.ag_scan = scan
+        node.ag_original_tree = original
     return node
 
 
 def original_tree(node: gast.AST) -> ast.AST:
-    """The `ast` tree of the function `parse_function` gave as `node`, as written (a
-    second parse of its text: conversion edits `node` in place)."""
-    return original_tree_of(*node.ag_source)
+    """The `ast` tree of the function `parse_function` gave as `node`, as written: the
+    parse that `node` was copied from (conversion edits `node` in place), once; a second
+    parse of its text after that."""
+    original = node.__dict__.pop("ag_original_tree", None)
+    return original if original is not None else original_tree_of(*node.ag_source)
 
 
 def original_tree_of(block: list, start: int) -> ast.AST:
@@ -261,11 +265,18 @@ _EXTRA_FIELDS = {cls: {f: [] if f == "type_params" else None
                  for cls, gcls in GAST_CLASS.items()}
 
 
-def from_ast(tree, scan: Optional[Scan] = None, outer=None):
+def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
     """ast -> gast (what `gast.ast_to_gast` does), converting `tree` in place: `ast.arg`
     becomes `gast.Name(ctx=Param)`, an `except ... as name` gets a Name node, and the
     rest only change class. Returns `tree`, which is a gast tree from then on. With
-    `scan`, also gathers what `Scan.add(tree, outer)` would (saving a walk)."""
+    `scan`, also gathers what `Scan.add(tree, outer)` would (saving a walk). With
+    `copy`, `tree` stays as it is and a gast copy of it is returned (each node copied
+    on the way: cheaper than parsing the text again for a second tree)."""
+    if copy:
+        new = _shallow(tree)
+        if outer is tree:
+            outer = new
+        tree = new
     todo = [tree]
     shared, child_fields, extra, classes = (_GAST_SHARED, _CHILD_FIELDS, _EXTRA_FIELDS,
                                             GAST_CLASS)
@@ -288,15 +299,21 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None):
         for field in child_fields[kind]:
             value = d[field]
             if type(value) is list:
+                if copy:
+                    value = d[field] = [v if v is None else _shallow(v) for v in value]
                 todo.extend(value)
             elif value is not None:
                 one = shared.get(type(value))
                 if one is None:
+                    if copy:
+                        value = d[field] = _shallow(value)
                     todo.append(value)
                 else:
                     d[field] = one
         if kind is ast.Compare:
             d["ops"] = [shared[type(op)] for op in d["ops"]]
+        elif copy and (kind is ast.Global or kind is ast.Nonlocal):
+            d["names"] = list(d["names"])
         elif kind is ast.arg:
             d["id"] = d.pop("arg")
             d["ctx"] = gast.Param()
@@ -339,6 +356,14 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None):
     if scan is not None and scan.names:
         kinds.add(gast.Name)
     return tree
+
+
+def _shallow(node):
+    """A new node of `node`'s class with the same fields (lists shared until replaced)."""
+    cls = node.__class__
+    new = cls.__new__(cls)
+    new.__dict__.update(node.__dict__)
+    return new
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
