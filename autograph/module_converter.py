@@ -337,8 +337,10 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
     printed layout instead: `_assemble` falls back to it if the source does not compile)."""
     if isinstance(node, ast.AsyncFunctionDef):
         raise ConversionError("async def")
-    verbatim = two_paths.verbatim_span(node, lines, prefix) if lines else None
-    declared = two_paths.declarations(node.body) if verbatim is not None else ()
+    text = "".join(lines[node.lineno - 1:node.end_lineno]) if lines else "global nonlocal"
+    declared = (two_paths.declarations(node.body)
+                if lines and ("global" in text or "nonlocal" in text) else [])
+    verbatim = two_paths.verbatim_span(node, lines, prefix, declared) if lines else None
     doc = two_paths.copy_docstring(node.body) if verbatim is not None else []
     original = _original_body(node, lines) if verbatim is None else None
     scan = Scan()
@@ -363,7 +365,6 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
     if ctx.has_nested_functions:
         _mark_nested(fn)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
-    text = "".join(lines[node.lineno - 1:node.end_lineno]) if lines else "global nonlocal"
     comments = _comments(lines, node, scan.strings)
     if verbatim is None:
         two_paths.join(fn, original, "__ag__", text)  # the original body runs while nothing stages

@@ -188,7 +188,8 @@ def copy_docstring(body: list) -> list:
     return [new]
 
 
-def verbatim_span(node: ast.FunctionDef, lines: Sequence[str], prefix: str) -> Optional[tuple]:
+def verbatim_span(node: ast.FunctionDef, lines: Sequence[str], prefix: str,
+                  declared: list) -> Optional[tuple]:
     """(first, last): the 1-based lines of the original body's text to copy verbatim
     after the converted body (the docstring, printed, left out), or None where that
     text cannot follow printed code as it is: a body that starts on the `def`'s line or
@@ -214,7 +215,7 @@ def verbatim_span(node: ast.FunctionDef, lines: Sequence[str], prefix: str) -> O
         if stmt.lineno > previous.end_lineno and not _starts_line(stmt, lines, indent):
             return None
         previous = stmt
-    for stmt in declarations(body):
+    for stmt in declared:             # (`declarations(body)`)
         if not _starts_line(stmt, lines, None) or \
                 lines[stmt.end_lineno - 1].encode()[stmt.end_col_offset:].strip()[:1] not in (
                     b"", b"#"):
