@@ -329,6 +329,8 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
             elif kind in _STRINGS:
                 if d["end_lineno"] != d["lineno"]:
                     scan.strings.append((d["lineno"], d["end_lineno"]))
+            elif kind is ast.Return:
+                scan.returns += 1
             elif kind is ast.Attribute or kind is ast.Subscript:
                 if type(d["ctx"]) is not gast.Load:
                     scan.place_writes = True

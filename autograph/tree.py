@@ -77,7 +77,8 @@ class Scan:
     classes in it, the names it uses and binds, and the functions and classes it
     defines. `parsing.from_ast` can gather it while it converts a tree, or `add` walks."""
 
-    __slots__ = ("kinds", "names", "stored", "defined", "strings", "place_writes", "list_calls")
+    __slots__ = ("kinds", "names", "stored", "defined", "strings", "place_writes", "list_calls",
+                 "returns")
 
     def __init__(self):
         self.kinds: set = set()
@@ -89,6 +90,7 @@ class Scan:
         # in MUTATORS called; a method in LIST_METHODS called.
         self.place_writes = False
         self.list_calls = False
+        self.returns = 0             # `return` statements, nested functions' too
 
     def add(self, node: gast.AST, outer: gast.AST = None) -> "Scan":
         """Everything under `node`; `outer` (a function being converted) is not a nested
@@ -103,6 +105,8 @@ class Scan:
                     stored.add(n.id)
             elif kind in _DEFINITIONS and n is not outer:
                 defined.add(n.name)
+            elif kind is gast.Return:
+                self.returns += 1
             elif kind in _PLACES:
                 if type(n.ctx) is not gast.Load:
                     self.place_writes = True

@@ -237,7 +237,11 @@ _COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Match, gast.AsyncFor
 
 
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
-    if _at_top_only(fn_node.body):
+    # Every `return` the parse counted is a statement of this body: none is nested (no
+    # walk needed; a `:=` rewritten into `if`s may have moved one, so not then).
+    top = sum(type(s) is gast.Return for s in fn_node.body)
+    if (top and top == getattr(ctx, "return_count", -1)
+            and gast.NamedExpr not in ctx.node_kinds) or _at_top_only(fn_node.body):
         # What the general path gives such a body: it, up to its first `return`.
         for i, s in enumerate(fn_node.body):
             if type(s) is gast.Return:
