@@ -215,13 +215,16 @@ def _at(node: Any, lineno: int) -> Any:
 
 def function_def(fn_name: str, params: list, body: list, lineno: int) -> gast.FunctionDef:
     """`def fn_name(*params): body`."""
-    args = gast.arguments(args=[_at(_generated(gast.Name(id=p, ctx=gast.Param(), annotation=None,
-                                                         type_comment=None)), lineno)
-                                for p in params],
-                          posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-                          defaults=[])
-    return _at(gast.FunctionDef(name=fn_name, args=args, body=body, decorator_list=[],
-                                returns=None, type_comment=None, type_params=[]), lineno)
+    args = make(gast.arguments, args=[make(gast.Name, id=p, ctx=gast.Param(), annotation=None,
+                                           type_comment=None, ag_generated=True,
+                                           lineno=lineno, end_lineno=lineno, col_offset=0,
+                                           end_col_offset=0)
+                                      for p in params],
+                posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                defaults=[])
+    return make(gast.FunctionDef, name=fn_name, args=args, body=body, decorator_list=[],
+                returns=None, type_comment=None, type_params=[], lineno=lineno,
+                end_lineno=lineno, col_offset=0, end_col_offset=0)
 
 
 _NAME_NEW = gast.Name.__new__      # (ast.AST.__new__: every node class's)
@@ -248,7 +251,10 @@ def operator_call(op: str, args: list, lineno: int, keywords: list = (),
 def statement(value: Any, lineno: int, target: Any = None, returns: bool = False) -> Any:
     """`value` as a statement: `target = value`, `return value`, or an expression."""
     if returns:
-        return _at(gast.Return(value=value), lineno)
+        return make(gast.Return, value=value, lineno=lineno, end_lineno=lineno, col_offset=0,
+                    end_col_offset=0)
     if target is not None:
-        return _at(gast.Assign(targets=[target], value=value, type_comment=None), lineno)
-    return _at(gast.Expr(value=value), lineno)
+        return make(gast.Assign, targets=[target], value=value, type_comment=None,
+                    lineno=lineno, end_lineno=lineno, col_offset=0, end_col_offset=0)
+    return make(gast.Expr, value=value, lineno=lineno, end_lineno=lineno, col_offset=0,
+                end_col_offset=0)
