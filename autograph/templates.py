@@ -183,7 +183,7 @@ def replace_as_expression(template: str, lineno: int = 1, **replacements: Any) -
     return stmt.value
 
 
-_LOAD, _STORE = gast.Load(), gast.Store()
+_LOAD, _STORE, _PARAM = gast.Load(), gast.Store(), gast.Param()
 
 
 def make(cls: type, **fields: Any) -> Any:
@@ -215,7 +215,7 @@ def _at(node: Any, lineno: int) -> Any:
 
 def function_def(fn_name: str, params: list, body: list, lineno: int) -> gast.FunctionDef:
     """`def fn_name(*params): body`."""
-    args = make(gast.arguments, args=[make(gast.Name, id=p, ctx=gast.Param(), annotation=None,
+    args = make(gast.arguments, args=[make(gast.Name, id=p, ctx=_PARAM, annotation=None,
                                            type_comment=None, ag_generated=True,
                                            lineno=lineno, end_lineno=lineno, col_offset=0,
                                            end_col_offset=0)
