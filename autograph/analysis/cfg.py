@@ -105,9 +105,12 @@ class _Builder:
         kind = type(part)
         if kind is gast.Return:
             features.add("return")
-        for writes, found in self.bodies:
-            writes |= act.writes
-            found |= features
+        # The innermost body only: each body adds what it found to the one around it
+        # when it ends (`_body`). (To every enclosing body here, a function whose
+        # constructs nest n deep, as lowered returns make them, cost n per node.)
+        writes, found = self.bodies[-1]
+        writes |= act.writes
+        found |= features
         if kind in (gast.Break, gast.Continue):
             # It leaves every construct from its own loop inwards.
             start = self.loop_levels[-1] if self.loop_levels else 0
@@ -169,6 +172,11 @@ class _Builder:
             return build()
         finally:
             self.bodies.pop()
+            if self.bodies:           # what this body found, the one around it contains
+                outer_writes, outer_found = self.bodies[-1]
+                outer_writes |= writes
+                # ("jump" is recorded on the bodies a break or continue leaves, no further)
+                outer_found |= features - _JUMP if "jump" in features else features
             if isinstance(s, (gast.While, gast.For)):
                 self.loop_levels.pop()
             anno.set_(s, "modified", writes)
@@ -254,6 +262,9 @@ class _Builder:
             test = self.node(case, [case.pattern] + ([case.guard] if case.guard else []), [test])
             exits += self.block(case.body, [test])
         return self._after(s, exits + [test])
+
+
+_JUMP = frozenset({"jump"})
 
 
 def build(fn_node: gast.AST) -> Graph:

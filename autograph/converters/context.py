@@ -48,6 +48,7 @@ class Context:
         self.nested_writes: set = set()         # locals nested functions write (nonlocal)
         self.fresh: dict = {}
         self.taken: set = set()
+        self.next_unique: dict = {}              # base -> where new_name(unique) goes on
 
     def for_scope(self, fn_node: gast.AST) -> "Context":
         """A context for a nested function: its own analyses, the same fresh names."""
@@ -83,10 +84,16 @@ class Context:
         a name not returned before either (for flags that can be live together)."""
         if base in self.fresh and not unique:
             return self.fresh[base]
-        name, i = base, 0
+        # A unique search goes on from where the last one for `base` stopped: the names
+        # before were used or taken, and still are (both sets only grow). From 0 each
+        # time, a function's n flags cost n**2/2 tries.
+        i = self.next_unique.get(base, 0) if unique else 0
+        name = f"{base}{i}" if i else base
         while name in self.used_names or (unique and name in self.taken):
             i += 1
             name = f"{base}{i}"
+        if unique:
+            self.next_unique[base] = i
         self.fresh[base] = name
         self.taken.add(name)
         return name
