@@ -331,6 +331,9 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
                     scan.strings.append((d["lineno"], d["end_lineno"]))
             elif kind is ast.Return:
                 scan.returns += 1
+            elif kind is ast.For or kind is ast.While or kind is ast.AsyncFor:
+                if d["orelse"]:
+                    scan.loop_else = True
             elif kind is ast.Attribute or kind is ast.Subscript:
                 if type(d["ctx"]) is not gast.Load:
                     scan.place_writes = True

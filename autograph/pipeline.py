@@ -81,8 +81,12 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     if gast.Return in kinds:
         return_statements.transform(fn_node, ctx)
         # Returns in loops became breaks; and break_statements moves the `else` of a
-        # loop without a `break` after it, which it has always done in such functions.
-        kinds = kinds | {gast.Break}
+        # loop without a `break` after it, which it has always done in such functions
+        # (with no `break`, no loop `else`, and every return where it was, it has
+        # nothing to do).
+        if (fn_node.__dict__.pop("ag_returns_moved", True) or gast.Break in kinds
+                or getattr(ctx, "loop_else", True)):
+            kinds = kinds | {gast.Break}
     for convert, needs in SCOPE_PASSES:
         if needs in kinds:
             convert.transform(fn_node, ctx)

@@ -78,7 +78,7 @@ class Scan:
     defines. `parsing.from_ast` can gather it while it converts a tree, or `add` walks."""
 
     __slots__ = ("kinds", "names", "stored", "defined", "strings", "place_writes", "list_calls",
-                 "returns")
+                 "returns", "loop_else")
 
     def __init__(self):
         self.kinds: set = set()
@@ -91,6 +91,7 @@ class Scan:
         self.place_writes = False
         self.list_calls = False
         self.returns = 0             # `return` statements, nested functions' too
+        self.loop_else = False       # a `for` or `while` with an `else`
 
     def add(self, node: gast.AST, outer: gast.AST = None) -> "Scan":
         """Everything under `node`; `outer` (a function being converted) is not a nested
@@ -107,6 +108,9 @@ class Scan:
                 defined.add(n.name)
             elif kind is gast.Return:
                 self.returns += 1
+            elif kind in _LOOPS:
+                if n.orelse:
+                    self.loop_else = True
             elif kind in _PLACES:
                 if type(n.ctx) is not gast.Load:
                     self.place_writes = True
@@ -121,6 +125,7 @@ class Scan:
 
 _DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
 _PLACES = frozenset({gast.Attribute, gast.Subscript})
+_LOOPS = frozenset({gast.For, gast.While, gast.AsyncFor})
 
 # Methods of list/dict/set/bytearray that change the object (see converters/composite).
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",

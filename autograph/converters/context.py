@@ -32,6 +32,7 @@ class Context:
         # items or calls methods that change containers; whether it appends or pops.
         self.composite_features = (scan.place_writes, scan.list_calls)
         self.return_count = scan.returns         # `return`s in the function, nested ones too
+        self.loop_else = scan.loop_else          # some loop has an `else`
         self.node_kinds = kinds
         self.has_nested_functions = bool(defined)
         self.used_names = names | defined | {getattr(fn_node, "name", "")}

@@ -247,6 +247,7 @@ def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
             if type(s) is gast.Return:
                 del fn_node.body[i + 1:]
                 break
+        fn_node.ag_returns_moved = False      # (no `break` made: see pipeline)
         return fn_node
     loops = _LoopReturns(ctx)
     fn_node.body = loops._visit_block(fn_node.body)
