@@ -184,6 +184,12 @@ class Unparser(ast._Unparser):
             self.traverse(node.annotation)
 
     def visit_arguments(self, node):
+        if (type(node) is gast.arguments and not node.defaults and not node.posonlyargs
+                and node.vararg is None and not node.kwonlyargs and node.kwarg is None
+                and not any(a.annotation for a in node.args)):
+            if node.args:          # (nothing at all for none: a lambda tests for output)
+                self._source.append(", ".join([a.id for a in node.args]))
+            return
         if type(node) is gast.arguments:
             def arg(n):
                 return n and ast.arg(arg=n.id, annotation=n.annotation, type_comment=None)
