@@ -78,3 +78,20 @@ def test_declarations_of_the_original_text_become_pass_in_place():
     assert "    global g\n    if __ag__.staging:" in text
     assert text.endswith("        return\n    pass  # why\n    for i in range(2):\n"
                          "        g += i\n")
+
+
+def test_a_verbatim_layout_that_does_not_compile_falls_back_to_the_printed_one(monkeypatch):
+    from autograph import two_paths
+    real = two_paths.original_text
+    monkeypatch.setattr(two_paths, "original_text",
+                        lambda *args: real(*args) + "\n    )")   # a broken text
+    source = CASES["global in a block"][0]
+    text, report = module_converter.convert_source(source, "m.py")
+    assert report.converted == ["f"] and not report.skipped
+    assert "if not __ag__.staging:" in text and "\n    )" not in text
+    namespace = {}
+    exec(compile(text, "m.py", "exec"), namespace)
+    assert namespace["f"](4) == 6
+    with Staging():
+        namespace["g"] = 0
+        assert namespace["f"](4) == 6
