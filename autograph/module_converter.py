@@ -324,10 +324,10 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     converter bug). The body of `node` is converted in place (it is not usable
     afterwards); its positions, signature and decorators are left as they were.
 
-    The layout (see `two_paths.staging_first`): the printed header and docstring, the
-    hoisted `global`/`nonlocal` declarations, `if __ag__.staging:` and the printed
-    converted body, then the original body's text verbatim from `lines`. Where the text
-    cannot be copied so (see `two_paths.verbatim_span`), or with no `lines`, both bodies are printed
+    The layout (`two_paths.staging_first`): the printed header, docstring and hoisted
+    `global`/`nonlocal`, `if __ag__.staging:` and the printed converted body, then the
+    original body's text verbatim from `lines`; where it cannot be copied so
+    (`two_paths.verbatim_span`), or with no `lines`, both bodies are printed
     (`two_paths.join`: `if not __ag__.staging:` and the original body first)."""
     return _convert_function_node(node, filename, namespace, in_class, prefix, lines)[0]
 
@@ -368,8 +368,7 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
     comments = _comments(lines, node, scan.strings)
     if verbatim is None:
         two_paths.join(fn, original, "__ag__", text)  # the original body runs while nothing stages
-        # Generated `ag__.<operator>` print as `__ag__.<operator>` (api.rename_operators,
-        # without a walk of its own).
+        # (generated `ag__.<operator>` print as `__ag__.<operator>`: api.rename_operators)
         return unparsing.unparse(fn, prefix, comments=comments, operators="__ag__"), None
     converted_body = fn.body
 
@@ -387,8 +386,7 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
 
 
 def _original_body(node: ast.FunctionDef, lines: Sequence[str]) -> list:
-    """The body of `node` as written, a tree of its own (conversion edits `node`'s): its
-    text parsed again, which costs less than copying the tree."""
+    """The body of `node` as written, a tree of its own (conversion edits `node`'s)."""
     if not lines:
         return copy.deepcopy(node.body)
     block = lines[node.lineno - 1:node.end_lineno]
