@@ -16,7 +16,6 @@ import linecache
 import logging
 import os
 import types
-import weakref
 from collections import ChainMap
 from typing import Any, Callable, Optional
 
@@ -25,12 +24,24 @@ import gast
 from autograph import (experimental, operators, parsing, pipeline, templates, tree, two_paths,
                        unparsing)
 from autograph.converters.context import Context
+from autograph.operators import calls
 from autograph.errors import ConversionError
 
 logger = logging.getLogger("autograph")
 
 _code_cache: dict = {}     # (code, options) -> converted code, False (failed) or _AS_WRITTEN
-_function_cache = weakref.WeakKeyDictionary()  # function -> {recursive: converted function}
+# Per function: kept on the function itself (operators.calls.cached / remember).
+
+
+class _FunctionCache:
+    """`_function_cache.clear()`: forget every function's conversions (for timing)."""
+
+    @staticmethod
+    def clear() -> None:
+        calls.forget_all()
+
+
+_function_cache = _FunctionCache()
 _CONVERTED = "__autograph_converted__"
 
 
@@ -318,13 +329,9 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
     if getattr(fn, _CONVERTED, False):
         return fn
     options = (recursive, features) if features else recursive
-    try:
-        per_fn = _function_cache.get(fn)
-        if per_fn is not None and options in per_fn:
-            if per_fn[options] is not fn or not strict():
-                return per_fn[options]
-    except TypeError:
-        per_fn = None
+    known = calls.cached(fn, options)
+    if known is not None and (known is not fn or not strict()):
+        return known
     key = (fn.__code__, options)
     code = _code_cache.get(key)
     if code is None or (code is False and strict()):
@@ -345,10 +352,7 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
             code = False
         _code_cache[key] = code
     converted = fn if code is False or code is _AS_WRITTEN else _bind(code, fn)
-    try:
-        _function_cache.setdefault(fn, {})[options] = converted
-    except TypeError:
-        pass
+    calls.remember(fn, options, converted)
     return converted
 
 

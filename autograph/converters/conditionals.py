@@ -54,10 +54,12 @@ class IfTransformer(StatementTransformer):
         # an output only: the branches need not receive it (not live at the test).
         live_in = anno.get(node, "live_in", frozenset())
         # A name the test binds (`if (r := ...) is None:`) is set before the branches run,
-        # and the state is read after the test: it goes in like any live name.
+        # and the state is read after the test: it goes in like any live name, also when
+        # only a branch reads it (`if m := f(): m = g(m)`, `m` unused after the `if`).
         bound_by_test = {n.target.id for n in walk(node.test)
                          if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name)
                          } if gast.NamedExpr in ctx.node_kinds else ()
+        names += sorted(n for n in bound_by_test if n in modified and n not in names)
         inputs = [n for n in names if n in live_in or n in bound_by_test]
         outputs = [] if return_form else names
         result = None if return_form else state.returned(outputs)

@@ -15,7 +15,6 @@ from builtins import (  # the originals: see operators/__init__
 import functools
 import sys
 import types
-import weakref
 from typing import Any, Callable
 
 # Top-level packages whose functions are never converted.
@@ -72,9 +71,19 @@ def _target(fn: Any):
         return fn.__func__, fn.__self__
     if isinstance(fn, (type, types.BuiltinFunctionType, functools.partial)):
         return None
-    call = getattr(type(fn), "__call__", None)
+    # The `__call__` as the class defines it (a staticmethod's function is not bound to
+    # the object, a classmethod's is bound to the class), not as `getattr` unwraps it.
+    for klass in type(fn).__mro__:
+        call = klass.__dict__.get("__call__")
+        if call is not None:
+            break
+    else:
+        return None
     if isinstance(call, types.FunctionType):
         return call, fn
+    if isinstance(call, (staticmethod, classmethod)) and isinstance(call.__func__,
+                                                                     types.FunctionType):
+        return call.__func__, (type(fn) if isinstance(call, classmethod) else None)
     return None
 
 
@@ -105,17 +114,46 @@ def _convert(func, features):
     return api.convert_function(func, recursive=True, features=features)
 
 
-def _remember(cache: dict, func, result) -> None:
-    key = id(func)
-    try:
-        ref = weakref.ref(func, lambda _, key=key: cache.pop(key, None))
-    except TypeError:
-        return
-    cache[key] = (ref, result)
+# A function's conversions live on the function itself, so that they go when it goes:
+# `fn.__autograph_cache__[options] = (code, closure, defaults, kwdefaults, result)`, the
+# result valid while the function still has that code, closure and defaults (a wrapper
+# that copied the function's `__dict__`, as `functools.wraps` does, has other code).
+# (A cache keyed by the function that held the result would keep every function alive:
+# a converted function refers to its original as `__wrapped__`.)
+CACHE = "__autograph_cache__"
 
 
-# id(function) -> (weak reference to it, what to call for it): per feature set.
-_CACHES: dict = {None: {}}
+_generation = [0]         # bumped by `forget_all`: older entries are not used
+
+
+def cached(fn: types.FunctionType, options: Any) -> Any:
+    """The conversion of `fn` with `options` remembered by `remember`, or None."""
+    entries = fn.__dict__.get(CACHE)
+    if entries is not None:
+        entry = entries.get(options)
+        if (entry is not None and entry[0] is fn.__code__ and entry[1] is fn.__closure__
+                and entry[2] is fn.__defaults__ and entry[3] is fn.__kwdefaults__
+                and entry[4] == _generation[0]):
+            return entry[5]
+    return None
+
+
+def remember(fn: types.FunctionType, options: Any, result: Any) -> None:
+    entries = fn.__dict__.get(CACHE)
+    if entries is None:
+        entries = fn.__dict__[CACHE] = {}
+    entries[options] = (fn.__code__, fn.__closure__, fn.__defaults__, fn.__kwdefaults__,
+                        _generation[0], result)
+
+
+def forget_all() -> None:
+    """Every function's remembered conversions are stale from now on."""
+    _generation[0] += 1
+
+
+def _options(features) -> Any:
+    """The cache key of a conversion with `recursive=True` (as api.convert_function's)."""
+    return True if not features else (True, features)
 
 
 def converted(fn: Callable, /) -> Callable:
@@ -126,15 +164,12 @@ def converted(fn: Callable, /) -> Callable:
     between the user's functions, as `logging`, `warnings` and `inspect.stack()` see."""
     kind = type(fn)
     if kind is types.FunctionType:
-        hit = _CACHES[None].get(id(fn))
-        if hit is not None and hit[0]() is fn:
-            return hit[1]
-        return _converted_function(fn, None)
+        hit = cached(fn, True)
+        return hit if hit is not None else _converted_function(fn, None)
     if kind is types.MethodType:
         func = fn.__func__
         if type(func) is types.FunctionType:
-            hit = _CACHES[None].get(id(func))
-            conv = hit[1] if hit is not None and hit[0]() is func else _converted_function(func, None)
+            conv = cached(func, True) or _converted_function(func, None)
             return fn if conv is func else types.MethodType(conv, fn.__self__)
     elif kind in _BUILTIN_CALLABLES:          # `xs.append`, `len`: the common case
         if fn is range or fn is len or fn is enumerate:
@@ -147,11 +182,9 @@ def _converted_function(func, features):
     """`func` (a plain function) converted with `features`, or itself: worked out once."""
     if (getattr(func, _DO_NOT_CONVERT, False) or getattr(func, _CONVERTED, False)
             or func.__code__.co_flags & _NOT_CONVERTIBLE or is_allowlisted(func)):
-        result = func           # (converted already: a function of a converted module)
-    else:
-        result = _convert(func, features)
-    _remember(_CACHES.setdefault(features, {}), func, result)
-    return result
+        remember(func, _options(features), func)  # (converted already: a converted module's)
+        return func
+    return _convert(func, features)           # (which remembers it)
 
 
 def _converted_other(fn, features):
@@ -196,10 +229,8 @@ def converted_with(features: tuple, fn: Callable, /) -> Callable:
             return print_                      # `p = print; p(t)`: as print(t) is
         return converted(fn)
     if kind is types.FunctionType:
-        hit = _CACHES.get(chosen, {}).get(id(fn))
-        if hit is not None and hit[0]() is fn:
-            return hit[1]
-        return _converted_function(fn, chosen)
+        hit = cached(fn, _options(chosen))
+        return hit if hit is not None else _converted_function(fn, chosen)
     return _converted_other(fn, chosen)
 
 

@@ -161,3 +161,90 @@ def test_a_name_an_import_binds_is_state_like_an_assignment():
     converted = ag.to_graph(_imports_after_an_early_return)
     for value in (None, "/a/b.txt", ""):
         assert converted(value) == _imports_after_an_early_return(value)
+
+
+# --- found converting real packages (pyparsing, networkx) with their converted bodies ---
+
+class _StaticCall:
+    @staticmethod
+    def __call__(t):
+        return t + 1
+
+
+class _ClassCall:
+    k = 10
+
+    @classmethod
+    def __call__(cls, t):
+        return t + cls.k
+
+
+def calls_callable_objects(x):
+    total = 0
+    for obj in (_StaticCall(), _ClassCall()):
+        if x:
+            total += obj(x)
+    return total
+
+
+def test_callable_objects_with_static_and_class_call():
+    assert ag.to_graph(calls_callable_objects)(5) == calls_callable_objects(5) == 21
+
+
+def walrus_rebound_in_branch(v):
+    if m := {x for x in v}:
+        m = ",".join(sorted(m))
+    return "ok"
+
+
+def walrus_read_after(v):
+    if m := {x for x in v}:
+        m = ",".join(sorted(m))
+    return m
+
+
+def test_a_name_the_test_binds_and_a_branch_rebinds():
+    for fn in (walrus_rebound_in_branch, walrus_read_after):
+        for v in (["b", "a"], []):
+            assert ag.to_graph(fn)(v) == fn(v)
+
+
+def test_converted_closures_are_freed():
+    import gc
+    import weakref
+    from autograph.operators import converted
+
+    def make(i):
+        def inner(x):
+            if x > i:
+                return x
+            return -x
+        return inner
+    refs = []
+    for i in range(20):
+        f = make(i)
+        refs.append(weakref.ref(f))
+        assert converted(f)(3) == f(3) and ag.to_graph(f)(3) == f(3)
+        del f
+    gc.collect()
+    assert not [r for r in refs if r() is not None]
+
+
+def test_a_wrapper_that_copied_the_dict_is_converted_as_itself():
+    import functools
+
+    def plain(x):
+        if x:
+            return "plain"
+        return None
+
+    @functools.wraps(plain)
+    def wrapper(x):
+        if x:
+            return "wrapper"
+        return None
+    assert ag.to_graph(plain)(1) == "plain"
+    @functools.wraps(plain)
+    def later(x):
+        return "later" if x else None
+    assert ag.to_graph(later)(1) == "later" and ag.to_graph(wrapper)(1) == "wrapper"
