@@ -41,6 +41,28 @@ def backend_of(value: Any) -> Any:
     return getattr(type(value), "__autograph_backend__", None)
 
 
+_OPERATORS = __file__[:-len("control_flow.py")]      # this directory, with its separator
+
+
+def _hide_own_frames(error: BaseException) -> None:
+    """Unlink the operators' frames from the traceback of `error`, which is passing out of
+    an operator: what the user's code (or a library walking tracebacks) sees is the
+    user's frames, the generated branch and loop functions among them (they carry the
+    user's function name and lines), as if the construct had run inline."""
+    tb = error.__traceback__
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_OPERATORS):
+            kept.append(tb)
+        tb = tb.tb_next
+    if not kept:
+        return
+    for a, b in zip(kept, kept[1:]):
+        a.tb_next = b
+    kept[-1].tb_next = None
+    error.__traceback__ = kept[0]
+
+
 def _pack(values: Sequence[Any], n: int) -> Any:
     if n == 1:
         return values[0]
@@ -230,21 +252,25 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
     `composite`: the attributes, items and global names the branches write (see
     operators/composite.py), carried when the `if` is staged. `lists`: positions in
     `state` of Python lists the branches append to (see operators/lists.py)."""
-    if type(test) not in PLAIN:
-        test = unwrap(test)
-        backend = backend_of(test)
-        if backend is not None:
-            places, state = _staging(backend, composite, state, lists)
-            if places is not None:
-                return _staged_if_places(backend, test, if_true, if_false, state,
-                                         tuple(names), places, caught)
-            return _staged_if(backend, test, if_true, if_false, state, tuple(names),
-                              tuple(names) or (_RETURN_VALUE,), caught)
-    if test:
-        return if_true(*state)
-    if if_false is None:
-        return _pack(state, len(names))
-    return if_false(*state)
+    try:
+        if type(test) not in PLAIN:
+            test = unwrap(test)
+            backend = backend_of(test)
+            if backend is not None:
+                places, state = _staging(backend, composite, state, lists)
+                if places is not None:
+                    return _staged_if_places(backend, test, if_true, if_false, state,
+                                             tuple(names), places, caught)
+                return _staged_if(backend, test, if_true, if_false, state, tuple(names),
+                                  tuple(names) or (_RETURN_VALUE,), caught)
+        if test:
+            return if_true(*state)
+        if if_false is None:
+            return _pack(state, len(names))
+        return if_false(*state)
+    except BaseException as e:
+        _hide_own_frames(e)
+        raise
 
 
 def _staged_if_places(backend, test, if_true, if_false, state, names, places, caught=False):
@@ -298,11 +324,15 @@ def _settle(backend, places, values, construct: str) -> None:
 
 def if_exp(test: Any, if_true: Callable, if_false: Callable) -> Any:
     """`if_true() if test else if_false()`."""
-    test = unwrap(test)
-    backend = backend_of(test)
-    if backend is None:
-        return if_true() if test else if_false()
-    return _staged_if(backend, test, if_true, if_false, (), (), ("the conditional expression",))
+    try:
+        test = unwrap(test)
+        backend = backend_of(test)
+        if backend is None:
+            return if_true() if test else if_false()
+        return _staged_if(backend, test, if_true, if_false, (), (), ("the conditional expression",))
+    except BaseException as e:
+        _hide_own_frames(e)
+        raise
 
 
 def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
@@ -313,21 +343,25 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
     The loop runs as Python while the test gives Python values; the first time it gives
     a tensor, the remaining iterations are staged from the current state.
     """
-    n = len(names)
-    state = tuple(state)
-    while True:
-        cond = test(*state)
-        if type(cond) is not bool:
-            cond = unwrap(cond)
-            backend = backend_of(cond)
-            if backend is not None:
-                places, state = _staging(backend, composite, state, lists)
-                return _pack(_staged_loop_places(backend, test, body, state, tuple(names),
-                                                 opts, places, Watch([test, body])), n)
-        if not cond:
-            return _pack(state, n)
-        result = body(*state)
-        state = result if n > 1 else (result,) if n else ()
+    try:
+        n = len(names)
+        state = tuple(state)
+        while True:
+            cond = test(*state)
+            if type(cond) is not bool:
+                cond = unwrap(cond)
+                backend = backend_of(cond)
+                if backend is not None:
+                    places, state = _staging(backend, composite, state, lists)
+                    return _pack(_staged_loop_places(backend, test, body, state, tuple(names),
+                                                     opts, places, Watch([test, body])), n)
+            if not cond:
+                return _pack(state, n)
+            result = body(*state)
+            state = result if n > 1 else (result,) if n else ()
+    except BaseException as e:
+        _hide_own_frames(e)
+        raise
 
 
 def _staging(backend, composite, state, lists):
@@ -476,39 +510,43 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
              lists: Sequence[int] = ()) -> Any:
     """`for item in iterable: state = body(item, *state)`, stopping early when
     `extra_test(*state)` is false (checked before each item is fetched, as `break` does)."""
-    iterable = unwrap(iterable)
-    n = len(names)
-    state = tuple(state)
-    backend = backend_of(iterable.tensor if type(iterable) is _StagedEnumerate else iterable)
-    if backend is not None:
-        places, state = _staging(backend, composite, state, lists)
-        return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
-                           places)
-    if extra_test is None:
-        if n == 1:
-            value = state[0]
+    try:
+        iterable = unwrap(iterable)
+        n = len(names)
+        state = tuple(state)
+        backend = backend_of(iterable.tensor if type(iterable) is _StagedEnumerate else iterable)
+        if backend is not None:
+            places, state = _staging(backend, composite, state, lists)
+            return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
+                               places)
+        if extra_test is None:
+            if n == 1:
+                value = state[0]
+                for item in iterable:
+                    value = body(item, value)
+                return value
             for item in iterable:
-                value = body(item, value)
-            return value
-        for item in iterable:
-            result = body(item, *state)
-            state = result if n else ()
-        return _pack(state, n)
-    items = iter(iterable)
-    while True:
-        go = unwrap(extra_test(*state))
-        go_backend = backend_of(go)
-        if go_backend is not None:
-            places, state = _staging(go_backend, composite, state, lists)
-            return _staged_python_for(go_backend, items, body, state, tuple(names), extra_test,
-                                      places)
-        if not go:
+                result = body(item, *state)
+                state = result if n else ()
             return _pack(state, n)
-        try:
-            item = next(items)
-        except StopIteration:
-            return _pack(state, n)
-        state = _unpack(body(item, *state), n)
+        items = iter(iterable)
+        while True:
+            go = unwrap(extra_test(*state))
+            go_backend = backend_of(go)
+            if go_backend is not None:
+                places, state = _staging(go_backend, composite, state, lists)
+                return _staged_python_for(go_backend, items, body, state, tuple(names), extra_test,
+                                          places)
+            if not go:
+                return _pack(state, n)
+            try:
+                item = next(items)
+            except StopIteration:
+                return _pack(state, n)
+            state = _unpack(body(item, *state), n)
+    except BaseException as e:
+        _hide_own_frames(e)
+        raise
 
 
 def _staged_python_for(backend, items, body, state, names, extra_test, places):

@@ -258,3 +258,19 @@ def test_lambdas_have_both_paths():
         assert converted(3) == "<lambda>"
     with Staging():
         assert [converted(i) for i in range(5)] == [fn(i) for i in range(5)]
+
+
+def test_the_converted_bodys_tracebacks_hide_the_operators():
+    """While staging, an error passing out of `if_stmt`/`for_stmt`/... loses their frames:
+    the traceback lists the user's lines, as the original's does (with the generated
+    branch and loop functions, under the user's function name)."""
+    def frames_of(fn):
+        try:
+            fn([1, 0])
+        except ZeroDivisionError as e:
+            return [(f.name, f.lineno) for f in traceback.extract_tb(e.__traceback__)][1:]
+    with Staging():
+        got = frames_of(ag.to_graph(fails))
+    first = fails.__code__.co_firstlineno
+    assert got == [("fails", first + 2), ("fails", first + 3), ("fails", first + 6)]
+    assert got[-1] == frames_of(fails)[-1]
