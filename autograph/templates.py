@@ -248,6 +248,16 @@ def operator_call(op: str, args: list, lineno: int, keywords: list = (),
     return call
 
 
+def span_of(call: gast.Call, stmt: gast.AST) -> None:
+    """Give the operator call that replaces the statement `stmt` the statement's span, so
+    that a traceback through it shows the user's line as Python shows a statement's
+    (a zero-width span prints an empty line of carets)."""
+    end = getattr(stmt, "end_lineno", None)
+    if end is not None and getattr(stmt, "col_offset", None) is not None:
+        call.col_offset, call.end_lineno, call.end_col_offset = (
+            stmt.col_offset, end, stmt.end_col_offset)
+
+
 def statement(value: Any, lineno: int, target: Any = None, returns: bool = False) -> Any:
     """`value` as a statement: `target = value`, `return value`, or an expression."""
     if returns:

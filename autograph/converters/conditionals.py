@@ -84,6 +84,7 @@ class IfTransformer(StatementTransformer):
                                                                           kind=None)))
         out[:0] = setters
         call = templates.operator_call("if_stmt", args, node.lineno, keywords)
+        templates.span_of(call, node)      # a traceback shows the statement, no carets
         out.append(templates.statement(call, node.lineno, returns=return_form,
                                        target=state.assigned(outputs) if outputs else None))
         return out

@@ -75,6 +75,7 @@ class ForTransformer(StatementTransformer):
         keywords += composite.keywords(places, composite.positions(names, lists))
         keywords += [opts] if opts is not None else []
         call = templates.operator_call("for_stmt", args, node.lineno, keywords)
+        templates.span_of(call, node)      # a traceback shows the statement, no carets
         return setters + out + state.finish(call, names, node.lineno)
 
     def _iterable(self, node):

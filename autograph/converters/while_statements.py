@@ -59,6 +59,7 @@ class WhileTransformer(StatementTransformer):
         keywords = composite.keywords(places, composite.positions(names, lists))
         keywords += [opts] if opts is not None else []
         call = templates.operator_call("while_stmt", args, node.lineno, keywords)
+        templates.span_of(call, node)      # a traceback shows the statement, no carets
         return prelude + setters + [test_fn, body_fn] + state.finish(call, names, node.lineno)
 
     def _rotate(self, node, walrus):
