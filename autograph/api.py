@@ -8,6 +8,8 @@ own (and later-updated) captured values.
 """
 from __future__ import annotations
 
+import __future__
+
 import ast
 import copy
 import dis
@@ -126,6 +128,11 @@ def _strip_for_compile(node: gast.AST) -> None:
         node.returns = None
 
 
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+
+
 def _compile(fn: types.FunctionType, recursive: bool, features: frozenset = frozenset()) -> types.CodeType:
     # Conversion allocates thousands of short-lived nodes and no cycles worth collecting:
     # pausing the cyclic GC for these ~2 ms saves about a tenth of the time.
@@ -180,7 +187,10 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
         name="ag__factory", args=_NO_ARGS, decorator_list=[], returns=None, type_comment=None,
         body=[_at(ast.Assign(targets=[cells_target], value=_at(ast.Constant(None), lineno)),
                   lineno), *entity, _at(ast.Return(result), lineno)], **_TYPE_PARAMS), lineno)
-    code = compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec")
+    # The user's `from __future__` flags, not this module's (`annotations`: compile()
+    # would otherwise make the annotations of converted code strings).
+    code = compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec",
+                   flags=fn.__code__.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     scope = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     if owner:
         scope = next(c for c in scope.co_consts if isinstance(c, types.CodeType))

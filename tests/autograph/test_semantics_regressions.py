@@ -248,3 +248,24 @@ def test_a_wrapper_that_copied_the_dict_is_converted_as_itself():
     def later(x):
         return "later" if x else None
     assert ag.to_graph(later)(1) == "later" and ag.to_graph(wrapper)(1) == "wrapper"
+
+
+def annotated_inside(x):
+    def inner(y: int) -> int:
+        return y
+    if x:
+        z: int = 1
+    return inner.__annotations__
+
+
+def test_annotations_in_converted_code_are_evaluated_as_the_module_says(tmp_path, monkeypatch):
+    """The converter's own `from __future__ import annotations` must not leak into the
+    code it compiles; the user's module's does carry over."""
+    assert ag.to_graph(annotated_inside)(1) == annotated_inside(1) == {"y": int, "return": int}
+    (tmp_path / "postponed_mod.py").write_text(
+        "from __future__ import annotations\n"
+        "def f(x):\n    def inner(y: int) -> int:\n        return y\n"
+        "    if x:\n        pass\n    return inner.__annotations__\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import postponed_mod
+    assert ag.to_graph(postponed_mod.f)(1) == postponed_mod.f(1) == {"y": "int", "return": "int"}
