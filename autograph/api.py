@@ -88,6 +88,9 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     # A function of the user's that names `ag__` itself keeps it; the operators take
     # another name (`ag__1`), in to_code's output as in the compiled code.
     node.ag_operators = ctx.new_name("ag__", unique=True) if "ag__" in ctx.used_names else "ag__"
+    # the function the converted body becomes (see two_paths._nested)
+    node.ag_body_name = ctx.new_name("converted_body") if isinstance(node, gast.FunctionDef) \
+        else None
     node.ag_fresh_names = ctx.taken      # generated functions' names (none is the user's)
     if node.ag_operators != "ag__":
         rename_operators(node, node.ag_operators)
@@ -152,7 +155,7 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
         node.name = "ag__entity"    # so that the factory scope does not shadow a recursive call
         # The original body runs while nothing is staged (see two_paths).
         two_paths.join(node, parsing.original_tree(node).body, node.ag_operators,
-                       "".join(node.ag_source[0]))
+                       "".join(node.ag_source[0]), node.ag_body_name)
     else:
         two_paths.join_lambda(node, node.ag_original, node.ag_operators)
     lineno = node.lineno

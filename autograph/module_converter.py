@@ -366,8 +366,10 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
         _mark_nested(fn)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
     comments = _comments(lines, node, scan.strings)
+    body_name = ctx.new_name("converted_body")       # (see two_paths._nested)
     if verbatim is None:
-        two_paths.join(fn, original, "__ag__", text)  # the original body runs while nothing stages
+        two_paths.join(fn, original, "__ag__", text,   # the original body runs while
+                       body_name)                      # nothing stages
         # (generated `ag__.<operator>` print as `__ag__.<operator>`: api.rename_operators)
         return unparsing.unparse(fn, prefix, comments=comments, operators="__ag__"), None
     converted_body = fn.body
@@ -375,10 +377,11 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
     def printed():            # the other layout, should this one not compile
         fn.body = converted_body
         two_paths.join(fn, parsing.original_tree_of(
-            lines[node.lineno - 1:node.end_lineno], node.lineno).body, "__ag__", text)
+            lines[node.lineno - 1:node.end_lineno], node.lineno).body, "__ag__", text,
+            body_name)
         return unparsing.unparse(fn, prefix, comments=comments, operators="__ag__")
 
-    two_paths.staging_first(fn, doc, declared, "__ag__", text)
+    two_paths.staging_first(fn, doc, declared, "__ag__", text, body_name)
     head = unparsing.unparse(fn, prefix, comments=comments, operators="__ag__")
     if verbatim[0] > verbatim[1]:            # a docstring alone
         return head, printed

@@ -272,5 +272,8 @@ def test_the_converted_bodys_tracebacks_hide_the_operators():
     with Staging():
         got = frames_of(ag.to_graph(fails))
     first = fails.__code__.co_firstlineno
-    assert got == [("fails", first + 2), ("fails", first + 3), ("fails", first + 6)]
+    # the function (at its `def`: it calls its converted body, a function nested in it),
+    # then the user's lines of the loop, the `if` and the division
+    assert got == [("fails", first), ("fails", first + 2), ("fails", first + 3),
+                   ("fails", first + 6)]
     assert got[-1] == frames_of(fails)[-1]

@@ -76,8 +76,8 @@ def test_declarations_of_the_original_text_become_pass_in_place():
     source = "g = 0\ndef f():\n    global g  # why\n    for i in range(2):\n        g += i\n"
     text, _ = module_converter.convert_source(source, "m.py")
     assert "    global g\n    if __ag__.staging:" in text
-    assert text.endswith("        return\n    pass  # why\n    for i in range(2):\n"
-                         "        g += i\n")
+    assert text.endswith("        return converted_body()\n    pass  # why\n"
+                         "    for i in range(2):\n        g += i\n")
 
 
 def test_a_verbatim_layout_that_does_not_compile_falls_back_to_the_printed_one(monkeypatch):
