@@ -12,7 +12,6 @@ from typing import Optional
 
 import gast
 
-from autograph import anno
 from autograph.analysis import activity
 from autograph.errors import ConversionError
 
@@ -147,13 +146,13 @@ class _Builder:
 
     def _around(self, s: gast.AST, preds: list) -> Node:
         before = self.node(s, None, preds)
-        anno.set_(s, "cfg_before", before)
+        s.ag_cfg_before = before
         return before
 
     def _after(self, s: gast.AST, exits: list) -> list:
         after = self.g.new(s)
         _link(exits, after)
-        anno.set_(s, "cfg_after", after)
+        s.ag_cfg_after = after
         return [after]
 
     def stmt_FunctionDef(self, s, preds):
@@ -179,13 +178,13 @@ class _Builder:
                 outer_found |= features - _JUMP if "jump" in features else features
             if isinstance(s, (gast.While, gast.For)):
                 self.loop_levels.pop()
-            anno.set_(s, "modified", writes)
-            anno.set_(s, "features", features)
+            s.ag_modified = writes
+            s.ag_features = features
 
     def stmt_If(self, s, preds):
         before = self._around(s, preds)
         test = self.node(s, s.test, [before])
-        anno.set_(s, "cfg_head", test)
+        s.ag_cfg_head = test
         exits = self._body(s, lambda: self.block(s.body, [test]) + self.block(s.orelse, [test]))
         return self._after(s, exits)
 
@@ -200,15 +199,15 @@ class _Builder:
     def stmt_While(self, s, preds):
         before = self._around(s, preds)
         test = self.node(s, s.test, [before])
-        anno.set_(s, "cfg_head", test)
+        s.ag_cfg_head = test
         breaks = self._body(s, lambda: self._loop(s, test, [test]))
         return self._after(s, breaks + self.block(s.orelse, [test]))
 
     def stmt_For(self, s, preds):
         before = self._around(s, preds)
         iterate = self.node(s, s.iter, [before])
-        head = self.node(s, anno.get(s, "extra_test", None), [iterate])
-        anno.set_(s, "cfg_head", head)
+        head = self.node(s, s.__dict__.get("ag_extra_test", None), [iterate])
+        s.ag_cfg_head = head
         breaks = self._body(s, lambda: self._loop(s, head, [self.node(s, s.target, [head])]))
         return self._after(s, breaks + self.block(s.orelse, [head]))
 
@@ -219,7 +218,7 @@ class _Builder:
         items = self.node(s, [i for it in s.items for i in (it.context_expr, it.optional_vars) if i],
                           [before])
         after = self.g.new(s)
-        anno.set_(s, "cfg_after", after)
+        s.ag_cfg_after = after
         self.raise_targets.append([after])
         exits = self.block(s.body, [items])
         self.raise_targets.pop()
@@ -232,8 +231,8 @@ class _Builder:
                            for h in s.handlers]
         final_entry = self.g.new(s) if s.finalbody else None
         targets = handler_entries + ([final_entry] if final_entry else [])
-        anno.set_(s, "cfg_handlers", targets)
-        anno.set_(s, "cfg_finally", [final_entry] if final_entry else [])
+        s.ag_cfg_handlers = targets
+        s.ag_cfg_finally = [final_entry] if final_entry else []
         for t in targets:
             _link([before], t)
         self.raise_targets.append(targets)
@@ -273,5 +272,5 @@ def build(fn_node: gast.AST) -> Graph:
     exits = builder.block(fn_node.body, [graph.entry])
     _link(exits, graph.exit)
     graph.summarise()
-    anno.set_(fn_node, "cfg", graph)
+    fn_node.ag_cfg = graph
     return graph

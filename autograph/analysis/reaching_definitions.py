@@ -8,7 +8,6 @@ compound statement with `defined_on_entry` / `undefined_on_entry` (from its `cfg
 """
 from __future__ import annotations
 
-from autograph import anno
 from autograph.analysis.bits import Names, NameSet
 from autograph.analysis.cfg import Graph
 
@@ -59,10 +58,10 @@ def annotate(graph: Graph) -> None:
         if undef:
             for name in node.act.read_nodes:
                 if bit.get(name.id, 0) & undef:
-                    anno.set_(name, "maybe_undefined", True)
+                    name.ag_maybe_undefined = True
                     graph.maybe_undefined_reads += 1
         stmt = node.ast
-        if stmt is not None and anno.get(stmt, "cfg_before", None) is node:
+        if stmt is not None and stmt.__dict__.get("ag_cfg_before", None) is node:
             # (sets that test membership by bit: see bits.NameSet)
-            anno.set_(stmt, "undefined_on_entry", NameSet(undef, names))
-            anno.set_(stmt, "defined_on_entry", NameSet(state[1], names))
+            stmt.ag_undefined_on_entry = NameSet(undef, names)
+            stmt.ag_defined_on_entry = NameSet(state[1], names)

@@ -58,7 +58,7 @@ class BreakTransformer(StatementTransformer):
         if isinstance(node, gast.While):
             node.test = gast.BoolOp(op=gast.And(), values=[not_broken, node.test])
         else:
-            anno.set_(node, "extra_test", not_broken)
+            node.ag_extra_test = not_broken
         result = templates.replace("flag = False", node.lineno, flag=flag) + [node]
         if node.orelse:
             result += templates.replace("if not flag:\n    orelse", node.lineno, flag=flag,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, templates
+from autograph import templates
 from autograph.converters import composite, state
 from autograph.converters.context import Context, StatementTransformer, walk
 
@@ -48,11 +48,11 @@ class IfTransformer(StatementTransformer):
         if reason:
             ctx.left_to_python(node, "if", node.test, reason)
             return node
-        return_form = anno.get(node, "return_form", False)
+        return_form = node.__dict__.get("ag_return_form", False)
         names = state.state_names(node, modified)
         # A name no branch reads before assigning it, and that every branch assigns, is
         # an output only: the branches need not receive it (not live at the test).
-        live_in = anno.get(node, "live_in", frozenset())
+        live_in = node.__dict__.get("ag_live_in", frozenset())
         # A name the test binds (`if (r := ...) is None:`) is set before the branches run,
         # and the state is read after the test: it goes in like any live name, also when
         # only a branch reads it (`if m := f(): m = g(m)`, `m` unused after the `if`).

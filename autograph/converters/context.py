@@ -8,7 +8,6 @@ import logging
 
 import gast
 
-from autograph import anno
 from autograph.tree import Scan, children, walk  # noqa: F401  (converters import them here)
 
 logger = logging.getLogger("autograph")
@@ -139,6 +138,9 @@ def _unchanged(self, node):
     return node
 
 
+_NO_NAMES = frozenset()
+
+
 class StatementTransformer(gast.NodeTransformer):
     """A NodeTransformer that visits statements only: their nested statement lists, never
     their expressions, and not nested functions or classes (they are their own scopes).
@@ -172,7 +174,8 @@ class StatementTransformer(gast.NodeTransformer):
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
     def observed(self) -> frozenset:
-        return frozenset().union(*getattr(self, "_observed", [frozenset()]))
+        stack = self.__dict__.get("_observed")
+        return frozenset().union(*stack) if stack else _NO_NAMES
 
     def _visit_observed(self, node, names, fields):
         stack = self.__dict__.setdefault("_observed", [])
@@ -189,11 +192,11 @@ class StatementTransformer(gast.NodeTransformer):
 
     def visit_Try(self, node):
         # (`live_at_handlers` counts the `finally` as one more handler.)
-        handlers = anno.get(node, "live_at_handlers", frozenset()) if node.handlers else frozenset()
+        handlers = node.__dict__.get("ag_live_at_handlers", frozenset()) if node.handlers else frozenset()
         # After an exception the `finally` runs and the exception goes on: the code after
         # the `try` never runs, so only names the `finally` itself reads are observed (an
         # enclosing `try` adds its own). Live at the `finally` counts what follows it too.
-        final = anno.get(node, "live_at_finally", frozenset())
+        final = node.__dict__.get("ag_live_at_finally", frozenset())
         if final:
             final = final & {n.id for n in walk_scope(node.finalbody) if isinstance(n, gast.Name)}
         self._catching(bool(node.handlers), self._visit_observed, node, handlers | final, ["body"])
@@ -207,7 +210,7 @@ class StatementTransformer(gast.NodeTransformer):
     def visit_With(self, node):
         suppressing = not all(_non_suppressing(item.context_expr, self.ctx)
                               for item in node.items)
-        names = anno.get(node, "cfg_after_live", frozenset()) if suppressing else frozenset()
+        names = node.__dict__.get("ag_cfg_after_live", frozenset()) if suppressing else frozenset()
         self._catching(suppressing, self._visit_observed, node, names, ["body"])
         return node
 
@@ -229,25 +232,35 @@ class StatementTransformer(gast.NodeTransformer):
     def generic_visit(self, node):
         # What a statement holds is cached on it (composite.py's `ag_places`): its blocks
         # are rebuilt here, and so is every block on the way to a statement that changes.
-        node.__dict__.pop("ag_places", None)
-        for case in getattr(node, "cases", ()):          # `match`: convert inside its cases
+        d = node.__dict__
+        d.pop("ag_places", None)
+        block_fields = _BLOCK_FIELDS.get(type(node))
+        if block_fields is None:
+            block_fields = _BLOCK_FIELDS[type(node)] = tuple(
+                f for f in ("body", "orelse", "finalbody", "handlers")
+                if f in getattr(type(node), "_fields", ()))
+        for case in d.get("cases", ()):                  # `match`: convert inside its cases
             self.generic_visit(case)
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            old = getattr(node, field, None)
-            if not old or not isinstance(old, list):
+        for field in block_fields:
+            old = d.get(field)
+            if not old or type(old) is not list:
                 continue
             new = []
             for item in old:
-                if isinstance(item, SCOPES) and not getattr(item, "ag_generated", False):
+                if type(item) in _SCOPE_KINDS and not item.__dict__.get("ag_generated", False):
                     new.append(item)
                     continue
                 result = self.visit(item)
-                if isinstance(result, list):
+                if type(result) is list:
                     new.extend(result)
                 elif result is not None:
                     new.append(result)
-            setattr(node, field, new)
+            d[field] = new
         return node
+
+
+_BLOCK_FIELDS: dict = {}    # node class -> its fields among body/orelse/finalbody/handlers
+_SCOPE_KINDS = frozenset(SCOPES)
 
 
 _SUPPRESSING = ("contextlib.suppress", "contextlib.ExitStack", "contextlib.AsyncExitStack")

@@ -18,7 +18,7 @@ import builtins
 
 import gast
 
-from autograph import anno, templates
+from autograph import templates
 from autograph.converters import composite, loop_options, state
 from autograph.converters.context import Context, StatementTransformer
 
@@ -35,7 +35,7 @@ class ForTransformer(StatementTransformer):
         modified = modified - ctx.cells   # names this loop (or one inside it) writes through
         if reason:
             ctx.left_to_python(node, "for", node.iter, reason)
-            extra = anno.get(node, "extra_test", None)
+            extra = node.__dict__.get("ag_extra_test", None)
             if extra is not None:
                 # break_statements replaced its `break`s by a flag that for_stmt would
                 # test; a Python `for` tests it at the end of each iteration instead (not
@@ -65,7 +65,7 @@ class ForTransformer(StatementTransformer):
         if names:
             args += [state.initial_values(node, names, ctx), state.names_literal(names)]
         keywords = []
-        extra = anno.get(node, "extra_test", None)
+        extra = node.__dict__.get("ag_extra_test", None)
         if extra is not None:
             test_name = ctx.new_name("loop_test")
             out.append(state.function(test_name, names, [], extra, node.lineno, ctx, set()))
@@ -84,7 +84,8 @@ class ForTransformer(StatementTransformer):
             if (name in ("range", "enumerate") and name not in self.ctx.graph.locals
                     and self.ctx.namespace.get(name, getattr(builtins, name))
                     is getattr(builtins, name)):
-                node.func = templates.replace_as_expression(f"ag__.{name}_", node.lineno)
+                # `ag__.range_`, as the template `ag__.range_` gives it
+                node.func = templates.operator_call(name + "_", (), node.lineno).func
         return node
 
 

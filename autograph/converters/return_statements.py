@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, templates
+from autograph import templates
 from autograph.converters import continuation
 from autograph.converters.context import (Context, StatementTransformer, _non_suppressing,
                                           contains)
@@ -97,7 +97,7 @@ class _LoopReturns(StatementTransformer):
         node.body = self._visit_block(node.body)
         self.depth -= 1
         if not self.depth and not own_break and _ends(node.orelse, self.ctx):
-            anno.set_(node, "always_returns", True)     # by a `return` in it or its `else`
+            node.ag_always_returns = True     # by a `return` in it or its `else`
         node.orelse = self._visit_block(node.orelse)
         if not has_return:
             return node
@@ -112,9 +112,9 @@ class _LoopReturns(StatementTransformer):
         else:
             check = templates.replace("if do_return:\n    return retval", node.lineno,
                                       do_return=do_return, retval=retval)
-        anno.set_(check[0], "return_check", True)
+        check[0].ag_return_check = True
         init = templates.replace("do_return = False", node.lineno, do_return=do_return)
-        anno.set_(init[0], "return_init", True)
+        init[0].ag_return_init = True
         return init + [node] + check
 
     visit_For = visit_While = _visit_loop
@@ -177,14 +177,14 @@ def _lower(stmts: list, ctx: Context, names) -> list:
         return templates.replace("retval = value\ndo_return = True", s.lineno,
                                  do_return=do_return, retval=retval, value=value)
 
-    stmts = [s for s in stmts if not anno.get(s, "return_init", False)]
+    stmts = [s for s in stmts if not s.__dict__.get("ag_return_init", False)]
     if not _ends(stmts, ctx):
         end = gast.Return(value=None)
         end.lineno, end.col_offset = getattr(stmts[-1], "end_lineno", lineno), 0
         stmts = stmts + [end]             # falling off the end returns None
     doc = stmts[:1] if _is_docstring(stmts[0]) else []
     body = continuation.guard(stmts[len(doc):], _is_return, set_flag, _RETURN, (), do_return,
-                              skip=lambda s: anno.get(s, "return_check", False))
+                              skip=lambda s: s.__dict__.get("ag_return_check", False))
     return (doc + templates.replace("do_return = False", lineno, do_return=do_return) + body
             # Every path has set `retval_`; staged, it is a MaybeUndefined whose flag
             # the analyses cannot see is always true, and `ld` reads it (checked).
@@ -195,7 +195,7 @@ def _ends(stmts: list, ctx: Context) -> bool:
     """Whether `stmts` never complete normally (a sufficient test): then the function
     cannot fall off its end, and needs no implicit `return None`."""
     for s in stmts:
-        if isinstance(s, (gast.Return, gast.Raise)) or anno.get(s, "always_returns", False):
+        if isinstance(s, (gast.Return, gast.Raise)) or s.__dict__.get("ag_always_returns", False):
             return True
         if isinstance(s, gast.If) and _ends(s.body, ctx) and _ends(s.orelse, ctx):
             return True
@@ -219,7 +219,7 @@ def _mark_tail(stmts: list) -> None:
         return
     last = stmts[-1]
     if isinstance(last, gast.If) and contains(last, (gast.Return,)):
-        anno.set_(last, "return_form", True)
+        last.ag_return_form = True
         _mark_tail(last.body)
         _mark_tail(last.orelse)
     elif isinstance(last, gast.With):

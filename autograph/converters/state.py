@@ -57,7 +57,7 @@ def _scan_one(n, in_loop: bool, found: set) -> None:
 def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
             observed: frozenset = frozenset()) -> Optional[str]:
     """Why `node` must stay a Python construct, or None when it can be converted."""
-    reason = anno.get(node, "python_loop", None)
+    reason = node.__dict__.get("ag_python_loop", None)
     if reason:
         return reason
     # Names that an enclosing `try`'s handlers or `finally` (or the code after a `with`
@@ -65,13 +65,13 @@ def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
     # must leave them as updated so far, so the construct writes them through, as cells
     # (declared nonlocal in its functions), not as state it returns at the end.
     ctx.cells |= modified & observed
-    found = anno.get(node, "features", None)
+    found = node.__dict__.get("ag_features", None)
     if found is None:              # a construct the analyses did not see
         found = set()
         _scan(stmts, False, found)
     if "jump" in found:
         return "a `break`/`continue` that leaves it"
-    if "return" in found and not anno.get(node, "return_form", False):
+    if "return" in found and not node.__dict__.get("ag_return_form", False):
         return "a `return` that is not at the end of the function"
     if "yield" in found:
         return "`yield`/`await`"
@@ -103,7 +103,7 @@ def modified(node: gast.AST) -> set:
 
 
 def state_names(node: gast.AST, modified: set) -> list:
-    live = anno.get(node, "live_in", frozenset()) | anno.get(node, "live_out", frozenset())
+    live = node.__dict__.get("ag_live_in", frozenset()) | node.__dict__.get("ag_live_out", frozenset())
     return sorted(modified & live)
 
 
@@ -111,8 +111,8 @@ def initial_values(node: gast.AST, names: list, ctx: Context,
                    bound_before: frozenset = frozenset()) -> gast.Tuple:
     """The state's values as the construct starts; `bound_before` are names its own test
     binds (a walrus), defined by the time these values are read."""
-    undefined = anno.get(node, "undefined_on_entry", frozenset())
-    defined = anno.get(node, "defined_on_entry", frozenset())
+    undefined = node.__dict__.get("ag_undefined_on_entry", frozenset())
+    defined = node.__dict__.get("ag_defined_on_entry", frozenset())
     elts = []
     for n in names:
         if n not in undefined or n in bound_before:
@@ -166,8 +166,8 @@ def function(name: str, params: list, body: list, result: Optional[gast.AST], li
     for d in declared:
         d.lineno, d.col_offset = lineno, 0
     fn.body = declared + fn.body
-    anno.set_(fn, "generated", True)
-    anno.set_(fn, "params", set(params))
+    fn.ag_generated = True
+    fn.ag_params = set(params)
     if result is not None:
         fn.body.append(templates.statement(result, lineno, returns=True))
     return fn

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gast
 
-from autograph import anno, templates
+from autograph import templates
 from autograph.converters.context import Context, SCOPES
 from autograph.tree import FIELDS
 
@@ -24,7 +24,7 @@ class LoadTransformer(gast.NodeTransformer):
         self.bound: list = [set()]     # names bound as parameters of enclosing generated functions
 
     def visit_FunctionDef(self, node):
-        self.bound.append(self.bound[-1] | anno.get(node, "params", set()))
+        self.bound.append(self.bound[-1] | node.__dict__.get("ag_params", set()))
         self.generic_visit(node)
         self.bound.pop()
         return node
@@ -70,27 +70,27 @@ class LoadTransformer(gast.NodeTransformer):
         checks = []
         for target in node.targets:
             if (isinstance(target, gast.Name) and target.id in self.wrap
-                    and anno.get(target, "maybe_undefined", False)):
+                    and target.__dict__.get("ag_maybe_undefined", False)):
                 load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None,
                                  type_comment=None)
                 checks += templates.replace("ag__.ld(name)", node.lineno, name=load)
         return checks + [node] if checks else node
 
     def visit_Name(self, node):
-        if anno.get(node, "maybe_unbound", False) and node.id not in self.bound[-1]:
+        if node.__dict__.get("ag_maybe_unbound", False) and node.id not in self.bound[-1]:
             # A construct's state name that some paths leave unassigned and no enclosing
             # construct passes in: bind it to a marker at function entry.
             self.ctx.needs_init.add(node.id)
         if (len(self.bound) > 1 and isinstance(node.ctx, gast.Load)
-                and anno.get(node, "maybe_undefined", False)
-                and not anno.get(node, "generated", False)
+                and node.__dict__.get("ag_maybe_undefined", False)
+                and not node.__dict__.get("ag_generated", False)
                 and node.id not in self.bound[-1] and node.id in self.ctx.graph.locals):
             # Read from a generated function's closure: unassigned, Python would raise
             # NameError ("free variable") where the user's code raises UnboundLocalError.
             self.ctx.needs_init.add(node.id)
         if (isinstance(node.ctx, gast.Load) and node.id in self.wrap
-                and anno.get(node, "maybe_undefined", False)
-                and not anno.get(node, "generated", False)):
+                and node.__dict__.get("ag_maybe_undefined", False)
+                and not node.__dict__.get("ag_generated", False)):
             return templates.replace_as_expression("ag__.ld(name)", node.lineno, name=node)
         return node
 
