@@ -178,6 +178,7 @@ def to_ast(node, lineno: int = 1):
     Returns `node`, an `ast` tree from then on (or the list of them)."""
     todo = [(n, lineno) for n in node] if type(node) is list else [(node, lineno)]
     classes, leaves, fields_of, pop, push = _AST_CLASS, _AST_LEAF, _AST_FIELDS, todo.pop, todo.append
+    positioned, name_kind, ast_name = _POSITIONED, gast.Name, ast.Name
     while todo:
         n, lineno = pop()
         kind = type(n)
@@ -185,17 +186,19 @@ def to_ast(node, lineno: int = 1):
         if cls is None:
             continue                # an `ast` node, or a gast node met before
         d = n.__dict__
-        if cls in _POSITIONED:
-            lineno = d.get("lineno") or lineno
-            col = d.get("col_offset") or 0
-            end, end_col = d.get("end_lineno"), d.get("end_col_offset")
-            if end is None or end_col is None or (end, end_col) < (lineno, col):
+        if cls in positioned:
+            get = d.get
+            lineno = get("lineno") or lineno
+            col = get("col_offset") or 0
+            end, end_col = get("end_lineno"), get("end_col_offset")
+            if (end is None or end_col is None or end < lineno
+                    or (end == lineno and end_col < col)):
                 end, end_col = lineno, col
             d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = (
                 lineno, col, end, end_col)
-        if kind is gast.Name:
+        if kind is name_kind:
             d["ctx"] = leaves[type(d["ctx"])]
-            n.__class__ = cls
+            n.__class__ = ast_name
             continue
         if kind is gast.arguments:
             for field in ("posonlyargs", "args", "kwonlyargs"):
@@ -300,13 +303,24 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
             value = d[field]
             if type(value) is list:
                 if copy:
-                    value = d[field] = [v if v is None else _shallow(v) for v in value]
+                    copied = []
+                    for v in value:
+                        if v is not None:
+                            cls = type(v)
+                            new = cls.__new__(cls)
+                            new.__dict__.update(v.__dict__)
+                            v = new
+                        copied.append(v)
+                    value = d[field] = copied
                 todo.extend(value)
             elif value is not None:
                 one = shared.get(type(value))
                 if one is None:
                     if copy:
-                        value = d[field] = _shallow(value)
+                        cls = type(value)
+                        new = cls.__new__(cls)
+                        new.__dict__.update(value.__dict__)
+                        value = d[field] = new
                     todo.append(value)
                 else:
                     d[field] = one

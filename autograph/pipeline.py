@@ -117,7 +117,9 @@ def convert(node: gast.AST, ctx: Context) -> gast.AST:
                 raise ConversionError(f"{node.name} is a generator")
         node.decorator_list = []
         _convert_scope(node, ctx, kinds)
-    rewrites = {t: p.rewrite for p in EXPRESSION_PASSES for t in p.NODE_TYPES}
-    if ctx.recursive:
-        rewrites.update({t: call_trees.rewrite for t in call_trees.NODE_TYPES})
-    return expressions.rewrite_tree(node, rewrites, ctx)
+    return expressions.rewrite_tree(node, _REWRITES[bool(ctx.recursive)], ctx)
+
+
+# node class -> its expression rewrite; [False]: without call_trees, [True]: with it
+_REWRITES = ({t: p.rewrite for p in EXPRESSION_PASSES for t in p.NODE_TYPES},)
+_REWRITES += ({**_REWRITES[0], **{t: call_trees.rewrite for t in call_trees.NODE_TYPES}},)

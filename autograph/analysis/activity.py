@@ -210,8 +210,11 @@ def of(node: gast.AST, record_nodes: bool = False) -> Activity:
     """Activity of a statement, expression, or list of them (nested scopes summarised)."""
     act = Activity()
     collector = _Collector(act, record_nodes)
-    for n in (node if isinstance(node, list) else [node]):
-        collector.visit(n)
+    if type(node) is list:
+        for n in node:
+            collector.visit(n)
+    else:
+        collector.visit(node)
     return act
 
 

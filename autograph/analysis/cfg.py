@@ -33,6 +33,7 @@ class Graph:
         self.fn_node = fn_node
         self.nodes: list = []
         self.params = set(activity.params(fn_node))
+        self.bits = None        # liveness: (its bits.Names, each node's writes as bits)
         self.entry = self.new(None)
         self.exit = self.new(None)
 
@@ -61,9 +62,12 @@ class Graph:
         self.locals = (body.writes | body.deletes) - self.declared
 
     def new(self, ast_node: Optional[gast.AST], act: Optional[activity.Activity] = None) -> Node:
-        node = Node(len(self.nodes), ast_node, act or activity.Activity())
+        node = Node(len(self.nodes), ast_node, act or _NO_ACTIVITY)
         self.nodes.append(node)
         return node
+
+
+_NO_ACTIVITY = activity.Activity()     # of the nodes without code (read only, shared)
 
 
 def _link(preds: list, node: Node) -> None:
@@ -122,9 +126,12 @@ class _Builder:
         return preds
 
     def stmt(self, s: gast.AST, preds: list) -> list:
-        method = getattr(self, "stmt_" + type(s).__name__, None)
+        kind = type(s)
+        method = _STMT_METHODS.get(kind, _UNKNOWN)
+        if method is _UNKNOWN:
+            method = _STMT_METHODS[kind] = getattr(_Builder, "stmt_" + kind.__name__, None)
         if method is not None:
-            return method(s, preds)
+            return method(self, s, preds)
         if isinstance(s, gast.AsyncFunctionDef):
             return [self.node(s, s, preds)]
         if isinstance(s, (gast.AsyncWith, gast.AsyncFor)) or hasattr(s, "body"):
@@ -264,6 +271,8 @@ class _Builder:
 
 
 _JUMP = frozenset({"jump"})
+_STMT_METHODS: dict = {}     # statement class -> _Builder.stmt_<class> or None
+_UNKNOWN = object()
 
 
 def build(fn_node: gast.AST) -> Graph:

@@ -15,14 +15,17 @@ from autograph.analysis.cfg import Graph
 
 
 _NOTHING = frozenset()
+_TRY_KEYS = (("ag_cfg_handlers", "ag_live_at_handlers"), ("ag_cfg_finally", "ag_live_at_finally"))
 
 
 def annotate(graph: Graph) -> None:
     # Sets of names as bits of ints (`bits.Names`): a union or difference is one
     # operation on a machine word or a few, whatever the sets hold.
     names = Names()
-    reads = [names.mask(n.act.reads) for n in graph.nodes]
-    writes = [names.mask(n.act.writes) for n in graph.nodes]
+    mask = names.mask
+    reads = [mask(n.act.reads) for n in graph.nodes]
+    writes = [mask(n.act.writes) for n in graph.nodes]
+    graph.bits = (names, writes)      # (reaching_definitions numbers the names the same)
     live_in = [0] * len(graph.nodes)
     # A backward analysis: the nodes nearest the exit first (`pop` takes the last), so
     # that each node mostly sees its successors' final sets (the other way round, each
@@ -49,13 +52,13 @@ def annotate(graph: Graph) -> None:
         if stmt is None:
             continue
         d = stmt.__dict__     # its annotations (`anno` stores them as `ag_` attributes)
-        for key in ("handlers", "finally"):     # `try`: what an exception's path reads
-            entries = d.get("ag_cfg_" + key)
-            if entries is not None and "ag_live_at_" + key not in d:
+        for key, result in _TRY_KEYS:        # `try`: what an exception's path reads
+            entries = d.get(key)
+            if entries is not None and result not in d:
                 mask = 0
                 for e in entries:
                     mask |= live_in[e.index]
-                d["ag_live_at_" + key] = names_of(mask)
+                d[result] = names_of(mask)
         if d.get("ag_cfg_after") is node:
             d["ag_live_out"] = names_of(live_in[node.index])
             if isinstance(stmt, gast.With):

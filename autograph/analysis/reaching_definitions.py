@@ -14,12 +14,17 @@ from autograph.analysis.cfg import Graph
 
 def annotate(graph: Graph) -> None:
     # Sets of names as bits of ints (`bits.Names`), as in liveness.
-    names = Names()
     nodes = graph.nodes
-    local = names.mask(graph.locals)
-    params = names.mask(graph.params)
-    writes = [names.mask(n.act.writes) for n in nodes]
-    deletes = [names.mask(n.act.deletes) for n in nodes]
+    shared = graph.bits          # liveness's numbering of the names and write masks
+    if shared is not None:
+        names, writes = shared
+    else:
+        names = Names()
+        writes = [names.mask(n.act.writes) for n in nodes]
+    mask = names.mask
+    local = mask(graph.locals)
+    params = mask(graph.params)
+    deletes = [mask(n.act.deletes) if n.act.deletes else 0 for n in nodes]
     state_in: list = [None] * len(nodes)
     state_out: list = [None] * len(nodes)
     state_out[graph.entry.index] = (local & ~params, params)

@@ -39,7 +39,27 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
     left alone (a `lambda` there cannot see the class's names). One walk for all the
     expression converters keeps conversion fast; each rewrite sees converted children."""
     d = node.__dict__
-    for field, _ in FIELDS[type(node)]:
+    kind = type(node)
+    if kind is gast.Call:
+        func = d["func"]
+        if (type(func) is gast.Attribute and type(func.value) is gast.Name
+                and func.value.id == "ag__"):
+            # an operator call (no rewrite applies to it, nor to its `ag__.op`): its
+            # arguments only
+            for field in ("args", "keywords"):
+                old = d[field]
+                for i, item in enumerate(old):
+                    if type(item) not in _NOT_ENTERED:
+                        old[i] = rewrite_tree(item, rewrites, ctx)
+            return node
+    elif kind is gast.FunctionDef and d.get("ag_generated", False):
+        # a generated function: parameters that are names, no decorators, no annotations
+        old = d["body"]
+        for i, item in enumerate(old):
+            if type(item) not in _NOT_ENTERED:
+                old[i] = rewrite_tree(item, rewrites, ctx)
+        return node
+    for field, _ in FIELDS[kind]:
         old = d.get(field)
         if old is None:
             continue
@@ -49,5 +69,5 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
                     old[i] = rewrite_tree(item, rewrites, ctx)
         elif type(old) not in _NOT_ENTERED:
             d[field] = rewrite_tree(old, rewrites, ctx)
-    rewrite = rewrites.get(type(node))
+    rewrite = rewrites.get(kind)
     return rewrite(node, ctx) if rewrite is not None else node
