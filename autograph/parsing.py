@@ -219,13 +219,42 @@ def to_ast(node, lineno: int = 1):
             value = d.get(field)
             if type(value) is list:
                 for i, v in enumerate(value):
+                    if type(v) is name_kind:        # (a third of the nodes: here, not pushed)
+                        nd = v.__dict__
+                        get = nd.get
+                        line = get("lineno") or lineno
+                        col = get("col_offset") or 0
+                        end, end_col = get("end_lineno"), get("end_col_offset")
+                        if (end is None or end_col is None or end < line
+                                or (end == line and end_col < col)):
+                            end, end_col = line, col
+                        nd["lineno"], nd["col_offset"], nd["end_lineno"], nd["end_col_offset"] = (
+                            line, col, end, end_col)
+                        nd["ctx"] = leaves[type(nd["ctx"])]
+                        v.__class__ = ast_name
+                        continue
                     leaf = leaves.get(type(v))
                     if leaf is not None:
                         value[i] = leaf
                     elif v is not None:
                         push((v, lineno))
             elif value is not None:
-                leaf = leaves.get(type(value))
+                kind = type(value)
+                if kind is name_kind:            # (as in a list, above)
+                    nd = value.__dict__
+                    get = nd.get
+                    line = get("lineno") or lineno
+                    col = get("col_offset") or 0
+                    end, end_col = get("end_lineno"), get("end_col_offset")
+                    if (end is None or end_col is None or end < line
+                            or (end == line and end_col < col)):
+                        end, end_col = line, col
+                    nd["lineno"], nd["col_offset"], nd["end_lineno"], nd["end_col_offset"] = (
+                        line, col, end, end_col)
+                    nd["ctx"] = leaves[type(nd["ctx"])]
+                    value.__class__ = ast_name
+                    continue
+                leaf = leaves.get(kind)
                 if leaf is not None:
                     d[field] = leaf
                 else:

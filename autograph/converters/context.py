@@ -192,7 +192,8 @@ class StatementTransformer(gast.NodeTransformer):
 
     def visit_Try(self, node):
         # (`live_at_handlers` counts the `finally` as one more handler.)
-        handlers = node.__dict__.get("ag_live_at_handlers", frozenset()) if node.handlers else frozenset()
+        handlers = (node.__dict__.get("ag_live_at_handlers", frozenset()) if node.handlers
+                    else frozenset())
         # After an exception the `finally` runs and the exception goes on: the code after
         # the `try` never runs, so only names the `finally` itself reads are observed (an
         # enclosing `try` adds its own). Live at the `finally` counts what follows it too.

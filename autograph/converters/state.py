@@ -103,7 +103,8 @@ def modified(node: gast.AST) -> set:
 
 
 def state_names(node: gast.AST, modified: set) -> list:
-    live = node.__dict__.get("ag_live_in", frozenset()) | node.__dict__.get("ag_live_out", frozenset())
+    d = node.__dict__
+    live = d.get("ag_live_in", frozenset()) | d.get("ag_live_out", frozenset())
     return sorted(modified & live)
 
 
