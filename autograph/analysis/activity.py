@@ -15,6 +15,7 @@ import gast
 
 from autograph.tree import children, walk as _walk
 
+_NAME, _LOAD, _CONSTANT = gast.Name, gast.Load, gast.Constant
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Calls that see the frame's local names: code using them must keep its scopes.
 OPAQUE_CALLS = frozenset({"locals", "vars", "eval", "exec", "dir"})
@@ -66,7 +67,14 @@ class _Collector(gast.NodeVisitor):
 
     def generic_visit(self, node):
         for child in children(node):
-            self.visit(child)
+            kind = type(child)
+            if kind is _NAME and type(child.ctx) is _LOAD:     # (visit_Name's commonest case)
+                act = self.act
+                act.reads.add(child.id)
+                if self.record_nodes:
+                    act.read_nodes.append(child)
+            elif kind is not _CONSTANT:
+                self.visit(child)
 
     def visit_Constant(self, node) -> None:
         """Nothing to record (and NodeVisitor's own visit_Constant is a slow shim)."""
@@ -206,10 +214,14 @@ def free_names(nodes: Iterable) -> set:
     return (loads - binds) | nonlocals
 
 
+_NEW = object.__new__
+
+
 def of(node: gast.AST, record_nodes: bool = False) -> Activity:
     """Activity of a statement, expression, or list of them (nested scopes summarised)."""
     act = Activity()
-    collector = _Collector(act, record_nodes)
+    collector = _NEW(_Collector)
+    collector.act, collector.record_nodes = act, record_nodes
     if type(node) is list:
         for n in node:
             collector.visit(n)

@@ -100,20 +100,20 @@ class _Builder:
         """What the enclosing compound statements contain: the names they assign and what
         can keep them Python (see converters/state.blocker)."""
         act = n.act
-        features = set(act.opaque_calls)
-        if act.has_yield or act.has_await:
-            features.add("yield")
-        if act.deletes:
-            features.add("del")
-        kind = type(part)
-        if kind is gast.Return:
-            features.add("return")
         # The innermost body only: each body adds what it found to the one around it
         # when it ends (`_body`). (To every enclosing body here, a function whose
         # constructs nest n deep, as lowered returns make them, cost n per node.)
         writes, found = self.bodies[-1]
         writes |= act.writes
-        found |= features
+        if act.opaque_calls:
+            found |= act.opaque_calls
+        if act.has_yield or act.has_await:
+            found.add("yield")
+        if act.deletes:
+            found.add("del")
+        kind = type(part)
+        if kind is gast.Return:
+            found.add("return")
         if kind in (gast.Break, gast.Continue):
             # It leaves every construct from its own loop inwards.
             start = self.loop_levels[-1] if self.loop_levels else 0

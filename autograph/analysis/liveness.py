@@ -23,8 +23,8 @@ def annotate(graph: Graph) -> None:
     # operation on a machine word or a few, whatever the sets hold.
     names = Names()
     mask = names.mask
-    reads = [mask(n.act.reads) for n in graph.nodes]
-    writes = [mask(n.act.writes) for n in graph.nodes]
+    reads = [mask(n.act.reads) if n.act.reads else 0 for n in graph.nodes]
+    writes = [mask(n.act.writes) if n.act.writes else 0 for n in graph.nodes]
     graph.bits = (names, writes)      # (reaching_definitions numbers the names the same)
     live_in = [0] * len(graph.nodes)
     # A backward analysis: the nodes nearest the exit first (`pop` takes the last), so

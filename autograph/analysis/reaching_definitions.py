@@ -20,7 +20,7 @@ def annotate(graph: Graph) -> None:
         names, writes = shared
     else:
         names = Names()
-        writes = [names.mask(n.act.writes) for n in nodes]
+        writes = [names.mask(n.act.writes) if n.act.writes else 0 for n in nodes]
     mask = names.mask
     local = mask(graph.locals)
     params = mask(graph.params)
