@@ -45,12 +45,12 @@ def _block_by_indent(lines: list, start: int) -> list:
     for i in range(start - 1, len(lines)):
         line = lines[i]
         stripped = line.lstrip()
-        if not stripped or stripped.startswith("#"):
+        if not stripped or stripped[0] == "#":
             continue
-        depth = len(line) - len(stripped)
-        if i > start - 1 and depth <= indent and seen_def:
-            break
-        if stripped.startswith(("def ", "async def ", "lambda")) or not stripped.startswith("@"):
+        if seen_def:
+            if len(line) - len(stripped) <= indent and i > start - 1:
+                break
+        elif stripped[0] != "@" or stripped.startswith(("def ", "async def ", "lambda")):
             seen_def = True
         end = i + 1
     return lines[start - 1:end]

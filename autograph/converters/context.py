@@ -240,6 +240,8 @@ class StatementTransformer(gast.NodeTransformer):
             block_fields = _BLOCK_FIELDS[type(node)] = tuple(
                 f for f in ("body", "orelse", "finalbody", "handlers")
                 if f in getattr(type(node), "_fields", ()))
+        own = type(self)
+        plain = own.visit is StatementTransformer.visit     # (the table is `visit`'s)
         for case in d.get("cases", ()):                  # `match`: convert inside its cases
             self.generic_visit(case)
         for field in block_fields:
@@ -248,10 +250,15 @@ class StatementTransformer(gast.NodeTransformer):
                 continue
             new = []
             for item in old:
-                if type(item) in _SCOPE_KINDS and not item.__dict__.get("ag_generated", False):
+                kind = type(item)
+                if kind in _SCOPE_KINDS and not item.__dict__.get("ag_generated", False):
                     new.append(item)
                     continue
-                result = self.visit(item)
+                method = _METHODS.get((own, kind)) if plain else None
+                if method is _unchanged:        # a statement with no blocks, not converted
+                    new.append(item)
+                    continue
+                result = self.visit(item) if method is None else method(self, item)
                 if type(result) is list:
                     new.extend(result)
                 elif result is not None:

@@ -164,9 +164,10 @@ def function(name: str, params: list, body: list, result: Optional[gast.AST], li
     if modified_all & (ctx.graph_act.declared_nonlocal | cells):
         declared.append(gast.Nonlocal(names=sorted(
             modified_all & (ctx.graph_act.declared_nonlocal | cells))))
-    for d in declared:
-        d.lineno, d.col_offset = lineno, 0
-    fn.body = declared + fn.body
+    if declared:
+        for d in declared:
+            d.lineno, d.col_offset = lineno, 0
+        fn.body = declared + fn.body
     fn.ag_generated = True
     fn.ag_params = set(params)
     if result is not None:
