@@ -467,6 +467,8 @@ def may_introspect(code: types.CodeType) -> bool:
         for const in code.co_consts:
             if type(const) is types.CodeType:
                 todo.append(const)
+            elif type(const) is str and const in _SYS_FRAME_FUNCTIONS:
+                return True                   # `getattr(sys, "_getframe")`
     return False
 
 
@@ -522,4 +524,13 @@ def introspection(node, namespace=None) -> Optional[tuple]:
         if name in FRAME_FUNCTIONS and not _other_function(func, namespace):
             return (f"{name}() looks at the call stack, which converted code deepens while "
                     "it stages"), True
+        if (name == "getattr" and len(call.args) >= 2 and isinstance(call.args[1], _CONSTANTS)
+                and call.args[1].value in _SYS_FRAME_FUNCTIONS):
+            # `getattr(sys, "_getframe", None)(1)`: the same, through an alias
+            return (f"{call.args[1].value}() (through getattr) looks at the call stack, "
+                    "which converted code deepens while it stages"), True
     return None
+
+
+_CONSTANTS = (ast.Constant, gast.Constant)
+_SYS_FRAME_FUNCTIONS = frozenset({"_getframe", "currentframe"})

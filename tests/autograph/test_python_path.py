@@ -277,3 +277,29 @@ def test_the_converted_bodys_tracebacks_hide_the_operators():
     assert got == [("fails", first), ("fails", first + 2), ("fails", first + 3),
                    ("fails", first + 6)]
     assert got[-1] == frames_of(fails)[-1]
+
+
+def caller_locals_through_an_alias():
+    getframe = getattr(sys, "_getframe", lambda _: None)
+    frame = getframe(1)
+    if frame is None:
+        return None
+    return sorted(k for k in frame.f_locals if not k.startswith("_"))
+
+
+def test_a_frame_read_through_getattr_stays_as_written():
+    """pyparsing's autoname_elements reads its caller's locals through
+    `getattr(sys, "_getframe")`: it stays as written, so both paths see the caller."""
+    assert ag.to_graph(caller_locals_through_an_alias) is caller_locals_through_an_alias
+
+    def caller():
+        marker = 1
+        return caller_locals_through_an_alias()
+    assert caller() == ["marker"]
+    # (a converted function's frame also holds the operators, `ag__`, a closure cell)
+    assert [k for k in ag.to_graph(caller)() if k != "ag__"] == ["marker"]
+    with Staging():
+        assert [k for k in ag.to_graph(caller)() if k != "ag__"] == ["marker"]
+    source = inspect.getsource(caller_locals_through_an_alias)
+    _, report = module_converter.convert_source(source, "alias.py")
+    assert report.converted == [] and "through getattr" in report.skipped[0][2]
