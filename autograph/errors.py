@@ -62,3 +62,22 @@ def python_construct(filename: str, lineno: int):
     """(construct, its first line, why it stayed Python) for a construct conversion left
     to Python whose head spans `filename:lineno`, or None."""
     return _PYTHON_CONSTRUCTS.get((filename, lineno))
+
+
+def unlink_frames(error: BaseException, hidden: tuple) -> None:
+    """Unlink from `error.__traceback__` (in place) the frames whose code's file name
+    starts with one of `hidden`, keeping the others in order. A traceback with nothing
+    else is left as it is. (Used by the operators for their own frames, and by the
+    runtime's traceback filter.)"""
+    tb = error.__traceback__
+    kept = []
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(hidden):
+            kept.append(tb)
+        tb = tb.tb_next
+    if not kept:
+        return
+    for a, b in zip(kept, kept[1:]):
+        a.tb_next = b
+    kept[-1].tb_next = None
+    error.__traceback__ = kept[0]

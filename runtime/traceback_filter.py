@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import os
 
+from autograph.errors import unlink_frames
+
 _RUNTIME = os.path.dirname(os.path.abspath(__file__))
 _HIDDEN = (_RUNTIME + os.sep,
            os.path.join(os.path.dirname(_RUNTIME), "autograph") + os.sep)
-
-
-def _hidden(tb) -> bool:
-    return tb.tb_frame.f_code.co_filename.startswith(_HIDDEN)
 
 
 def filter_traceback(error: BaseException) -> None:
@@ -32,20 +30,5 @@ def filter_traceback(error: BaseException) -> None:
         if id(e) in seen:
             continue
         seen.add(id(e))
-        _filter_one(e)
+        unlink_frames(e, _HIDDEN)
         todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
-
-
-def _filter_one(error: BaseException) -> None:
-    tb = error.__traceback__
-    kept = []
-    while tb is not None:
-        if not _hidden(tb):
-            kept.append(tb)
-        tb = tb.tb_next
-    if not kept:
-        return
-    for a, b in zip(kept, kept[1:]):
-        a.tb_next = b
-    kept[-1].tb_next = None
-    error.__traceback__ = kept[0]

@@ -24,7 +24,8 @@ from builtins import (  # the originals: see operators/__init__
 from typing import Any, Callable, Optional, Sequence
 
 from autograph.errors import (_PACKAGE_DIR, StagingError, StagingStructureError,
-                              StagingTypeError, StagingValueError, user_location)
+                              StagingTypeError, StagingValueError, unlink_frames,
+                              user_location)
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
@@ -41,7 +42,7 @@ def backend_of(value: Any) -> Any:
     return getattr(type(value), "__autograph_backend__", None)
 
 
-_OPERATORS = __file__[:-len("control_flow.py")]      # this directory, with its separator
+_OPERATORS = (__file__[:-len("control_flow.py")],)    # this directory, with its separator
 
 
 def _hide_own_frames(error: BaseException) -> None:
@@ -49,18 +50,7 @@ def _hide_own_frames(error: BaseException) -> None:
     an operator: what the user's code (or a library walking tracebacks) sees is the
     user's frames, the generated branch and loop functions among them (they carry the
     user's function name and lines), as if the construct had run inline."""
-    tb = error.__traceback__
-    kept = []
-    while tb is not None:
-        if not tb.tb_frame.f_code.co_filename.startswith(_OPERATORS):
-            kept.append(tb)
-        tb = tb.tb_next
-    if not kept:
-        return
-    for a, b in zip(kept, kept[1:]):
-        a.tb_next = b
-    kept[-1].tb_next = None
-    error.__traceback__ = kept[0]
+    unlink_frames(error, _OPERATORS)
 
 
 def _pack(values: Sequence[Any], n: int) -> Any:
