@@ -167,6 +167,21 @@ def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:
 _POSITIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
+def _name_to_ast(name: gast.Name, lineno: int) -> None:
+    """A gast Name met as a child in `to_ast`, made an `ast.Name` there (not pushed):
+    positions fixed as `to_ast` fixes them, its context `ast`'s."""
+    d = name.__dict__
+    get = d.get
+    line = get("lineno") or lineno
+    col = get("col_offset") or 0
+    end, end_col = get("end_lineno"), get("end_col_offset")
+    if end is None or end_col is None or end < line or (end == line and end_col < col):
+        end, end_col = line, col
+    d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = line, col, end, end_col
+    d["ctx"] = _AST_LEAF[type(d["ctx"])]
+    name.__class__ = ast.Name
+
+
 def to_ast(node, lineno: int = 1):
     """gast -> ast for compiling, in place (as `from_ast` the other way): each gast node
     changes class, and keeps its fields, which the ast classes share (`gast.gast_to_ast`
@@ -220,18 +235,7 @@ def to_ast(node, lineno: int = 1):
             if type(value) is list:
                 for i, v in enumerate(value):
                     if type(v) is name_kind:        # (a third of the nodes: here, not pushed)
-                        nd = v.__dict__
-                        get = nd.get
-                        line = get("lineno") or lineno
-                        col = get("col_offset") or 0
-                        end, end_col = get("end_lineno"), get("end_col_offset")
-                        if (end is None or end_col is None or end < line
-                                or (end == line and end_col < col)):
-                            end, end_col = line, col
-                        nd["lineno"], nd["col_offset"], nd["end_lineno"], nd["end_col_offset"] = (
-                            line, col, end, end_col)
-                        nd["ctx"] = leaves[type(nd["ctx"])]
-                        v.__class__ = ast_name
+                        _name_to_ast(v, lineno)
                         continue
                     leaf = leaves.get(type(v))
                     if leaf is not None:
@@ -241,18 +245,7 @@ def to_ast(node, lineno: int = 1):
             elif value is not None:
                 kind = type(value)
                 if kind is name_kind:            # (as in a list, above)
-                    nd = value.__dict__
-                    get = nd.get
-                    line = get("lineno") or lineno
-                    col = get("col_offset") or 0
-                    end, end_col = get("end_lineno"), get("end_col_offset")
-                    if (end is None or end_col is None or end < line
-                            or (end == line and end_col < col)):
-                        end, end_col = line, col
-                    nd["lineno"], nd["col_offset"], nd["end_lineno"], nd["end_col_offset"] = (
-                        line, col, end, end_col)
-                    nd["ctx"] = leaves[type(nd["ctx"])]
-                    value.__class__ = ast_name
+                    _name_to_ast(value, lineno)
                     continue
                 leaf = leaves.get(kind)
                 if leaf is not None:
