@@ -7,6 +7,7 @@ converted body runs instead, and gives the same results on Python values.
 """
 import inspect
 import logging
+import logging.handlers
 import sys
 import threading
 import traceback
@@ -79,15 +80,6 @@ def fails(xs):
     return total
 
 
-class Records(logging.Handler):
-    def __init__(self):
-        super().__init__()
-        self.records = []
-
-    def emit(self, record):
-        self.records.append(record)
-
-
 def test_the_flag_is_false_outside_staging_and_counts_scopes():
     assert not operators.staging
     with Staging():
@@ -115,13 +107,13 @@ def test_warnings_stacklevel_points_at_the_users_line():
 def test_logging_records_name_the_users_function_and_line():
     def records(fn):
         logger = logging.getLogger("test_python_path")
-        handler = Records()
+        handler = logging.handlers.BufferingHandler(100)
         logger.addHandler(handler)
         try:
             fn(3, logger)
         finally:
             logger.removeHandler(handler)
-        return [(r.funcName, r.lineno, r.pathname) for r in handler.records]
+        return [(r.funcName, r.lineno, r.pathname) for r in handler.buffer]
     assert records(ag.to_graph(logs)) == records(logs)
     assert records(logs)[0][0] == "logs"
 

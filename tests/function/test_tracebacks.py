@@ -1,6 +1,7 @@
 """Errors from rt.function show the user's frames: the runtime's and autograph's hidden
 (as TensorFlow filters its own), all of them with rt.debugging.disable_traceback_filtering()."""
 import logging
+import logging.handlers
 import os
 import traceback
 
@@ -68,18 +69,9 @@ def test_the_switch_shows_every_frame():
     assert rt.debugging.is_traceback_filtering_enabled()
 
 
-class Records(logging.Handler):
-    def __init__(self):
-        super().__init__()
-        self.records = []
-
-    def emit(self, record):
-        self.records.append(record)
-
-
 def test_logging_while_tracing_names_the_users_function():
     logger = logging.getLogger("test_tracebacks")
-    handler = Records()
+    handler = logging.handlers.BufferingHandler(100)
     logger.addHandler(handler)
 
     @rt.function
@@ -94,6 +86,6 @@ def test_logging_while_tracing_names_the_users_function():
         assert float(traced(rt.constant(3.0))) == 3.0
     finally:
         logger.removeHandler(handler)
-    [record] = handler.records
+    [record] = handler.buffer
     assert record.funcName == "traced"
     assert record.lineno == traced.python_function.__code__.co_firstlineno + 3
