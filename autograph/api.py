@@ -32,18 +32,7 @@ from autograph.errors import ConversionError
 logger = logging.getLogger("autograph")
 
 _code_cache: dict = {}     # (code, options) -> converted code, False (failed) or _AS_WRITTEN
-# Per function: kept on the function itself (operators.calls.cached / remember).
-
-
-class _FunctionCache:
-    """`_function_cache.clear()`: forget every function's conversions (for timing)."""
-
-    @staticmethod
-    def clear() -> None:
-        calls.forget_all()
-
-
-_function_cache = _FunctionCache()
+# (per function conversions are kept on the function: operators.calls.cached / remember)
 _CONVERTED = "__autograph_converted__"
 
 

@@ -18,8 +18,8 @@ Three figures, side by side in one run:
 
 Times are CPU times of this process (`time.process_time_ns`; fizzbuzz also shows the
 best wall time), so that other processes on a shared machine move them less. Every
-conversion is fresh: the conversion caches (`autograph.api._code_cache` and
-`_function_cache`) are cleared before each one, and the garbage collector is paused
+conversion is fresh: the conversion caches (`autograph.api._code_cache`, and the ones
+kept on each function: `autograph.operators.calls.forget_all`) are cleared before each one, and the garbage collector is paused
 around it (as `timeit` does; `to_graph` pauses it itself too). A time shown is the
 best (minimum) over the repetitions: on a shared, noisy machine the best of several
 runs is the least disturbed estimate of a deterministic workload's cost. Each
@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import autograph as ag  # noqa: E402
 from autograph import api, module_converter  # noqa: E402
+from autograph.operators import calls  # noqa: E402
 
 
 # -- generated long functions --------------------------------------------------------------
@@ -153,7 +154,7 @@ def fizzbuzz(n):
 
 def _clear_caches():
     api._code_cache.clear()
-    api._function_cache.clear()
+    calls.forget_all()
 
 
 def convert_time(fn, repeats: int, clock=time.process_time_ns) -> float:
