@@ -1,7 +1,6 @@
 """`autograph convert FILE.py [-o OUT.py] [--function NAME ...]`,
 `autograph convert SRC_DIR -o OUT_DIR [--jobs N]` (a whole package tree, see
-`autograph.package_converter`), both also as `python -m autograph`, and
-`autograph graph FILE.py:FUNC ...` (the runtime's graph drawing command).
+`autograph.package_converter`), both also as `python -m autograph`.
 
 For one file, bad input — a missing file, a syntax error, an undecodable file, an empty
 file, a name that names no function — is one line on stderr and exit code 1 (2 for a
@@ -80,10 +79,6 @@ def _parser() -> argparse.ArgumentParser:
                          help="no summary on stderr")
     convert.add_argument("-v", "--verbose", action="store_true",
                          help="for a directory: also list each function left as written")
-    commands.add_parser(
-        "graph", add_help=False,
-        help="draw the graph of FILE.py:FUNC traced for a signature (dot, svg, png, text); "
-             "see `autograph graph --help`")
     return parser
 
 
@@ -95,18 +90,6 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
     return value
-
-
-def _graph(argv: Sequence[str]) -> int:
-    """`autograph graph ...` is the runtime's command (tracing needs the runtime): the one
-    place where the command line, not the converter, reaches into `runtime`."""
-    import importlib
-    try:
-        graph_cli = importlib.import_module("runtime.graph_cli")
-    except ImportError as e:
-        print(f"{PROG}: error: `graph` needs the runtime package ({e})", file=sys.stderr)
-        return 1
-    return graph_cli.main(list(argv))
 
 
 def _write(path: str, text: str, encoding: str, mode: Optional[int] = None) -> None:
@@ -158,8 +141,6 @@ def convert_directory(src: str, output: Optional[str], functions, jobs: Optional
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["graph"]:
-        return _graph(argv[1:])
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:

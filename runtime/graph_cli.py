@@ -1,6 +1,8 @@
-"""`autograph graph FILE.py:FUNC --signature 'float32[None]' --format dot|svg|png|text`:
-draws the graph of a function traced for a signature (also `python -m runtime graph ...`).
-`autograph graph SAVED_DIR[:NAME]` draws a function saved by rt.saved.save, as loaded.
+"""`python -m runtime graph FILE.py:FUNC --signature 'float32[None]' --format dot|svg|png|text`
+(also `runtime graph ...`, the console script): draws the graph of a function traced for a
+signature. `python -m runtime graph SAVED_DIR[:NAME]` draws a function saved by
+rt.saved.save, as loaded. The command is the runtime's own: `runtime/__main__.py` routes
+to `main` here.
 
 Each `--signature` is one argument: a tensor spec `DTYPE[DIMS]` (`float32[None]`,
 `int32[]` for a scalar, `float32[2,3]`, `float32[...]` for unknown rank) or a Python
@@ -12,12 +14,15 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
+import inspect
 import os
 import re
 import shutil
 import subprocess
 import sys
 from typing import Optional
+
+PROG = "python -m runtime graph"
 
 INSTALL_DOT = ("rendering to {fmt} needs Graphviz's `dot` program, which is not installed: "
                "install Graphviz (Debian/Ubuntu: `apt-get install graphviz`; macOS: "
@@ -29,6 +34,14 @@ _SPEC = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]$")
 
 class CommandError(Exception):
     """One line for stderr."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a malformed command line is one line on stderr (exit 2), not the usage
+    block and a second line."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def parse_signature(texts: list) -> list:
@@ -148,7 +161,30 @@ def concrete_function(target: str, signature: list):
     args = parse_signature(signature)
     if not args and fn.input_signature is not None:
         return fn.get_concrete_function()
+    if fn.input_signature is None:
+        _check_arity(target, fn.python_function, args, given=bool(signature))
     return fn.get_concrete_function(*args)
+
+
+def _check_arity(target: str, python_function, args: list, given: bool) -> None:
+    """The arguments from --signature must fit the function's parameters: say so in one line
+    (with how to give them) rather than as a tracing failure."""
+    try:
+        sig = inspect.signature(python_function)
+    except (TypeError, ValueError):       # a builtin or some other callable: let it trace
+        return
+    try:
+        sig.bind(*args)
+    except TypeError as e:
+        if not given:
+            raise CommandError(
+                f"{target}{sig} takes arguments: pass --signature with one item per "
+                f"argument, a tensor spec such as 'float32[None]' or 'int32[]', or a Python "
+                f"literal (e.g. --signature 'float32[None]; 2.0')") from None
+        raise CommandError(
+            f"{target}{sig}: --signature gives {len(args)} argument"
+            f"{'' if len(args) == 1 else 's'}: {e} (one item per argument, separated by "
+            f"';' or as repeated -s)") from None
 
 
 def render(cf, fmt: str) -> bytes:
@@ -167,30 +203,49 @@ def render(cf, fmt: str) -> bytes:
     return proc.stdout
 
 
-def main(argv: Optional[list] = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="autograph graph",
-        description="Draw the graph of FUNC in FILE.py traced for a signature.")
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("target", metavar="FILE.py:FUNC",
                         help="a function in a Python file, or SAVED_DIR[:NAME] from rt.saved.save")
-    parser.add_argument("--signature", "-s", action="append", default=[],
-                        help="an argument: DTYPE[DIMS] (float32[None], int32[]) or a Python "
+    parser.add_argument("--signature", "-s", action="append", default=[], metavar="SPEC",
+                        help="the arguments to trace with: DTYPE[DIMS] (float32[None], "
+                             "int32[] for a scalar, float32[...] for any rank) or a Python "
                              "literal; repeat it (or separate by ';') for several")
-    parser.add_argument("--format", "-f", choices=["dot", "svg", "png", "text"], default="dot")
-    parser.add_argument("-o", "--output", help="write here instead of stdout")
-    args = parser.parse_args(argv)
+    parser.add_argument("--format", "-f", choices=["dot", "svg", "png", "text"], default="dot",
+                        help="dot (Graphviz text, default), svg or png (rendered by Graphviz's "
+                             "`dot` program), text (the graph's text form)")
+    parser.add_argument("-o", "--output", help="write here instead of stdout (required for png)")
+    return parser
+
+
+DESCRIPTION = ("Draw the graph of FUNC in FILE.py traced for a signature (cond and while "
+               "bodies as nested clusters), or of a function saved by rt.saved.save.")
+EPILOG = ("example: python -m runtime graph model.py:step --signature 'float32[None]; 2.0' "
+          "--format svg -o step.svg")
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
+    return add_arguments(OneLineParser(prog=prog, description=DESCRIPTION, epilog=EPILOG))
+
+
+def main(argv: Optional[list] = None, prog: str = PROG) -> int:
+    """The `graph` command; argv without the word `graph`."""
+    args = parser(prog).parse_args(argv)
+    return run(args, prog)
+
+
+def run(args: argparse.Namespace, prog: str = PROG) -> int:
     if args.format == "png" and not args.output:
-        print("autograph graph: error: --format png writes binary data: give -o FILE.png",
+        print(f"{prog}: error: --format png writes binary data: give -o FILE.png",
               file=sys.stderr)
         return 1
     try:
         cf = concrete_function(args.target, args.signature)
         data = render(cf, args.format)
     except CommandError as e:
-        print(f"autograph graph: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # noqa: BLE001 - the user's function failed to trace
-        print(f"autograph graph: error: tracing {args.target} failed: {type(e).__name__}: "
+        print(f"{prog}: error: tracing {args.target} failed: {type(e).__name__}: "
               f"{str(e).splitlines()[0] if str(e) else ''}", file=sys.stderr)
         return 1
     if args.output:

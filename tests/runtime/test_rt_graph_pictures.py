@@ -1,5 +1,6 @@
-"""Graph.to_dot() and the `graph` command (runtime.graph_cli): structure of the DOT text,
-nested clusters for cond/while bodies, rendering with Graphviz when it is there."""
+"""Graph.to_dot() and the `python -m runtime graph` command (runtime.graph_cli, called in
+process here; tests/cli/test_graph_command.py runs it as a command): structure of the DOT
+text, nested clusters for cond/while bodies, rendering with Graphviz when it is there."""
 import os
 import re
 import shutil
@@ -103,7 +104,8 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     src = tmp_path / "m.py"
     src.write_text("def f(x):\n    return x\n")
     assert graph_cli.main([f"{src}:g", "-s", "float32[]"]) == 1
-    assert capsys.readouterr().err == f"autograph graph: error: {src} has no function 'g'\n"
+    assert capsys.readouterr().err == (f"python -m runtime graph: error: {src} has no "
+                                       "function 'g'\n")
     assert graph_cli.main([f"{src}:f", "-s", "floot32[]"]) == 1
     assert "unknown dtype name 'floot32'" in capsys.readouterr().err
     assert graph_cli.main([f"{src}:f", "-s", "float32[x]"]) == 1
@@ -112,6 +114,26 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert "no such file" in capsys.readouterr().err
     assert graph_cli.main([f"{src}:f", "-s", "float32[]", "-f", "png"]) == 1
     assert "give -o FILE.png" in capsys.readouterr().err
+    assert graph_cli.main([f"{src}:f"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"python -m runtime graph: error: {src}:f(x) takes arguments: pass "
+                          "--signature with one item per argument") and err.count("\n") == 1
+    assert graph_cli.main([f"{src}:f", "-s", "float32[]; 2"]) == 1
+    assert "--signature gives 2 arguments: too many positional arguments" \
+        in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        graph_cli.main([f"{src}:f", "-f", "gif"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m runtime graph: error: argument --format/-f: invalid "
+                          "choice: 'gif'") and err.count("\n") == 1
+
+
+def test_cli_takes_no_signature_for_a_function_without_parameters(tmp_path, capsys):
+    src = tmp_path / "m.py"
+    src.write_text("import runtime as rt\n\ndef f():\n    return rt.constant(1.0) + 2.0\n")
+    assert graph_cli.main([f"{src}:f", "-f", "text"]) == 0
+    assert 'op: "AddV2"' in capsys.readouterr().out
 
 
 def test_cli_says_how_to_install_graphviz(tmp_path, capsys, monkeypatch):
@@ -145,6 +167,7 @@ def test_cli_renders_svg_and_png(tmp_path):
 
 
 def test_python_dash_m_runtime_graph(tmp_path):
+    """The command as users type it; tests/cli/test_graph_command.py covers its errors."""
     src = tmp_path / "m.py"
     src.write_text("def f(x):\n    return x * 2\n")
     proc = subprocess.run([sys.executable, "-m", "runtime", "graph", f"{src}:f", "-s", "int32[3]"],
