@@ -478,8 +478,12 @@ def _note_user_line(error: Exception, name: str) -> None:
     if where is None or f"{where[0]}:{where[1]}" in str(error):
         return
     line = linecache.getline(where[0], where[1]).strip()
-    error.add_note(f"in user code, while tracing {name}:\n  File \"{where[0]}\", line {where[1]}, "
-                   f"in {where[2]}\n    {line}")
+    note = (f"in user code, while tracing {name}:\n  File \"{where[0]}\", line {where[1]}, "
+            f"in {where[2]}\n    {line}")
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    else:       # Python 3.10: no add_note (nor printed notes); the list 3.11 keeps
+        error.__notes__ = [*getattr(error, "__notes__", ()), note]
 
 
 def _output_tensor(graph, v):
