@@ -11,14 +11,14 @@ staged control flow, and an executor that runs graphs without the Python that bu
 """
 from __future__ import annotations
 
-from . import config, dtypes, errors, nest
+from . import config, errors, executor, nest
+from .core import dtypes
 from .control_flow import cond, while_loop
-from .dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16,  # noqa: A004
-                     int32, int64, string, uint8)
+from .core.dtypes import DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16, int32, int64, string, uint8
 from .function import Function, function
 from .gradients.tape import GradientTape
 from .concrete import ConcreteFunction
-from .graph import Graph, eager_scope as init_scope, name_scope, placeholder
+from .core.graph import Graph, eager_scope as init_scope, name_scope, placeholder
 from .ops.array_ops import (concat, expand_dims, gather, rank, reshape, shape, size, squeeze,
                             stack, transpose, unstack)
 from .ops.makers import eye, fill, ones, ones_like, range, zeros, zeros_like  # noqa: A004
@@ -34,8 +34,9 @@ from .ops.pad_ops import pad
 from .ops.state_ops import Variable
 from .ops.string_ops import strings
 from .ops.tensor_array import TensorArray
-from .shapes import TensorShape, TensorSpec
-from .tensor import EagerTensor, SymbolicTensor, Tensor
+from .core.shapes import TensorShape, TensorSpec
+from .core.tensor import EagerTensor, SymbolicTensor, Tensor
+from . import autograph_backend  # noqa: E402,F401  (autograph stages symbolic tensors through it)
 from . import random  # noqa: E402
 from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
 from . import onnx_export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)

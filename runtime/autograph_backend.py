@@ -6,20 +6,32 @@ import the runtime themselves.
 """
 from __future__ import annotations
 
+from autograph.operators import lists as _lists       # (autograph never imports us)
+from autograph.operators import python_path as _staging
+
+from .control_flow import stage_cond
+from .core import dtypes, hooks
+from .core.tensor import SymbolicTensor, Tensor
+from .ops.array_ops import shape
+from .ops.core import constant, convert_to_tensor
+from .ops.io_ops import assert_that, print_
+from .ops.list_ops import StagedList
+from .ops.makers import range as range_
+from .ops.math_ops import cast, equal, logical_not, reduce_any
+from .ops.tensor_array import TensorArray
+from .while_staging import stage_while
+
 
 class RuntimeBackend:
     """Builds cond / while_loop nodes for autograph's `if`, `while` and `for`."""
 
     def convert(self, value):
-        from .ops.core import convert_to_tensor
         return convert_to_tensor(value)
 
     def cond(self, pred, true_fn, false_fn, names, is_undefined):
-        from .control_flow import stage_cond
         return stage_cond(pred, true_fn, false_fn, names=tuple(names), is_undefined=is_undefined)
 
     def while_loop(self, cond_fn, body_fn, init, names, is_undefined, opts=None):
-        from .while_staging import stage_while
         opts = opts or {}
         return stage_while(cond_fn, body_fn, tuple(init), names=tuple(names),
                            maximum_iterations=opts.get("maximum_iterations"),
@@ -27,13 +39,8 @@ class RuntimeBackend:
                            relax_shapes=True, is_undefined=is_undefined)
 
     def iterate(self, iterable):
-        from . import dtypes
-        from .ops.list_ops import StagedList
         if isinstance(iterable, StagedList):
             return iterable.length(), (lambda i: iterable[i])
-        from .ops.array_ops import shape
-        from .ops.core import constant
-        from .ops.math_ops import cast
         t = iterable
         if t.shape.rank == 0:
             raise TypeError(f"cannot iterate over the scalar tensor {t!r}")
@@ -42,20 +49,16 @@ class RuntimeBackend:
         return n, (lambda i: t[i])
 
     def range(self, start, limit, delta):
-        from .ops.makers import range as range_
         return range_(start, limit, delta)
 
     def len(self, value):
         """`len(value)` for a staged value: a Python int when the first dimension is known
         while tracing, else a scalar int32 tensor read when the graph runs (also for an
         unknown rank). A TensorArray gives its size; a scalar has no length (TypeError)."""
-        from .ops.list_ops import StagedList
-        from .ops.tensor_array import TensorArray
         if isinstance(value, TensorArray):
             return value.size()
         if isinstance(value, StagedList):
             return value.length()
-        from .tensor import Tensor
         if not isinstance(value, Tensor):
             return len(value)
         rank = value.shape.rank
@@ -64,16 +67,12 @@ class RuntimeBackend:
                             "use rt.size for its number of elements")
         if rank is not None and value.shape[0] is not None:
             return value.shape[0]
-        from .ops.array_ops import shape
         return shape(value)[0]
 
     def contains(self, container, item):
         """`item in container` for a staged tensor container: whether any element equals
         `item` (elementwise equality with broadcasting, as TensorFlow's `in`), a scalar
         bool tensor."""
-        from .ops.core import convert_to_tensor
-        from .ops.math_ops import equal, reduce_any
-        from .tensor import Tensor
         if not isinstance(container, Tensor):
             raise TypeError(f"`in` on a staged value needs a tensor container, got "
                             f"{type(container).__name__}; use rt.reduce_any(rt.equal(...))")
@@ -90,32 +89,25 @@ class RuntimeBackend:
         """`print(*values, sep=sep, end=end, file=file)` of staged values (autograph's
         `Feature.BUILTIN_FUNCTIONS`): `rt.print`, which prints at every run of the graph
         (`file=None`: the `sys.stdout` of that moment)."""
-        from .ops.io_ops import print_
         print_(*values, sep=sep, end=end, output_stream=file)
 
     def logical_not(self, x):
-        from .ops.math_ops import logical_not
-        from .ops.core import convert_to_tensor
         x = convert_to_tensor(x)
         if not x.dtype.is_bool:
-            from .ops.math_ops import equal
             return equal(x, convert_to_tensor(0, dtype=x.dtype))
         return logical_not(x)
 
     def assert_(self, pred, message: str):
-        from .ops.io_ops import assert_that
         assert_that(pred, message)
 
     def new_list(self, items, element_type=None):
         """A Python list that a staged construct changes, as a StagedList (ops/list_ops.py);
         `element_type`: (dtype, shape) from `ag.set_element_type`, or None."""
-        from .ops.list_ops import StagedList
         dtype, shape = element_type if element_type is not None else (None, None)
         return StagedList(items, dtype, shape)
 
     def stack(self, items, element_type=None):
         """`ag.stack(l)`: a StagedList stacked, or a Python list's values as one tensor."""
-        from .ops.list_ops import StagedList
         if isinstance(items, StagedList):
             return items.stack()
         return self.new_list(items, element_type).stack()
@@ -123,5 +115,9 @@ class RuntimeBackend:
 
 BACKEND = RuntimeBackend()
 
-from autograph.operators import lists as _lists  # noqa: E402  (autograph never imports us)
+# Symbolic tensors name the backend autograph stages them with; lists made staged by a
+# construct use it too; and while a graph is built, converted functions take their
+# staging path (`ag__.staging`, see autograph.operators.python_path).
+SymbolicTensor.__autograph_backend__ = StagedList.__autograph_backend__ = BACKEND
 _lists.register_default_backend(BACKEND)
+hooks.on_graph_building(_staging.enter, _staging.exit)

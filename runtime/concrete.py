@@ -6,13 +6,14 @@ import weakref
 
 import numpy as np
 
-from . import config, dtypes, nest
+from . import config, nest
+from .core import dtypes
 from .errors import InvalidArgumentError
 from .gradients.tape import _state as _tape_state
-from .ops.core import to_numpy, wrap
+from .core.opdef import to_numpy, wrap
 from .ops.state_ops import Variable
-from .shapes import TensorShape, TensorSpec
-from .tensor import EagerTensor, Tensor
+from .core.shapes import TensorShape, TensorSpec
+from .core.tensor import EagerTensor, Tensor
 
 
 class Placeholder:
@@ -208,7 +209,7 @@ class ConcreteFunction:
                     f"to be a {spec.dtype.name} tensor but is a {value.dtype.name} tensor")
             arr = value._value
         elif isinstance(value, Tensor):
-            from .leaks import leaked_tensor_error
+            from .core.leaks import leaked_tensor_error
             raise leaked_tensor_error(value)
         else:
             try:

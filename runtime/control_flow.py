@@ -9,39 +9,15 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Sequence
 
-from . import dtypes, nest
+from . import nest
+from .core import dtypes
 from .errors import DTypeMismatchError
-from .graph import Graph, current_graph
-from .ops.core import OpDef, constant, convert_to_tensor, placeholder_op
-from .shapes import TensorShape, as_shape
-from .tensor import EagerTensor, SymbolicTensor, Tensor
-
-
-class Body:
-    """A traced sub-graph used as a function: `params[i]` is the placeholder fed by the
-    node's i-th input (None when unused), `outputs` the tensors it returns."""
-
-    __slots__ = ("graph", "params", "outputs")
-
-    def __init__(self, graph: Graph, params: list, outputs: list):
-        self.graph = graph
-        self.params = params
-        self.outputs = outputs
-
-
-def _cond_infer(inputs, then_body, else_body, out_specs):
-    return out_specs
-
-
-def _while_infer(inputs, cond_body, body, out_specs, num_loop_vars, has_max):
-    return out_specs
-
-
-IF = OpDef("StatelessIf", _cond_infer, None, default_name="cond")
-IF_STATEFUL = OpDef("If", _cond_infer, None, side_effect=True, default_name="cond")
-WHILE = OpDef("StatelessWhile", _while_infer, None, default_name="while")
-WHILE_STATEFUL = OpDef("While", _while_infer, None, side_effect=True, default_name="while")
-OPS = [IF, IF_STATEFUL, WHILE, WHILE_STATEFUL]
+from .core.graph import Graph, current_graph
+from .core.control import IF, IF_STATEFUL, OPS, WHILE, WHILE_STATEFUL, Body  # noqa: F401
+from .core.opdef import placeholder_op
+from .ops.core import constant, convert_to_tensor
+from .core.shapes import TensorShape, as_shape
+from .core.tensor import EagerTensor, SymbolicTensor, Tensor
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -272,9 +248,9 @@ def _branch_tensor(v, other):
 
 def _in_graph_tensor(g, t):
     """`t` as a tensor owned by `g` (so the branch returns it from inside)."""
-    from .ops.core import _in_graph
+    from .core.apply import in_graph
     with g.as_default():
-        return _in_graph(g, t)
+        return in_graph(g, t)
 
 
 # -- while_loop -----------------------------------------------------------------------------

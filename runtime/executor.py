@@ -25,28 +25,11 @@ import re
 
 import numpy as np
 
+from .core import backends
+from .core.opdef import quiet_numpy as _quiet_numpy, restore_numpy as _restore_numpy
 from .errors import InvalidArgumentError, OpError
 
 _counter = itertools.count()
-
-
-def _numpy_error_state():
-    """Functions that silence numpy's floating-point warnings for a run (TensorFlow gives
-    inf/nan silently). `np.errstate` costs ~1 us per use; setting numpy's context variable
-    directly costs ~0.1 us, so use it when this numpy has it."""
-    try:
-        from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
-        quiet = _make_extobj(all="ignore")
-        return (lambda: _extobj_contextvar.set(quiet)), _extobj_contextvar.reset
-    except (ImportError, AttributeError, TypeError):
-        def enter():
-            state = np.errstate(all="ignore")
-            state.__enter__()
-            return state
-        return enter, (lambda state: state.__exit__(None, None, None))
-
-
-_quiet_numpy, _restore_numpy = _numpy_error_state()
 
 
 def needed_ops(graph, outputs) -> set:
@@ -300,7 +283,7 @@ class _Concrete:
     """An input of a failed node as its inference rule sees it: the run-time shape."""
 
     def __init__(self, value, dtype):
-        from .shapes import TensorShape
+        from .core.shapes import TensorShape
         self.shape = TensorShape(np.shape(value))
         self.dtype = dtype
 
@@ -396,3 +379,15 @@ def compile_graph(graph, inputs, outputs) -> Plan:
                            if id(op) in keep and op.opdef.name == "Placeholder"}
     return Plan(namespace["run"], source, filename, em.line_nodes, needed_placeholders,
                 em.line_args)
+
+
+class NumpyBackend:
+    """The numpy executor as a Backend (see core.backends): the default."""
+
+    name = "numpy"
+
+    def compile(self, graph, inputs, outputs) -> Plan:
+        return compile_graph(graph, inputs, outputs)
+
+
+backends.register(NumpyBackend())

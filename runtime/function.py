@@ -19,15 +19,17 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import config, dtypes, nest, traceback_filter
+from . import config, nest, traceback_filter
+from .core import dtypes
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
 from .gradients.tape import _state as _tape_state
-from .graph import Graph, current_graph
+from .core.graph import Graph, current_graph
 from .ops import state_ops
-from .ops.core import convert_to_tensor, identity, placeholder_op
+from .ops.core import convert_to_tensor, identity
+from .core.opdef import placeholder_op
 from .ops.state_ops import Variable
-from .shapes import TensorShape, TensorSpec
-from .tensor import EagerTensor, SymbolicTensor, Tensor
+from .core.shapes import TensorShape, TensorSpec
+from .core.tensor import EagerTensor, SymbolicTensor, Tensor
 
 logger = logging.getLogger("runtime")
 

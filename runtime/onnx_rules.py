@@ -80,7 +80,7 @@ def _to(ex, dtype):
 
 def _real_div(ex, op, ins):
     if op.inputs[0].dtype.is_integer:
-        from . import dtypes
+        from .core import dtypes
         ins = [ex.one("Cast", [i], to=_to(ex, dtypes.float64)) for i in ins]
     return [ex.one("Div", ins)]
 
@@ -117,7 +117,7 @@ def _reduce(onnx_type, via_int=False):
             return [ex.one("Identity", ins)]
         x = ins[0]
         if via_int:
-            from . import dtypes
+            from .core import dtypes
             x = ex.one("Cast", [x], to=_to(ex, dtypes.int32))
         if onnx_type == "ReduceSum":  # axes is an input from opset 13
             out = ex.one(onnx_type, [x] + ([ex.ints(axes)] if axes is not None else []),
@@ -126,7 +126,7 @@ def _reduce(onnx_type, via_int=False):
             attrs = {"axes": list(axes)} if axes is not None else {}
             out = ex.one(onnx_type, [x], keepdims=keep, **attrs)
         if via_int:
-            from . import dtypes
+            from .core import dtypes
             out = ex.one("Cast", [out], to=_to(ex, dtypes.bool_))
         return [out]
     return rule
@@ -206,7 +206,7 @@ def _size(ex, op, ins):
 
 
 def _rank(ex, op, ins):
-    from . import dtypes
+    from .core import dtypes
     return [ex.one("Cast", [ex.one("Size", [ex.one("Shape", ins)])], to=_to(ex, dtypes.int32))]
 
 
@@ -433,7 +433,7 @@ def _ta_stack(ex, op, ins):
 
 
 def _ta_size(ex, op, ins):
-    from . import dtypes
+    from .core import dtypes
     return [ex.one("Cast", [ex.one("SequenceLength", ins)], to=_to(ex, dtypes.int32))]
 
 

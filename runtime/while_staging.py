@@ -6,12 +6,14 @@ from typing import Optional
 
 import numpy as np
 
-from . import dtypes, nest
+from . import nest
+from .core import dtypes
 from .errors import DTypeMismatchError
-from .graph import Graph, current_graph
-from .ops.core import constant, convert_to_tensor, placeholder_op
-from .shapes import TensorShape, as_shape
-from .tensor import Tensor
+from .core.graph import Graph, current_graph
+from .ops.core import constant, convert_to_tensor
+from .core.opdef import placeholder_op
+from .core.shapes import TensorShape, as_shape
+from .core.tensor import Tensor
 from . import control_flow as cf
 
 

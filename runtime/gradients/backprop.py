@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import threading
 
-from .. import dtypes
-from ..graph import current_graph
+from ..core import dtypes
+from ..core.graph import current_graph
 
 
 class _RuleState(threading.local):
@@ -209,10 +209,11 @@ def replay(graph, feeds: dict) -> tuple:
     Prints and asserts are left out (they ran in the forward pass); a Variable write
     becomes a read of the Variable. The executor drops the copies nothing needs.
     """
-    from ..ops.core import CONST, _in_graph
+    from ..core.opdef import CONST
+    from ..core.apply import in_graph
     from ..ops.state_ops import READ
     g = current_graph()
-    mapping = {k: _in_graph(g, v) for k, v in feeds.items()}
+    mapping = {k: in_graph(g, v) for k, v in feeds.items()}
     new_ops = []
     for op in graph._ops:
         name = op.opdef.name
@@ -233,7 +234,7 @@ def replay(graph, feeds: dict) -> tuple:
             inputs = [mapping.get(id(t)) for t in op.inputs]
             for k, t in enumerate(op.inputs):
                 if inputs[k] is None and t.op.graph is not graph:
-                    inputs[k] = _in_graph(g, t)  # a node may read an outer tensor directly
+                    inputs[k] = in_graph(g, t)  # a node may read an outer tensor directly
             if any(t is None for t in inputs):
                 continue  # fed by a placeholder the caller does not feed (unused param)
             new = g.add_op(op.opdef, inputs, op.attrs, [(o.shape, o.dtype) for o in op.outputs],
@@ -255,7 +256,7 @@ def body_gradients(body, values, out_grads, wrt) -> tuple:
     Returns (gradients of `values[k]` for k in `wrt`, None where unconnected;
     {id(Variable): (Variable, gradient)} for the Variables the body reads).
     """
-    from ..ops.core import _in_graph
+    from ..core.apply import in_graph
     g = current_graph()
     feeds = {}
     for p, v in zip(body.params, values):
@@ -267,7 +268,7 @@ def body_gradients(body, values, out_grads, wrt) -> tuple:
         if og is None or not differentiable(out):
             continue
         m = mapping[id(out)]
-        seeds[id(m)] = accumulate(seeds.get(id(m)), _in_graph(g, og))
+        seeds[id(m)] = accumulate(seeds.get(id(m)), in_graph(g, og))
     sources = [mapping[id(body.params[k])] for k in wrt if body.params[k] is not None
                and id(body.params[k]) in mapping]
     grads, var_grads = graph_backprop(ops, seeds, [id(s) for s in sources])

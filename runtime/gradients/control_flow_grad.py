@@ -14,9 +14,10 @@ iterations. (JAX's `while_loop` has no reverse mode: it does not keep these valu
 """
 from __future__ import annotations
 
-from ..graph import Graph
+from ..core.graph import Graph
 from ..ops.makers import zeros
-from ..ops.core import constant, placeholder_op
+from ..ops.core import constant
+from ..core.opdef import placeholder_op
 from .backprop import (Grads, accumulate, ancestors, body_gradients, differentiable,
                        graph_backprop, zeros_for)
 
@@ -24,9 +25,9 @@ from .backprop import (Grads, accumulate, ancestors, body_gradients, differentia
 def _here(t):
     """`t` as a tensor of the graph being built (a capture when it is an outer one):
     staging takes a node's direct inputs as they are."""
-    from ..graph import current_graph
-    from ..ops.core import _in_graph
-    return t if t is None else _in_graph(current_graph(), t)
+    from ..core.graph import current_graph
+    from ..core.apply import in_graph
+    return t if t is None else in_graph(current_graph(), t)
 
 
 def _float_variables(variables) -> list:

@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import nest
-from ..graph import Graph
-from ..ops.core import OpDef, placeholder_op, to_numpy, wrap
-from ..tensor import EagerTensor, Tensor
+from ..core.graph import Graph
+from ..ops.core import OpDef
+from ..core.opdef import placeholder_op, to_numpy, wrap
+from ..core.tensor import EagerTensor, Tensor
 from . import tape as _tape
 from .backprop import Grads, graph_backprop, graph_variables
 
@@ -139,7 +140,8 @@ def run_eagerly(graph, values: dict):
     """Runs `graph`'s ops one by one with eager tensors (so open tapes see each of them).
     `values` maps id(tensor) to its value: the fed placeholders, and it receives the rest.
     Staged cond and while run as Python `if` and `while` over their bodies."""
-    from ..ops.core import CONST, apply_op
+    from ..core.opdef import CONST
+    from ..ops.core import apply_op
     for op in graph._ops:
         name = op.opdef.name
         if name in ("Placeholder", "PrintV2", "Assert"):  # fed; ran in the forward pass

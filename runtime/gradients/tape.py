@@ -9,23 +9,19 @@ ops with an input derived from a watched tensor (or a watched Variable) are kept
         loss = rt.reduce_sum(w * x)
     dw = tape.gradient(loss, w)          # trainable Variables are watched automatically
 
-The active tapes live on a thread-local stack; `apply_op` (eager) and `Graph.add_op`
-(graphs) call `record_eager` / `record_op` when the stack is not empty.
+The active tapes live on a thread-local stack (`core.hooks.recording`); `apply_op`
+(eager) and `Graph.add_op` (graphs) call `record_eager` / `record_op`, registered here,
+when the stack is not empty.
 """
 from __future__ import annotations
 
 import contextlib
-import threading
 
-from .. import dtypes, nest
-
-
-class _State(threading.local):
-    def __init__(self):
-        self.tapes = []
+from .. import nest
+from ..core import dtypes, hooks
 
 
-_state = _State()
+_state = hooks.recording     # .tapes: the open tapes of this thread (the core reads it)
 _VARIANT = dtypes.variant
 # Ops whose sub-graphs may read Variables that the op's inputs do not show.
 _BODY_OPS = frozenset(("If", "StatelessIf", "While", "StatelessWhile"))
@@ -68,6 +64,9 @@ def record_op(op):
             tape._record(op.opdef, op.inputs, op.outputs, op.attrs, op.name, op)
 
 
+hooks.set_tape_recorders(record_eager, record_op)
+
+
 class GradientTape:
     """Records operations for automatic differentiation (TensorFlow's `tf.GradientTape`).
 
@@ -89,7 +88,7 @@ class GradientTape:
 
     # -- context --------------------------------------------------------------------------
     def __enter__(self) -> "GradientTape":
-        from ..graph import current_graph
+        from ..core.graph import current_graph
         self._graph = current_graph()
         self._recording = True
         _state.tapes.append(self)
@@ -123,7 +122,7 @@ class GradientTape:
         """Records the ops applied to `tensor` (a tensor, a Variable, or a nested structure
         of them) from now on."""
         from ..ops.state_ops import Variable
-        from ..tensor import Tensor
+        from ..core.tensor import Tensor
         for t in nest.flatten(tensor):
             if isinstance(t, Variable):
                 self._watched_vars[id(t)] = t

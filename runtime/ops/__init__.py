@@ -3,15 +3,15 @@ maps every op's name to its OpDef (used to load saved graphs), built from the ex
 lists below rather than as a side effect of imports."""
 from __future__ import annotations
 
-from . import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, pad_ops,
-               random_ops, reduce_ops, state_ops, string_ops, tensor_array)
+from ..core import control, opdef
+from . import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, operators,
+               pad_ops, random_ops, reduce_ops, state_ops, string_ops, tensor_array)
 
 
 def _registry() -> dict:
-    from .. import control_flow
     table = {}
     for module_ops in (core_ops(), math_ops.OPS, array_ops.OPS, io_ops.OPS, random_ops.OPS,
-                       state_ops.OPS, string_ops.OPS, tensor_array.OPS, control_flow.OPS,
+                       state_ops.OPS, string_ops.OPS, tensor_array.OPS, control.OPS,
                        broadcast_ops.OPS, reduce_ops.OPS, makers.OPS, list_ops.OPS, pad_ops.OPS):
         for op in module_ops:
             if op.name in table and table[op.name] is not op:
@@ -21,7 +21,7 @@ def _registry() -> dict:
 
 
 def core_ops() -> list:
-    return [core.CONST, core.PLACEHOLDER, core.IDENTITY, core.STOP_GRADIENT]
+    return [opdef.CONST, opdef.PLACEHOLDER, core.IDENTITY, core.STOP_GRADIENT]
 
 
 REGISTRY: dict = {}

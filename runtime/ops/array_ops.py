@@ -6,10 +6,10 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import DTypeMismatchError, InvalidArgumentError
-from ..shapes import TensorShape
-from ..tensor import EagerTensor, Tensor
+from ..core.shapes import TensorShape
+from ..core.tensor import EagerTensor, Tensor
 from . import shape_utils
 from .core import OpDef, apply_op, constant, constant_value, convert_to_tensor
 from .math_ops import single_axis, static_axis

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..shapes import TensorShape
+from ..core.shapes import TensorShape
 from .core import OpDef, apply_op
 
 

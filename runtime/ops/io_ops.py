@@ -7,11 +7,12 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .. import config as _config, dtypes
+from .. import config as _config
+from ..core import dtypes
 from ..errors import InvalidArgumentError
-from ..graph import eager_scope
-from ..shapes import TensorShape
-from ..tensor import EagerTensor, Tensor
+from ..core.graph import eager_scope
+from ..core.shapes import TensorShape
+from ..core.tensor import EagerTensor, Tensor
 from .core import OpDef, apply_op, convert_to_tensor
 
 # -- print ------------------------------------------------------------------------------

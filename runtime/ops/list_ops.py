@@ -16,10 +16,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
-from ..autograph_backend import BACKEND
+from ..core import dtypes
 from ..errors import InvalidArgumentError
-from ..shapes import TensorShape, as_shape
+from ..core.shapes import TensorShape, as_shape
 from .core import OpDef, apply_op, convert_to_tensor
 
 _HANDLE = [(TensorShape(()), dtypes.variant)]
@@ -92,7 +91,7 @@ OPS = [NEW, APPEND, POP, GET, SET, LENGTH, STACK]
 
 
 def _where() -> str:
-    from ..graph import user_location
+    from ..core.graph import user_location
     found = user_location()
     return f"{found[0]}:{found[1]}: " if found else ""
 
@@ -101,7 +100,8 @@ class StagedList:
     """A Python list inside a staged construct (see the module docstring)."""
 
     __autograph_reference__ = True      # passed through cond/while_loop as it is
-    __autograph_backend__ = BACKEND     # `for x in l` stages; len(l) is a tensor
+    # (`__autograph_backend__` is set by runtime.autograph_backend: `for x in l` stages;
+    # len(l) is a tensor)
 
     def __init__(self, items=(), dtype=None, element_shape=None):
         self.dtype = dtypes.as_dtype(dtype) if dtype is not None else None

@@ -5,11 +5,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import InvalidArgumentError
-from ..graph import current_graph
-from ..shapes import TensorShape
-from ..tensor import EagerTensor, Tensor
+from ..core.graph import current_graph
+from ..core.shapes import TensorShape
+from ..core.tensor import EagerTensor, Tensor
 from .array_ops import _static_shape_arg, stack_values
 from .core import OpDef, apply_op, constant, convert_to_tensor
 from .math_ops import cast, reduce_sum

@@ -9,11 +9,11 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import DTypeMismatchError, InvalidArgumentError
-from ..shapes import TensorShape
-from ..graph import current_graph
-from ..tensor import EagerTensor, Tensor
+from ..core.shapes import TensorShape
+from ..core.graph import current_graph
+from ..core.tensor import EagerTensor, Tensor
 from . import shape_utils
 from .core import OpDef, apply_op, constant_value, convert_to_tensor
 

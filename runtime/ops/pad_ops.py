@@ -12,10 +12,10 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import InvalidArgumentError
-from ..shapes import TensorShape
-from ..tensor import Tensor
+from ..core.shapes import TensorShape
+from ..core.tensor import Tensor
 from .core import OpDef, apply_op, constant_value, convert_to_tensor
 
 MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")

@@ -9,13 +9,13 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import InvalidArgumentError
-from ..graph import current_graph
+from ..core.graph import current_graph
 from .core import OpDef, apply_op, constant_value, convert_to_tensor
 from .array_ops import _static_shape_arg
-from ..shapes import TensorShape
-from ..tensor import Tensor
+from ..core.shapes import TensorShape
+from ..core.tensor import Tensor
 
 _global_seed: Optional[int] = None
 _op_counter = itertools.count()

@@ -6,9 +6,9 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import InvalidArgumentError
-from ..shapes import TensorShape
+from ..core.shapes import TensorShape
 from . import shape_utils
 from .core import OpDef, apply_op, constant, convert_to_tensor
 from .math_ops import BOOL, NUMERIC, _check_kind, cast, equal, single_axis, static_axis

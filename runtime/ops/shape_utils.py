@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import InvalidArgumentError
-from ..shapes import TensorShape
+from ..core.shapes import TensorShape
 
 
 def broadcast(a: TensorShape, b: TensorShape, what: str = "operands") -> TensorShape:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from ..shapes import TensorShape
-from ..tensor import Tensor
+from ..core.shapes import TensorShape
+from ..core.tensor import Tensor
 from .core import OpDef, apply_op, constant_value, convert_to_tensor
 
 

@@ -13,12 +13,12 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..gradients import tape as _tape
-from ..graph import current_graph, eager_scope
-from ..shapes import TensorShape
-from ..tensor import EagerTensor, Tensor
+from ..core.graph import current_graph, eager_scope
+from ..core.shapes import TensorShape
+from ..core.tensor import EagerTensor, Tensor
 from .core import OpDef, apply_op, convert_to_tensor
 
 _ids = itertools.count()

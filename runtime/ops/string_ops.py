@@ -5,7 +5,7 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import InvalidArgumentError
 from . import shape_utils
 from .core import OpDef, apply_op, convert_to_tensor

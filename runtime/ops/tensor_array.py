@@ -10,10 +10,10 @@ from typing import Optional
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import InvalidArgumentError
-from ..shapes import TensorShape, as_shape
-from ..tensor import Tensor
+from ..core.shapes import TensorShape, as_shape
+from ..core.tensor import Tensor
 from .core import OpDef, apply_op, convert_to_tensor
 
 

@@ -15,8 +15,8 @@ errors it raises (a kernel that would fail is not folded away).
 """
 from __future__ import annotations
 
-from ..graph import Graph
-from ..ops.core import CONST
+from ..core.graph import Graph
+from ..core.opdef import CONST
 from .constant_folding import _fold, fold_constants, returned_ops
 from .cse import CSE, eliminate_common_subexpressions
 from .prune import prune

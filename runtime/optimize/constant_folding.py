@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..ops.core import IDENTITY
 from .rewrite import bodies, const_value, is_control_flow, rebuild

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import DType
-from ..shapes import TensorShape
+from ..core.dtypes import DType
+from ..core.shapes import TensorShape
 from .rewrite import is_pure, rebuild
 
 MAX_CONST_BYTES = 1 << 16  # larger constants are compared by identity, not contents

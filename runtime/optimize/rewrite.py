@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..control_flow import Body
-from ..graph import Graph, Operation
-from ..ops.core import CONST, _const_infer
+from ..core.graph import Graph, Operation
+from ..core.opdef import CONST, const_specs
 
 CONTROL_FLOW = ("If", "StatelessIf", "While", "StatelessWhile")
 
@@ -80,7 +80,7 @@ class Context:
         """A Const node holding `value` (an array of `dtype`)."""
         value = np.asarray(value) if not isinstance(value, np.ndarray) else value
         return self.add(CONST, (), {"value": value, "dtype": dtype},
-                        _const_infer((), value, dtype), like, name).outputs[0]
+                        const_specs((), value, dtype), like, name).outputs[0]
 
     def copy(self, op, inputs, attrs) -> Operation:
         g = self.graph

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..control_flow import Body
-from ..shapes import TensorShape
+from ..core.shapes import TensorShape
 from . import format as fmt
 
 

@@ -17,9 +17,9 @@ import re
 
 import numpy as np
 
-from .. import dtypes
+from ..core import dtypes
 from ..errors import InvalidGraphError
-from ..shapes import TensorShape
+from ..core.shapes import TensorShape
 
 FORMAT = "autograph-rt.saved"
 VERSION = 1

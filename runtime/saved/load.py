@@ -15,10 +15,10 @@ import numpy as np
 from .. import nest
 from ..concrete import ConcreteFunction, Placeholder
 from ..control_flow import Body
-from ..graph import Graph
+from ..core.graph import Graph
 from ..ops import registry
 from ..ops.state_ops import Variable
-from ..shapes import TensorShape, TensorSpec
+from ..core.shapes import TensorShape, TensorSpec
 from . import format as fmt
 from .checks import CHECKS
 from .format import FormatError, Reader

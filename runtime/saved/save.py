@@ -13,7 +13,7 @@ from ..concrete import ConcreteFunction, Placeholder, WeakArg
 from ..errors import InvalidGraphError
 from ..ops import registry
 from ..ops.state_ops import Variable
-from ..tensor import Tensor
+from ..core.tensor import Tensor
 from . import format as fmt
 
 

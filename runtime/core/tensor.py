@@ -1,8 +1,9 @@
 """Tensors. An EagerTensor holds a numpy value; a SymbolicTensor is an output of an
 Operation in a Graph and carries the inferred static shape and dtype.
 
-Python operators on either map to ops (`runtime.ops`), so the same user code runs eagerly
-and records a graph.
+Python operators on either map to ops, so the same user code runs eagerly and records a
+graph: the ops package fills them in (`runtime.ops.operators`), since the ops are a layer
+above this one.
 """
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import sys
 
 import numpy as np
 
-from . import dtypes
-from .autograph_backend import BACKEND
-from .errors import OperatorNotAllowedInGraphError
-from .gradients.tape import _state as _tape_state
+from ..errors import OperatorNotAllowedInGraphError
+from . import dtypes, hooks
 from .shapes import TensorShape
+
+_recording = hooks.recording
 
 
 class Tensor:
@@ -23,101 +24,8 @@ class Tensor:
     __slots__ = ()
     __array_priority__ = 100  # numpy defers `ndarray + tensor` to us
 
-    # arithmetic -------------------------------------------------------------------
-    def __add__(self, other):
-        return _math.add(self, other, name="add")
-
-    def __radd__(self, other):
-        return _math.add(other, self, name="add")
-
-    def __sub__(self, other):
-        return _math.subtract(self, other, name="sub")
-
-    def __rsub__(self, other):
-        return _math.subtract(other, self, name="sub")
-
-    def __mul__(self, other):
-        return _math.multiply(self, other, name="mul")
-
-    def __rmul__(self, other):
-        return _math.multiply(other, self, name="mul")
-
-    def __truediv__(self, other):
-        return _math.divide(self, other, name="truediv")
-
-    def __rtruediv__(self, other):
-        return _math.divide(other, self, name="truediv")
-
-    def __floordiv__(self, other):
-        return _math.floordiv(self, other, name="floordiv")
-
-    def __rfloordiv__(self, other):
-        return _math.floordiv(other, self, name="floordiv")
-
-    def __mod__(self, other):
-        return _math.mod(self, other, name="mod")
-
-    def __rmod__(self, other):
-        return _math.mod(other, self, name="mod")
-
-    def __pow__(self, other):
-        return _math.pow(self, other, name="pow")
-
-    def __rpow__(self, other):
-        return _math.pow(other, self, name="pow")
-
-    def __matmul__(self, other):
-        return _math.matmul(self, other, name="matmul")
-
-    def __rmatmul__(self, other):
-        return _math.matmul(other, self, name="matmul")
-
-    def __neg__(self):
-        return _math.negative(self, name="neg")
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return _math.abs(self, name="Abs")
-
-    def __invert__(self):
-        return _math.logical_not(self, name="LogicalNot")
-
-    def __and__(self, other):
-        return _math.logical_and(self, other, name="and")
-
-    def __rand__(self, other):
-        return _math.logical_and(other, self, name="and")
-
-    def __or__(self, other):
-        return _math.logical_or(self, other, name="or")
-
-    def __ror__(self, other):
-        return _math.logical_or(other, self, name="or")
-
-    # comparisons ------------------------------------------------------------------
-    def __lt__(self, other):
-        return _math.less(self, other, name="Less")
-
-    def __le__(self, other):
-        return _math.less_equal(self, other, name="LessEqual")
-
-    def __gt__(self, other):
-        return _math.greater(self, other, name="Greater")
-
-    def __ge__(self, other):
-        return _math.greater_equal(self, other, name="GreaterEqual")
-
-    def __eq__(self, other):
-        if other is None or not _convertible(other):
-            return False
-        return _math.equal(self, other, name="Equal")
-
-    def __ne__(self, other):
-        if other is None or not _convertible(other):
-            return True
-        return _math.not_equal(self, other, name="NotEqual")
+    # The arithmetic, comparison and indexing operators (`__add__`, `__lt__`,
+    # `__getitem__`, ...) are set by runtime.ops.operators.
 
     # TensorFlow 2 tensors compare elementwise, so they cannot be hashed by value.
     __hash__ = None
@@ -125,9 +33,6 @@ class Tensor:
     def ref(self):
         """A hashable reference to this tensor (for dict keys and sets)."""
         return _TensorRef(self)
-
-    def __getitem__(self, key):
-        return _array.getitem(self, key)
 
     # shape helpers ------------------------------------------------------------------
     def get_shape(self) -> TensorShape:
@@ -227,9 +132,9 @@ class EagerTensor(Tensor):
         shape = np.shape(self._value)
         if not shape:
             raise TypeError("cannot iterate over a scalar tensor")
-        if _tape_state.tapes:  # an open GradientTape must see each row being taken
+        if _recording.tapes:  # an open GradientTape must see each row being taken
             for i in range(shape[0]):
-                yield _array.getitem(self, i)
+                yield self[i]
             return
         for row in np.asarray(self._value):
             yield EagerTensor(row, self._dtype)
@@ -270,8 +175,8 @@ class SymbolicTensor(Tensor):
     """An output of an Operation: known only by its static shape and dtype until run."""
 
     __slots__ = ("op", "value_index", "_shape", "dtype", "__weakref__")
-    # autograph stages `if`/`while`/`for` on a symbolic tensor through this backend.
-    __autograph_backend__ = BACKEND
+    # (`__autograph_backend__`, through which autograph stages `if`/`while`/`for` on a
+    # symbolic tensor, is set by runtime.autograph_backend.)
 
     def __init__(self, op, value_index: int, shape: TensorShape, dtype: dtypes.DType):
         self.op = op
@@ -328,11 +233,6 @@ class SymbolicTensor(Tensor):
         return f'Tensor("{self.name}", shape={self._shape}, dtype={self.dtype.name})'
 
     __str__ = __repr__
-
-
-# Imported last: the ops need the classes above.
-from .ops import math_ops as _math  # noqa: E402
-from .ops import array_ops as _array  # noqa: E402
 
 
 def _python_construct() -> str:

@@ -16,15 +16,17 @@ import sys
 import threading
 from typing import Iterator, Optional
 
-from autograph.operators import python_path as _staging  # autograph never imports us
-
-from . import dtypes
-from .errors import InvalidGraphError
-from .gradients import tape as _tape
+from .. import nest
+from ..errors import InvalidArgumentError, InvalidGraphError
+from . import backends, dtypes, hooks
+from .graph_def import graph_def, graph_text, node_def
+from .leaks import foreign_tensor_error
+from .opdef import PLACEHOLDER, placeholder_op, to_array_for, wrap
 from .shapes import TensorShape
+from .tensor import SymbolicTensor
 
 _state = threading.local()
-_tape_state = _tape._state
+_recording = hooks.recording
 
 
 def _stack() -> list:
@@ -52,7 +54,7 @@ def eager_scope() -> Iterator[None]:
         s[:] = saved
 
 
-_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
+_RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _AUTOGRAPH_DIR = os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph")
 
 
@@ -75,7 +77,6 @@ class Operation:
                  "control_inputs", "__weakref__")
 
     def __init__(self, graph, name, opdef, inputs, attrs, out_specs, location=None):
-        from .tensor import SymbolicTensor
         self.graph = graph
         self.name = name
         self.opdef = opdef
@@ -92,7 +93,6 @@ class Operation:
 
     @property
     def node_def(self):
-        from .graph_def import node_def
         return node_def(self)
 
     def get_attr(self, name):
@@ -124,12 +124,16 @@ class Graph:
     def as_default(self) -> Iterator["Graph"]:
         s = _stack()
         s.append(self)
-        _staging.enter()        # converted functions take their converted path meanwhile
+        entered = []
         try:
+            for enter, exit_ in hooks.graph_building:   # (autograph: staging starts)
+                enter()
+                entered.append(exit_)
             yield self
         finally:
             s.pop()
-            _staging.exit()
+            for exit_ in reversed(entered):
+                exit_()
 
     def unique_name(self, base: str) -> str:
         n = self._name_counts.get(base)
@@ -155,8 +159,8 @@ class Graph:
         self._version += 1
         if opdef.side_effect:
             self.has_side_effects = True
-        if _tape_state.tapes:  # a GradientTape opened in this graph may record the op
-            _tape.record_op(op)
+        if _recording.tapes:  # a GradientTape opened in this graph may record the op
+            hooks.record_op(op)
         return op
 
     def is_ancestor_of(self, other: "Graph") -> bool:
@@ -175,10 +179,8 @@ class Graph:
         if entry is not None:
             return entry[1]
         if self.outer is None or not tensor.graph.is_ancestor_of(self):
-            from .leaks import foreign_tensor_error
             raise foreign_tensor_error(tensor, self)
         outer_t = self.outer.capture(tensor)
-        from .ops.core import placeholder_op
         inner = placeholder_op(self, outer_t.dtype, outer_t.shape,
                                name=outer_t.op.name.replace("/", "_") + "_capture")
         self.captures[id(tensor)] = (outer_t, inner)
@@ -210,18 +212,16 @@ class Graph:
         return self.get_operation_by_name(op_name).outputs[int(index or 0)]
 
     def as_graph_def(self):
-        from .graph_def import graph_def
         return graph_def(self)
 
     def to_text(self) -> str:
         """The one canonical text form of the graph (see graph_def.graph_text)."""
-        from .graph_def import graph_text
         return graph_text(self)
 
     def to_dot(self, outputs=None) -> str:
         """The graph as Graphviz DOT: op types and shapes on the nodes, cond/while bodies
         as nested clusters (see runtime/dot.py)."""
-        from .dot import graph_dot
+        from ..dot import graph_dot      # (drawing is a layer above the core)
         return graph_dot(self, outputs)
 
     def __len__(self):
@@ -231,21 +231,20 @@ class Graph:
         return f"<rt.Graph '{self.name}' with {len(self._ops)} ops>"
 
     # -- running --------------------------------------------------------------------
-    def compile(self, inputs, outputs):
-        """A callable running this graph: numpy arrays for `inputs` in, arrays out."""
-        from .executor import compile_graph
-        key = (tuple(id(t) for t in inputs), tuple(id(t) for t in outputs), self._version)
+    def compile(self, inputs, outputs, backend: Optional[str] = None):
+        """A plan running this graph on `backend` (by name; the default backend when
+        None): arrays for `inputs` in, arrays for `outputs` out (see core.backends)."""
+        chosen = backends.get(backend)
+        key = (tuple(id(t) for t in inputs), tuple(id(t) for t in outputs), self._version,
+               chosen.name)
         plan = self._compiled.get(key)
         if plan is None:
-            plan = self._compiled[key] = compile_graph(self, list(inputs), list(outputs))
+            plan = self._compiled[key] = chosen.compile(self, list(inputs), list(outputs))
         return plan
 
     def run(self, fetches, feed_dict: Optional[dict] = None):
         """Runs the graph: computes `fetches` (a tensor or nested structure of tensors) from
         `feed_dict` {placeholder: value}, plus every side effect, in program order."""
-        from . import nest
-        from .tensor import SymbolicTensor
-        from .ops.core import to_array_for, wrap
         flat = nest.flatten(fetches)
         for t in flat:
             if not isinstance(t, SymbolicTensor) or t.graph is not self:
@@ -255,7 +254,7 @@ class Graph:
         for ph, v in feed_dict.items():
             if not isinstance(ph, SymbolicTensor) or ph.graph is not self:
                 raise InvalidGraphError(f"cannot feed {ph!r}: it is not a tensor of this graph")
-            if ph.op.type != "Placeholder":  # it would be recomputed, the fed value ignored
+            if ph.op.opdef is not PLACEHOLDER:  # it would be recomputed, the fed value ignored
                 raise InvalidGraphError(f"cannot feed '{ph.name}': only placeholders can be fed")
             feeds.append(ph)
             values.append(to_array_for(v, ph))
@@ -265,7 +264,6 @@ class Graph:
             needed = plan.needed_placeholders
             for p in missing:
                 if id(p) in needed:
-                    from .errors import InvalidArgumentError
                     raise InvalidArgumentError(
                         f"You must feed a value for placeholder tensor '{p.op.name}' "
                         f"with dtype {p.dtype.name} and shape {p.shape}")
@@ -332,7 +330,6 @@ def placeholder(dtype, shape=None, name: Optional[str] = None):
     g = current_graph()
     if g is None:
         raise RuntimeError("rt.placeholder() needs a graph: use it inside `with graph.as_default():`")
-    from .ops.core import placeholder_op
     t = placeholder_op(g, dtypes.as_dtype(dtype), TensorShape(shape), name=name or "Placeholder")
     g.inputs.append(t)
     return t

@@ -1,0 +1,92 @@
+"""`apply_op`, the one place where an op runs: eagerly on numpy values when no graph is
+being built, or recorded as a node of the current graph; and `constant`."""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from . import dtypes, hooks
+from .graph import current_graph
+from .leaks import leaked_tensor_error
+from .opdef import CONST, OpDef, const_specs, quiet_numpy, restore_numpy, to_numpy, wrap
+from .shapes import TensorShape, as_shape
+from .tensor import EagerTensor, SymbolicTensor, Tensor
+
+_recording = hooks.recording
+
+
+def apply_op(opdef: OpDef, inputs: list, attrs: Optional[dict] = None, name: Optional[str] = None):
+    """Runs `opdef` eagerly, or records it in the current graph. Returns the outputs: a
+    single tensor, or a tuple for multi-output ops."""
+    attrs = attrs or {}
+    graph = current_graph()
+    if graph is None:
+        for t in inputs:
+            if isinstance(t, SymbolicTensor):
+                raise leaked_tensor_error(t)
+        specs = opdef.infer(inputs, **attrs)
+        quiet = quiet_numpy()  # as in graphs: inf/nan, no warnings
+        try:
+            result = opdef.kernel(*[t._value for t in inputs], **attrs)
+        except InvalidArgumentError:
+            raise
+        except (ValueError, IndexError, TypeError, ZeroDivisionError, FloatingPointError,
+                OverflowError) as e:
+            raise InvalidArgumentError(f"{opdef.name}: {e}") from None
+        finally:
+            restore_numpy(quiet)
+        if opdef.multi_output:
+            out = tuple(wrap(r, d) for r, (_, d) in zip(result, specs))
+        else:
+            out = wrap(result, specs[0][1])
+        if _recording.tapes:  # a GradientTape is open: it may record this op
+            hooks.record_eager(opdef, inputs, out, attrs)
+        return out
+    inputs = [in_graph(graph, t) for t in inputs]
+    specs = opdef.infer(inputs, **attrs)
+    op = graph.add_op(opdef, inputs, attrs, specs, name)
+    return op.outputs if opdef.multi_output else op.outputs[0]
+
+
+def in_graph(graph, t) -> SymbolicTensor:
+    """`t` as a tensor of `graph`: eager values become constants, outer tensors are captured."""
+    if isinstance(t, EagerTensor):
+        if t.dtype is dtypes.variant:
+            return graph.add_op(CONST, (), {"value": t._value, "dtype": t.dtype},
+                                [(TensorShape(()), t.dtype)], "Const").outputs[0]
+        return graph.add_op(CONST, (), {"value": t._value, "dtype": t.dtype},
+                            const_specs((), t._value, t.dtype), "Const").outputs[0]
+    if t.op.graph is graph:
+        return t
+    return graph.capture(t)
+
+
+def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tensor:
+    """A tensor holding `value` (broadcast to `shape` when given)."""
+    if isinstance(value, Tensor):
+        if isinstance(value, EagerTensor):
+            value = value._value
+        else:
+            raise TypeError(f"rt.constant() needs a Python or numpy value, got the symbolic "
+                            f"tensor {value!r}; use rt.identity to copy a tensor")
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+    arr = to_numpy(value, dtype)
+    dtype = dtype or dtypes.as_dtype(arr.dtype)
+    if shape is not None:
+        shape = as_shape(shape)
+        if not shape.is_fully_defined():
+            raise ValueError(f"rt.constant shape must be fully defined, got {shape}")
+        dims = tuple(shape.as_list())
+        if arr.size == int(np.prod(dims)):
+            arr = arr.reshape(dims)
+        elif arr.size == 1:
+            arr = np.broadcast_to(arr.reshape(()), dims).copy()
+        else:
+            raise TypeError(f"rt.constant: {arr.size} values do not fill a tensor of shape {shape}")
+    graph = current_graph()
+    if graph is None:
+        return EagerTensor(arr, dtype)
+    return graph.add_op(CONST, (), {"value": arr, "dtype": dtype}, const_specs((), arr, dtype),
+                        name or "Const").outputs[0]

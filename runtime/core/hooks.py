@@ -1,0 +1,45 @@
+"""Where higher layers plug into the core, so that the core imports none of them.
+
+The core (tensors, graphs, `apply_op`) calls these; the modules above register:
+
+- `recording.tapes`: the GradientTapes open on this thread (`gradients.tape` pushes and
+  pops them). The core tests it before anything else, so an op costs nothing more while
+  no tape is open; when it is not empty the core calls `record_eager(opdef, inputs,
+  outputs, attrs)` after an op ran eagerly and `record_op(op)` after a graph op was added.
+- `graph_building`: (enter, exit) pairs called when a graph becomes the default graph and
+  when it stops being it (the autograph bridge uses them: converted functions take their
+  staging path while a graph is built).
+"""
+from __future__ import annotations
+
+import threading
+
+
+class _Recording(threading.local):
+    def __init__(self):
+        self.tapes: list = []
+
+
+recording = _Recording()
+
+
+def _not_registered(*args):
+    raise RuntimeError("a GradientTape is open but no tape recorder is registered")
+
+
+record_eager = _not_registered
+record_op = _not_registered
+
+graph_building: list = []       # [(enter, exit)], in registration order
+
+
+def set_tape_recorders(eager, graph_op) -> None:
+    """Registers the tape's recorders (see the module docstring)."""
+    global record_eager, record_op
+    record_eager, record_op = eager, graph_op
+
+
+def on_graph_building(enter, exit_) -> None:
+    """Registers callbacks run when a graph is entered as the default and left."""
+    if (enter, exit_) not in graph_building:
+        graph_building.append((enter, exit_))

@@ -1,0 +1,148 @@
+"""The Python operators of tensors (`a + b`, `a < b`, `-a`, `a[i]`, ...), set on
+`core.tensor.Tensor` here: the core defines tensors without knowing the ops, and this
+module, imported by the ops package, fills the operators in."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import array_ops as _array
+from . import math_ops as _math
+
+
+def _convertible(x) -> bool:
+    return isinstance(x, (Tensor, int, float, bool, np.ndarray, np.generic, list, tuple, str, bytes))
+
+
+def __add__(self, other):
+    return _math.add(self, other, name="add")
+
+
+def __radd__(self, other):
+    return _math.add(other, self, name="add")
+
+
+def __sub__(self, other):
+    return _math.subtract(self, other, name="sub")
+
+
+def __rsub__(self, other):
+    return _math.subtract(other, self, name="sub")
+
+
+def __mul__(self, other):
+    return _math.multiply(self, other, name="mul")
+
+
+def __rmul__(self, other):
+    return _math.multiply(other, self, name="mul")
+
+
+def __truediv__(self, other):
+    return _math.divide(self, other, name="truediv")
+
+
+def __rtruediv__(self, other):
+    return _math.divide(other, self, name="truediv")
+
+
+def __floordiv__(self, other):
+    return _math.floordiv(self, other, name="floordiv")
+
+
+def __rfloordiv__(self, other):
+    return _math.floordiv(other, self, name="floordiv")
+
+
+def __mod__(self, other):
+    return _math.mod(self, other, name="mod")
+
+
+def __rmod__(self, other):
+    return _math.mod(other, self, name="mod")
+
+
+def __pow__(self, other):
+    return _math.pow(self, other, name="pow")
+
+
+def __rpow__(self, other):
+    return _math.pow(other, self, name="pow")
+
+
+def __matmul__(self, other):
+    return _math.matmul(self, other, name="matmul")
+
+
+def __rmatmul__(self, other):
+    return _math.matmul(other, self, name="matmul")
+
+
+def __neg__(self):
+    return _math.negative(self, name="neg")
+
+
+def __pos__(self):
+    return self
+
+
+def __abs__(self):
+    return _math.abs(self, name="Abs")
+
+
+def __invert__(self):
+    return _math.logical_not(self, name="LogicalNot")
+
+
+def __and__(self, other):
+    return _math.logical_and(self, other, name="and")
+
+
+def __rand__(self, other):
+    return _math.logical_and(other, self, name="and")
+
+
+def __or__(self, other):
+    return _math.logical_or(self, other, name="or")
+
+
+def __ror__(self, other):
+    return _math.logical_or(other, self, name="or")
+
+
+def __lt__(self, other):
+    return _math.less(self, other, name="Less")
+
+
+def __le__(self, other):
+    return _math.less_equal(self, other, name="LessEqual")
+
+
+def __gt__(self, other):
+    return _math.greater(self, other, name="Greater")
+
+
+def __ge__(self, other):
+    return _math.greater_equal(self, other, name="GreaterEqual")
+
+
+def __eq__(self, other):
+    if other is None or not _convertible(other):
+        return False
+    return _math.equal(self, other, name="Equal")
+
+
+def __ne__(self, other):
+    if other is None or not _convertible(other):
+        return True
+    return _math.not_equal(self, other, name="NotEqual")
+
+
+def __getitem__(self, key):
+    return _array.getitem(self, key)
+
+
+for _name, _fn in list(globals().items()):
+    if _name.startswith("__") and type(_fn) is type(_convertible):   # the functions above
+        _fn.__qualname__ = f"Tensor.{_name}"
+        setattr(Tensor, _name, _fn)
