@@ -68,7 +68,7 @@ class _Writer:
         self.line(depth, f"{self.node_id(t.op)} -> {target}{tail};")
 
     def graph(self, graph, depth: int) -> None:
-        for op in graph._ops:
+        for op in graph.operations:
             self.line(depth, f"{self.node_id(op)} [label={_quote(_label(op))}, {_STYLE[_kind(op)]}];")
             for k, t in enumerate(op.inputs):
                 self.edge(depth, t, self.node_id(op), _tensor_text(t) if len(op.inputs) <= 4 else str(k))

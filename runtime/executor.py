@@ -35,7 +35,7 @@ _counter = itertools.count()
 def needed_ops(graph, outputs) -> set:
     """ids of the ops of `graph` that `outputs` and the side effects depend on."""
     stack = [t.op for t in outputs if t.op.graph is graph]
-    stack += [op for op in graph._ops if op.opdef.side_effect]
+    stack += [op for op in graph.operations if op.opdef.side_effect]
     seen = set()
     while stack:
         op = stack.pop()
@@ -98,7 +98,7 @@ class _Emitter:
     # -- graphs ---------------------------------------------------------------------------
     def emit_graph(self, graph, outputs, indent: int):
         keep = needed_ops(graph, outputs)
-        for op in graph._ops:
+        for op in graph.operations:
             if id(op) not in keep:
                 continue
             t = op.opdef.name
@@ -375,7 +375,7 @@ def compile_graph(graph, inputs, outputs) -> Plan:
     exec(code, namespace)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     keep = needed_ops(graph, outputs)
-    needed_placeholders = {id(op.outputs[0]) for op in graph._ops
+    needed_placeholders = {id(op.outputs[0]) for op in graph.operations
                            if id(op) in keep and op.opdef.name == "Placeholder"}
     return Plan(namespace["run"], source, filename, em.line_nodes, needed_placeholders,
                 em.line_args)

@@ -163,7 +163,7 @@ class _Exporter:
     def needed(self, graph, outputs) -> set:
         """ids of the ops the outputs and the side effects that are kept depend on."""
         stack = [t.op for t in outputs if t.op.graph is graph]
-        stack += [op for op in graph._ops if op.opdef.side_effect and op.type not in self.dropped]
+        stack += [op for op in graph.operations if op.opdef.side_effect and op.type not in self.dropped]
         seen = set()
         while stack:
             op = stack.pop()
@@ -175,7 +175,7 @@ class _Exporter:
     def unsupported(self, graph, outputs) -> list:
         keep = self.needed(graph, outputs)
         out = []
-        for op in graph._ops:
+        for op in graph.operations:
             if id(op) not in keep:
                 continue
             reason = unsupported_reason(op)
@@ -192,7 +192,7 @@ class _Exporter:
     # -- graphs -----------------------------------------------------------------------------
     def emit_graph(self, graph, outputs):
         keep = self.needed(graph, outputs)
-        for op in graph._ops:
+        for op in graph.operations:
             if id(op) not in keep or op.type == "Placeholder":
                 continue
             if op.type in ("If", "StatelessIf"):

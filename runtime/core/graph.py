@@ -163,6 +163,15 @@ class Graph:
             hooks.record_op(op)
         return op
 
+    def append_operation(self, op: Operation) -> None:
+        """Puts an Operation built for this graph (by a pass rebuilding it) last."""
+        if op.graph is not self:
+            raise InvalidGraphError(f"{op!r} belongs to another graph")
+        self._ops.append(op)
+        self._version += 1
+        if op.opdef.side_effect:
+            self.has_side_effects = True
+
     def is_ancestor_of(self, other: "Graph") -> bool:
         g = other
         while g is not None:
@@ -198,6 +207,12 @@ class Graph:
         return out
 
     # -- reading --------------------------------------------------------------------
+    @property
+    def operations(self) -> list:
+        """The graph's operations in creation order (read it; add ops with `add_op`, or
+        put rebuilt ones with `append_operation`)."""
+        return self._ops
+
     def get_operations(self) -> list:
         return list(self._ops)
 

@@ -95,7 +95,7 @@ def node_def(op, function_names=None) -> NodeDef:
 def graph_def(graph) -> GraphDef:
     library, names = [], {}
     _collect_functions(graph, library, names)
-    return GraphDef([node_def(op, names) for op in graph._ops], library)
+    return GraphDef([node_def(op, names) for op in graph.operations], library)
 
 
 def graph_text(graph) -> str:
@@ -104,7 +104,7 @@ def graph_text(graph) -> str:
 
 
 def _collect_functions(graph, library, names):
-    for op in graph._ops:
+    for op in graph.operations:
         for k, v in op.attrs.items():
             if hasattr(v, "graph") and hasattr(v, "params") and id(v) not in names:
                 fname = f"{op.name.replace('/', '_')}_{k}_{len(names)}"
@@ -113,7 +113,7 @@ def _collect_functions(graph, library, names):
                 inputs = [p for p in v.params if p is not None]
                 library.append(FunctionDef(
                     fname, [p.op.name for p in inputs], [tensor_ref(t) for t in v.outputs],
-                    [node_def(o, names) for o in v.graph._ops],
+                    [node_def(o, names) for o in v.graph.operations],
                     {f"output_{i}": tensor_ref(t) for i, t in enumerate(v.outputs)}))
 
 

@@ -8,6 +8,10 @@ backend what it may do with the op without knowing the op's name:
 - `allocates`: its result is a new array that shares no memory with its inputs (the
   numpy backend may then write into a dead input's buffer);
 - `reads_variables` / `writes_variables`: it reads or writes a Variable's state;
+- `observer`: a side effect that only looks (print, assert): it changes no state, so
+  replaying or differentiating a graph may leave it out;
+- `calls_python`: it runs a Python function (`py_function`): it cannot be saved or
+  exported, only run where that function lives;
 - `body_attrs`: the attributes holding its sub-graphs (`Body`s), for control flow (see
   `core.control`), which also describes its input layout;
 - `feedable` (placeholders) and `constant` (the Const op): the two ops every graph
@@ -43,12 +47,14 @@ class OpDef:
 
     __slots__ = ("name", "default_name", "infer", "kernel", "pure", "side_effect",
                  "multi_output", "grad", "emit", "allocates", "reads_variables",
-                 "writes_variables", "body_attrs", "feedable", "constant")
+                 "writes_variables", "observer", "calls_python", "body_attrs", "feedable",
+                 "constant")
 
     def __init__(self, name: str, infer: Callable, kernel: Optional[Callable], *,
                  pure: bool = True, side_effect: bool = False, multi_output: bool = False,
                  default_name: Optional[str] = None, allocates: Optional[bool] = None,
-                 reads_variables: bool = False, writes_variables: bool = False):
+                 reads_variables: bool = False, writes_variables: bool = False,
+                 observer: bool = False, calls_python: bool = False):
         self.name = name
         self.default_name = default_name or name
         self.infer = infer
@@ -61,6 +67,8 @@ class OpDef:
             else allocates
         self.reads_variables = reads_variables
         self.writes_variables = writes_variables
+        self.observer = observer
+        self.calls_python = calls_python
         self.body_attrs: tuple = ()
         self.feedable = False
         self.constant = False

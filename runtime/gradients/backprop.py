@@ -135,7 +135,7 @@ def bodies_of(attrs) -> list:
 def graph_variables(graph, out=None) -> dict:
     """{id: Variable} read in `graph` or in the sub-graphs of its control-flow ops."""
     out = {} if out is None else out
-    for op in graph._ops:
+    for op in graph.operations:
         if op.opdef.name == "ReadVariableOp":
             var = op.attrs["variable"]
             out.setdefault(id(var), var)
@@ -215,7 +215,7 @@ def replay(graph, feeds: dict) -> tuple:
     g = current_graph()
     mapping = {k: in_graph(g, v) for k, v in feeds.items()}
     new_ops = []
-    for op in graph._ops:
+    for op in graph.operations:
         name = op.opdef.name
         if name == "Placeholder":
             continue

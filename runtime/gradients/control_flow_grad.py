@@ -124,7 +124,7 @@ def _iteration_template(body, n, loop_floats, ext_floats, variables, shapes) -> 
             out = body.outputs[k]
             seeds[id(out)] = accumulate(seeds.get(id(out)), y)
         params = [body.params[k] for k in loop_floats] + [body.params[n + k] for k in ext_floats]
-        grads, var_grads = graph_backprop(body.graph._ops, seeds,
+        grads, var_grads = graph_backprop(body.graph.operations, seeds,
                                           [id(p) for p in params if p is not None])
         results = []
         for p in params:

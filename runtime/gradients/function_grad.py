@@ -41,7 +41,7 @@ class Backward:
                         for i in self.float_outputs]
             seeds = {id(outs[i]): ph for i, ph in zip(self.float_outputs, seeds_ph)}
             sources = [p for p in cf.inputs if p.dtype.is_floating]
-            grads, var_grads = graph_backprop(fg._ops, seeds, [id(p) for p in sources])
+            grads, var_grads = graph_backprop(fg.operations, seeds, [id(p) for p in sources])
             results, self.input_slots = [], []
             for k, p in enumerate(cf.inputs):
                 g = grads.get(id(p))
@@ -142,7 +142,7 @@ def run_eagerly(graph, values: dict):
     Staged cond and while run as Python `if` and `while` over their bodies."""
     from ..core.opdef import CONST
     from ..ops.core import apply_op
-    for op in graph._ops:
+    for op in graph.operations:
         name = op.opdef.name
         if name in ("Placeholder", "PrintV2", "Assert"):  # fed; ran in the forward pass
             continue

@@ -73,7 +73,8 @@ def _print_kernel(*values, template, sep, end, stream, summarize):
     return ()
 
 
-PRINT = OpDef("PrintV2", _print_infer, _print_kernel, side_effect=True, multi_output=True)
+PRINT = OpDef("PrintV2", _print_infer, _print_kernel, side_effect=True, multi_output=True,
+              observer=True)
 
 
 def print_(*inputs, sep: str = " ", end: str = "\n", output_stream=None, summarize: int = 3,
@@ -136,7 +137,8 @@ def _assert_kernel(cond, *data, message):
     return ()
 
 
-ASSERT = OpDef("Assert", _assert_infer, _assert_kernel, side_effect=True, multi_output=True)
+ASSERT = OpDef("Assert", _assert_infer, _assert_kernel, side_effect=True, multi_output=True,
+               observer=True)
 OPS = [PRINT, ASSERT]
 
 
@@ -247,7 +249,8 @@ def _py_kernel(*args, func, tout, single):
     return tuple(out)
 
 
-PY_FUNC = OpDef("EagerPyFunc", _py_infer, _py_kernel, side_effect=True, multi_output=True)
+PY_FUNC = OpDef("EagerPyFunc", _py_infer, _py_kernel, side_effect=True, multi_output=True,
+                calls_python=True)
 OPS.append(PY_FUNC)
 
 

@@ -374,7 +374,7 @@ def _matmul_kernel(a, b, transpose_a, transpose_b):
     return np.matmul(a, b)
 
 
-MATMUL = OpDef("MatMul", _matmul_infer, _matmul_kernel)
+MATMUL = OpDef("MatMul", _matmul_infer, _matmul_kernel, allocates=True)
 
 
 def _matmul_grad(inputs, outputs, grads, transpose_a, transpose_b):

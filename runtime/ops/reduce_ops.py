@@ -72,7 +72,8 @@ REDUCE_TABLE = [
     ("Any", "reduce_any", _any, BOOL),
     ("All", "reduce_all", _all, BOOL),
 ]
-REDUCE = {name: OpDef(name, _reduce_infer(name, kind), kernel) for name, _, kernel, kind in REDUCE_TABLE}
+REDUCE = {name: OpDef(name, _reduce_infer(name, kind), kernel, allocates=True)
+          for name, _, kernel, kind in REDUCE_TABLE}
 
 
 def _keepdims_grad(g, x, axis, keepdims):

@@ -33,7 +33,8 @@ def _read_kernel(variable):
     return variable._value
 
 
-READ = OpDef("ReadVariableOp", _read_infer, _read_kernel, pure=False)
+READ = OpDef("ReadVariableOp", _read_infer, _read_kernel, pure=False,
+             reads_variables=True)
 
 
 def _assign_infer(inputs, variable, mode):
@@ -58,7 +59,8 @@ def _assign_kernel(value, variable, mode):
     return variable._value
 
 
-ASSIGN = OpDef("AssignVariableOp", _assign_infer, _assign_kernel, side_effect=True)
+ASSIGN = OpDef("AssignVariableOp", _assign_infer, _assign_kernel, side_effect=True,
+               writes_variables=True)
 ASSIGN.grad = lambda inputs, outputs, grads, variable, mode: [None]  # TensorFlow: no gradient
 OPS = [READ, ASSIGN]
 

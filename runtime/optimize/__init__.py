@@ -52,7 +52,7 @@ def rewrite_ops(graph: Graph, outputs: list) -> tuple:
     protected = returned_ops(outputs)
 
     def rule(ctx, op, inputs, attrs):
-        start = len(ctx.graph._ops)
+        start = len(ctx.graph.operations)
         result = _fold(ctx, op, inputs, attrs, protected)
         if result is None:
             result = _simplify(ctx, op, inputs, attrs)
@@ -61,7 +61,7 @@ def rewrite_ops(graph: Graph, outputs: list) -> tuple:
                 result = None  # a returned value stays computed (see returned_ops)
         if result is None:
             return cse.rule(ctx, op, inputs, attrs)
-        added = {id(o): cse.dedupe(ctx, o) for o in ctx.graph._ops[start:]}
+        added = {id(o): cse.dedupe(ctx, o) for o in ctx.graph.operations[start:]}
         return [added[id(t.op)][t.value_index] if id(t.op) in added else t for t in result]
 
     new, outs, _ = rebuild(graph, outputs, rule)

@@ -99,18 +99,18 @@ def _inline_branch(ctx, op, inputs, attrs):
     body = attrs["then_body" if bool(pred) else "else_body"]
     g = ctx.graph
     feeds = {id(p): t for p, t in zip(body.params, inputs[1:]) if p is not None}
-    for sub in body.graph._ops:
+    for sub in body.graph.operations:
         if sub.opdef.name == "Placeholder":
             src = feeds.get(id(sub.outputs[0]))
             if src is None:  # unfed: cannot happen for a well-formed node; keep the node
                 return None
-    for sub in body.graph._ops:
+    for sub in body.graph.operations:
         if sub.opdef.name == "Placeholder":
             sub.opdef, sub.inputs, sub.attrs = IDENTITY, (feeds[id(sub.outputs[0])],), {}
         sub.graph = g
         sub.name = g.unique_name(f"{op.name}/{sub.name}")
         for b in bodies(sub):
             b.graph.outer = g
-        g._ops.append(sub)
+        g.append_operation(sub)
         g._version += 1
     return list(body.outputs)

@@ -25,9 +25,9 @@ def _live(graph, outputs) -> tuple:
     must stay). An op is live when the outputs or a side effect need it; the bodies of a
     live cond or while need their results and their own side effects. One walk over all
     graphs, as a body may read an outer tensor directly."""
-    stack = [t.op for t in outputs] + [op for op in graph._ops if op.opdef.side_effect]
+    stack = [t.op for t in outputs] + [op for op in graph.operations if op.opdef.side_effect]
     seen, kept = set(), {id(t) for t in graph.inputs}
-    kept.update(id(op.outputs[0]) for op in graph._ops if op.opdef.name == "Placeholder")
+    kept.update(id(op.outputs[0]) for op in graph.operations if op.opdef.name == "Placeholder")
     while stack:
         op = stack.pop()
         if id(op) in seen:
@@ -36,7 +36,7 @@ def _live(graph, outputs) -> tuple:
         stack.extend(t.op for t in op.inputs if id(t.op) not in seen)
         for b in bodies(op):
             stack.extend(t.op for t in b.outputs)
-            stack.extend(o for o in b.graph._ops if o.opdef.side_effect)
+            stack.extend(o for o in b.graph.operations if o.opdef.side_effect)
             kept.update(id(t) for t in b.graph.inputs)
     return seen, kept
 

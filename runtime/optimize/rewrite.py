@@ -45,7 +45,7 @@ def is_pure(op) -> bool:
     if is_control_flow(op):
         return not op.opdef.side_effect and all(
             sub.opdef.name == "Placeholder" or is_pure(sub)
-            for b in bodies(op) for sub in b.graph._ops)
+            for b in bodies(op) for sub in b.graph.operations)
     return op.opdef.pure and op.opdef.kernel is not None
 
 
@@ -72,7 +72,7 @@ class Context:
         g = self.graph
         op = Operation(g, like.name if name is None else g.unique_name(name), opdef, inputs,
                        attrs, specs, location=like.location)
-        g._ops.append(op)
+        g.append_operation(op)
         g._version += 1
         return op
 
@@ -87,7 +87,7 @@ class Context:
         new = Operation(g, op.name, op.opdef, inputs, attrs,
                         [(t.shape, t.dtype) for t in op.outputs], location=op.location)
         new.control_inputs = op.control_inputs
-        g._ops.append(new)
+        g.append_operation(new)
         g._version += 1
         return new
 
@@ -114,7 +114,7 @@ def rebuild(graph, outputs, rule, outer=None, param_sources=None, parent=None):
     new.variables = list(graph.variables)
     ctx = Context(new, param_sources or {})
     m = _Mapping(parent)
-    for op in graph._ops:
+    for op in graph.operations:
         inputs = [m[id(t)] for t in op.inputs]
         attrs = op.attrs
         if is_control_flow(op):
@@ -126,7 +126,7 @@ def rebuild(graph, outputs, rule, outer=None, param_sources=None, parent=None):
             m[id(t)] = r
     new.inputs = [m[id(t)] for t in graph.inputs if dict.get(m, id(t)) is not None]
     new.outputs = [m[id(t)] for t in graph.outputs if dict.get(m, id(t)) is not None]
-    new.has_side_effects = any(op.opdef.side_effect for op in new._ops)
+    new.has_side_effects = any(op.opdef.side_effect for op in new.operations)
     return new, [m[id(t)] for t in outputs], m
 
 
@@ -167,7 +167,7 @@ def fixed_inputs(op, inputs) -> list:
 def set_captures(graph):
     """Refreshes the `captures` records of the sub-graphs of `graph` (recursively) from
     their nodes' inputs and bodies' params, for anyone reading them after a rewrite."""
-    for op in graph._ops:
+    for op in graph.operations:
         if not is_control_flow(op):
             continue
         if op.opdef.name in ("If", "StatelessIf"):
@@ -184,9 +184,9 @@ def set_captures(graph):
 
 def count_ops(graph, recursive: bool = True) -> int:
     """The number of ops in `graph`, with those of its sub-graphs when `recursive`."""
-    n = len(graph._ops)
+    n = len(graph.operations)
     if recursive:
-        for op in graph._ops:
+        for op in graph.operations:
             for b in bodies(op):
                 n += count_ops(b.graph)
     return n

@@ -258,7 +258,7 @@ def _body(ctx, obj, where, outer, depth) -> Body:
     if depth > fmt.MAX_DEPTH:
         raise r.fail(where, "sub-graphs nested too deeply")
     g = _graph(ctx, r.get(obj, "graph", dict, where), where + ".graph", outer, depth + 1)
-    ops = g._ops
+    ops = g.operations
     params = []
     for i, p in enumerate(r.get(obj, "params", list, where)):
         w = f"{where}.params[{i}]"
@@ -294,7 +294,7 @@ def _graph(ctx, obj, where, outer, depth) -> Graph:
         names.add(name)
         w = f"{where}.nodes[{i}] ('{name}')"
         _node(ctx, g, n, name, w, depth)
-    g.inputs = [g._ops[r.index(i, len(g._ops), f"{where}.inputs", "node")].outputs[0]
+    g.inputs = [g.operations[r.index(i, len(g.operations), f"{where}.inputs", "node")].outputs[0]
                 for i in r.get(obj, "inputs", list, where)]
     for t in g.inputs:
         if t.op.type != "Placeholder":
@@ -321,7 +321,7 @@ def _node(ctx, g, n, name, w, depth):
     if opdef is None:
         raise r.fail(w + ".op", f"unknown op {opname!r}: this runtime has no such op (was the "
                                 "file written by a newer release?)")
-    inputs = [_tensor(r, t, g._ops, f"{w}.inputs[{k}]")
+    inputs = [_tensor(r, t, g.operations, f"{w}.inputs[{k}]")
               for k, t in enumerate(r.get(n, "inputs", list, w))]
     attrs_json = r.get(n, "attrs", dict, w)
     expected = _attr_names(opdef)
@@ -386,7 +386,7 @@ def _function(ctx, obj, where) -> ConcreteFunction:
     r = ctx.r
     name = r.get(obj, "name", str, where)
     graph = _graph(ctx, r.get(obj, "graph", dict, where), where + ".graph", None, 0)
-    ops = graph._ops
+    ops = graph.operations
     placeholders, records = [], []
     for i, inp in enumerate(r.get(obj, "inputs", list, where)):
         w = f"{where}.inputs[{i}]"

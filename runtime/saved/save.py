@@ -177,7 +177,7 @@ class _Writer:
 
     def graph(self, graph, refs) -> dict:
         nodes = []
-        for op in graph._ops:
+        for op in graph.operations:
             where = f"node '{op.name}' ({op.type})"
             if registry().get(op.type) is not op.opdef:
                 raise SaveError(f"{where}{_at(op)}: the op is not in runtime.ops.registry(), so a "
@@ -247,7 +247,7 @@ class _Refs:
 
     def __init__(self, graph):
         self.graph = graph
-        self.index = {id(op): i for i, op in enumerate(graph._ops)}
+        self.index = {id(op): i for i, op in enumerate(graph.operations)}
 
     def node(self, t) -> int:
         return self.tensor(t)[0]

@@ -48,7 +48,7 @@ def check(cf, *arg_sets, passes=ALL):
 
 def ops_of(graph, recursive=True) -> list:
     out = []
-    for op in graph._ops:
+    for op in graph.operations:
         out.append(op.type)
         if recursive:
             for v in op.attrs.values():
@@ -150,7 +150,7 @@ def test_passes_keep_results_with_maximum_iterations_and_multi_output_ops():
           (f32(-1, -2), np.float32(3), np.float32(0.5)))
     g, _ = optimize(cf.graph, cf.outputs)
     assert count_ops(g) < count_ops(cf.graph)
-    (loop,) = [op for op in g._ops if op.type in ("While", "StatelessWhile")]
+    (loop,) = [op for op in g.operations if op.type in ("While", "StatelessWhile")]
     assert all(t.op.name != "y" for t in loop.inputs)
 
 
@@ -257,7 +257,7 @@ def test_fold_constants_replaces_constant_subgraphs():
     g, outs = fold_constants(cf.graph, cf.outputs)
     assert ops_of(cf.graph).count("Mul") == 2
     assert ops_of(g).count("Mul") == 1 and "AddV2" not in ops_of(g)
-    folded = [op for op in g._ops if op.type == "Const" and op.attrs["value"] == 13]
+    folded = [op for op in g.operations if op.type == "Const" and op.attrs["value"] == 13]
     assert len(folded) == 1 and folded[0].attrs["dtype"] is rt.int32
     g, outs = optimize(cf.graph, cf.outputs)
     assert sorted(ops_of(g)) == ["Const", "Identity", "Mul", "Placeholder"] or \
@@ -275,7 +275,7 @@ def test_fold_constants_inlines_captured_constants_into_loops():
         return s
     cf = concrete(f, spec([], rt.int32))
     g, outs = optimize(cf.graph, cf.outputs)
-    (loop,) = [op for op in g._ops if op.type in ("While", "StatelessWhile")]
+    (loop,) = [op for op in g.operations if op.type in ("While", "StatelessWhile")]
     body = loop.attrs["body"]
     assert "Mul" not in ops_of(body.graph)   # k * k became 36 inside the body
     # the inputs: the loop variables i and s (one merged constant 0), and n; not k
@@ -294,7 +294,7 @@ def test_a_captured_constant_a_loop_still_uses_is_inlined_not_passed():
         return x
     cf = concrete(f, spec([]), spec([], rt.int32))
     g, _ = optimize(cf.graph, cf.outputs)
-    (loop,) = [op for op in g._ops if op.type in ("While", "StatelessWhile")]
+    (loop,) = [op for op in g.operations if op.type in ("While", "StatelessWhile")]
     assert [t.op.type for t in loop.inputs] == ["Const", "Placeholder", "Placeholder"]
     assert all(p is None or p.op.type == "Placeholder" for p in loop.attrs["body"].params)
     check(cf, (np.float32(1.5), np.int32(3)))
@@ -343,7 +343,7 @@ def test_folded_constants_do_not_share_memory_with_other_constants():
         return x + rt.reshape(c, [4]), x * c
     cf = concrete(f, spec([]))
     g, outs = fold_constants(cf.graph, cf.outputs)
-    values = [op.attrs["value"] for op in g._ops if op.type == "Const"]
+    values = [op.attrs["value"] for op in g.operations if op.type == "Const"]
     assert len(values) == 2  # the constant and the folded reshape
     assert not np.shares_memory(values[0], values[1])
 
@@ -391,7 +391,7 @@ def test_cse_works_inside_branches_and_respects_attrs():
         return y
     cf = concrete(f, spec([2, 2]))
     g, _ = eliminate_common_subexpressions(cf.graph, cf.outputs)
-    (node,) = [op for op in g._ops if op.type in ("If", "StatelessIf")]
+    (node,) = [op for op in g.operations if op.type in ("If", "StatelessIf")]
     then_ops, else_ops = ops_of(node.attrs["then_body"].graph), ops_of(node.attrs["else_body"].graph)
     assert then_ops.count("Sum") == 1 and then_ops.count("Mul") == 1
     assert else_ops.count("Sum") == 2 and else_ops.count("Mul") == 1
@@ -413,9 +413,9 @@ def test_prune_drops_dead_ops_keeps_side_effects_and_unused_captures():
     cf = concrete(f, spec([]), spec([]))
     g, outs = prune(cf.graph, cf.outputs)
     assert "Tanh" not in ops_of(g) and "PrintV2" in ops_of(g)
-    (node,) = [op for op in g._ops if op.type in ("If", "StatelessIf")]
+    (node,) = [op for op in g.operations if op.type in ("If", "StatelessIf")]
     assert all(t.op.name != "y" for t in node.inputs)  # y is not passed in any more
-    assert [op.type for op in g._ops].count("Placeholder") == 2  # the caller still feeds y
+    assert [op.type for op in g.operations].count("Placeholder") == 2  # the caller still feeds y
     check(cf, (np.float32(1), np.float32(2)), (np.float32(-1), np.float32(2)))
 
 
@@ -431,28 +431,28 @@ def _simplified(fn, *specs):
 def test_simplify_removes_identities_of_arithmetic():
     cf, g = _simplified(lambda x: rt.negative(rt.negative(x * 1.0)) / 1.0 - 0.0 + (-0.0),
                         spec([3]))
-    assert [op.type for op in g._ops] == ["Placeholder"]
+    assert [op.type for op in g.operations] == ["Placeholder"]
     check(cf, (f32(-0.0, np.nan, 2.5),))
 
 
 def test_simplify_keeps_float_plus_zero_and_sub_of_negative_zero():
     cf, g = _simplified(lambda x: (x + 0.0, x - (-0.0)), spec([2]))
-    assert [op.type for op in g._ops].count("AddV2") == 1
-    assert [op.type for op in g._ops].count("Sub") == 1
+    assert [op.type for op in g.operations].count("AddV2") == 1
+    assert [op.type for op in g.operations].count("Sub") == 1
     check(cf, (f32(-0.0, 1),))
     assert np.signbit(cf.graph.compile(cf.inputs, cf.outputs)(f32(-0.0, 1))[0][0]) == 0
 
 
 def test_simplify_integer_plus_zero_goes():
     cf, g = _simplified(lambda n: (n + 0, 0 + n, n - 0, n * 1), spec([None], rt.int32))
-    assert [op.type for op in g._ops] == ["Placeholder"]
+    assert [op.type for op in g.operations] == ["Placeholder"]
 
 
 def test_simplify_keeps_broadcasting_and_dtype_changes():
     cf, g = _simplified(lambda x, n: (x * rt.constant(np.ones((2, 3), np.float32)),
                                       x * rt.constant(f32(1)), n / 1),
                         spec([3]), spec([], rt.int32))
-    types = [op.type for op in g._ops]
+    types = [op.type for op in g.operations]
     assert types.count("Mul") == 1       # x * ones([2, 3]) broadcasts x to (2, 3): kept
     assert types.count("RealDiv") == 1   # int32 / 1 is a float64: kept
     check(cf, (f32(1, 2, 3), np.int32(4)))
@@ -464,7 +464,7 @@ def test_simplify_composes_transposes():
                 rt.transpose(rt.transpose(x, [1, 0, 2]), [0, 2, 1]),
                 rt.transpose(rt.transpose(x)))
     cf, g = _simplified(f, spec([2, 3, 4]))
-    transposes = [op for op in g._ops if op.type == "Transpose"]
+    transposes = [op for op in g.operations if op.type == "Transpose"]
     assert len(transposes) == 1 and transposes[0].attrs["perm"] == (1, 2, 0)
     check(cf, (np.arange(24, dtype=np.float32).reshape(2, 3, 4),))
 
