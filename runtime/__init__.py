@@ -14,7 +14,8 @@ from __future__ import annotations
 from . import config, errors, executor, nest
 from .core import dtypes
 from .control_flow import cond, while_loop
-from .core.dtypes import DType, as_dtype, bool_ as bool, float16, float32, float64, int8, int16, int32, int64, string, uint8
+from .core.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64,  # noqa: A004
+                          int8, int16, int32, int64, string, uint8)
 from .function import Function, function
 from .gradients.tape import GradientTape
 from .concrete import ConcreteFunction
@@ -37,6 +38,7 @@ from .ops.tensor_array import TensorArray
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, SymbolicTensor, Tensor
 from . import autograph_backend  # noqa: E402,F401  (autograph stages symbolic tensors through it)
+from .gradients import control_flow_grad  # noqa: E402,F401  (the cond/while gradient rules)
 from . import random  # noqa: E402
 from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
 from . import onnx_export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)

@@ -18,75 +18,11 @@ from .core.opdef import placeholder_op
 from .ops.core import constant, convert_to_tensor
 from .core.shapes import TensorShape, as_shape
 from .core.tensor import EagerTensor, SymbolicTensor, Tensor
+from . import control_values as cv
+from .while_staging import placeholder_value, stage_while
 
 
 # -- helpers ------------------------------------------------------------------------------
-
-def _handled() -> tuple:
-    from .ops.list_ops import StagedList
-    from .ops.tensor_array import TensorArray
-    return (TensorArray, StagedList)
-
-def _path_names(structure, prefix) -> list:
-    """Names for the leaves of a nested structure: 'loop_vars[0]', "x['a']", ..."""
-    if isinstance(structure, dict):
-        keys = sorted(structure, key=lambda k: (type(k).__name__, k) if not isinstance(k, (int, float)) else ("", k))
-        return [n for k in keys for n in _path_names(structure[k], f"{prefix}[{k!r}]")]
-    if isinstance(structure, (list, tuple)):
-        return [n for i, v in enumerate(structure) for n in _path_names(v, f"{prefix}[{i}]")]
-    return [prefix]
-
-
-def _leaf_to_tensor(v, dtype_hint=None):
-    """A loop/branch value as a tensor; TensorArrays and staged lists travel as their
-    handle tensor."""
-    if isinstance(v, _HANDLED):
-        return v.handle
-    if isinstance(v, Tensor):
-        return v
-    return convert_to_tensor(v, dtype_hint=dtype_hint)
-
-
-def _rebuild(template, tensor):
-    if isinstance(template, _HANDLED):
-        return template._with_handle(tensor)
-    return tensor
-
-
-def _is_tensorish(v) -> bool:
-    """Whether `v` is a value a `cond` merges (a staged list is not: both branches give
-    the one list, passed through as it is)."""
-    from .ops.tensor_array import TensorArray
-    if isinstance(v, (Tensor, TensorArray)) or getattr(v, "_as_tensor", None) is not None:
-        return True
-    try:
-        dtypes.infer_dtype(v)
-        return True
-    except TypeError:
-        return False
-
-
-def _subgraph_inputs(graphs: Sequence[Graph]):
-    """The outer tensors all `graphs` captured, in a stable order, and for each graph the
-    placeholders fed by them (None where a graph does not use one)."""
-    ext, index = [], {}
-    for g in graphs:
-        for outer_t, _ in g.captured_inputs():
-            if id(outer_t) not in index:
-                index[id(outer_t)] = len(ext)
-                ext.append(outer_t)
-    params = []
-    for g in graphs:
-        p = [None] * len(ext)
-        for outer_t, inner in g.captured_inputs():
-            p[index[id(outer_t)]] = inner
-        params.append(p)
-    return ext, params
-
-
-def _has_side_effects(*graphs) -> bool:
-    return any(g.has_side_effects for g in graphs)
-
 
 # -- cond ---------------------------------------------------------------------------------
 
@@ -127,8 +63,8 @@ def stage_cond(pred, true_fn, false_fn, names=None, is_undefined=None, name=None
 
     out_specs = [(a.shape.most_specific_common(b.shape), a.dtype)
                  for a, b in zip(t_leaves, f_leaves)]
-    ext, (pt, pf) = _subgraph_inputs([gt, gf])
-    opdef = IF_STATEFUL if _has_side_effects(gt, gf) else IF
+    ext, (pt, pf) = cv.subgraph_inputs([gt, gf])
+    opdef = IF_STATEFUL if cv.has_side_effects(gt, gf) else IF
     outs = []
     if out_specs or opdef.side_effect:
         op = graph.add_op(opdef, [pred, *ext], {"then_body": Body(gt, pt, t_leaves),
@@ -158,7 +94,6 @@ def _fill_undefined(outs_t, outs_f, gt, gf, is_undefined) -> list:
     flags = [None] * len(outs_t)
     if is_undefined is None:
         return flags
-    from .while_staging import placeholder_value
     for i, (a, b) in enumerate(zip(outs_t, outs_f)):
         ua, ub = is_undefined(a), is_undefined(b)
         if ua == ub:
@@ -185,16 +120,16 @@ def _pair_leaves(label, a, b, gt, gf, t_leaves, f_leaves, is_undefined):
             f"{nest.structure_repr(a)} if the condition holds, {nest.structure_repr(b)} "
             "if not; a staged `if` must return the same nested structure in both branches.")
     la, lb = nest.flatten(a), nest.flatten(b)
-    leaf_labels = [label] if len(la) == 1 else _path_names(a, label)
+    leaf_labels = [label] if len(la) == 1 else cv.path_names(a, label)
     parts = []
     for leaf_label, x, y in zip(leaf_labels, la, lb):
-        both_lists = isinstance(x, _HANDLED) and isinstance(y, _HANDLED)
-        if not (_is_tensorish(x) and _is_tensorish(y)) and not (both_lists and x is not y):
+        both_lists = isinstance(x, cv.HANDLED) and isinstance(y, cv.HANDLED)
+        if not (cv.is_tensorish(x) and cv.is_tensorish(y)) and not (both_lists and x is not y):
             if x is y:
                 parts.append(("pass", x))
                 continue
             raise TypeError(
-                f"'{leaf_label}' is {_describe(x)} if the condition holds but {_describe(y)} "
+                f"'{leaf_label}' is {cv.describe(x)} if the condition holds but {cv.describe(y)} "
                 "if not; only tensors and Python numbers can differ between the branches of "
                 "a staged `if`.")
         with gt.as_default():
@@ -206,8 +141,8 @@ def _pair_leaves(label, a, b, gt, gf, t_leaves, f_leaves, is_undefined):
                 f"'{leaf_label}' is {tx.dtype.name} if the condition holds but "
                 f"{ty.dtype.name} if not; both branches must give it one dtype (use rt.cast).")
         parts.append(("out", len(t_leaves)))
-        t_leaves.append(_in_graph_tensor(gt, tx))
-        f_leaves.append(_in_graph_tensor(gf, ty))
+        t_leaves.append(cv.in_graph_tensor(gt, tx))
+        f_leaves.append(cv.in_graph_tensor(gf, ty))
     return (a, parts)
 
 
@@ -219,23 +154,17 @@ def _unpack_layout(layout, outs):
     template, parts = layout
     if template is _UNDEFINED:
         return parts
-    leaves = [obj if kind == "pass" else _rebuild(leaf, outs[obj])
+    leaves = [obj if kind == "pass" else cv.rebuild(leaf, outs[obj])
               for (kind, obj), leaf in zip(parts, nest.flatten(template))]
     return nest.pack_sequence_as(template, leaves) if nest.is_nested(template) else leaves[0]
-
-
-def _describe(v) -> str:
-    if v is None:
-        return "None"
-    return f"a {type(v).__name__}"
 
 
 def _branch_tensor(v, other):
     """`v` as a tensor of the current branch graph; Python numbers take the other branch's
     dtype when they fit it."""
     if isinstance(v, Tensor) or getattr(v, "_as_tensor", None) is not None:
-        return _leaf_to_tensor(v)
-    if isinstance(v, _HANDLED):          # two views of staged lists: their handles
+        return cv.leaf_to_tensor(v)
+    if isinstance(v, cv.HANDLED):          # two views of staged lists: their handles
         return v.handle
     hint = None
     if isinstance(other, Tensor):
@@ -244,13 +173,6 @@ def _branch_tensor(v, other):
         if isinstance(v, (int, float)) and not isinstance(v, bool) and (isinstance(v, float) or isinstance(other, float)):
             hint = dtypes.float32
     return convert_to_tensor(v, dtype_hint=hint)
-
-
-def _in_graph_tensor(g, t):
-    """`t` as a tensor owned by `g` (so the branch returns it from inside)."""
-    from .core.apply import in_graph
-    with g.as_default():
-        return in_graph(g, t)
 
 
 # -- while_loop -----------------------------------------------------------------------------
@@ -266,10 +188,10 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
         n = 0
         while (maximum_iterations is None or n < int(maximum_iterations)) and bool(cond(*vars_)):
             out = body(*vars_)
-            vars_ = _as_var_list(out, len(vars_))
+            vars_ = cv.as_var_list(out, len(vars_))
             n += 1
-        return _like(loop_vars, vars_, single)
-    names = _path_names(vars_, "loop_vars")
+        return cv.like(loop_vars, vars_, single)
+    names = cv.path_names(vars_, "loop_vars")
     invariants = None
     if shape_invariants is not None:
         inv = [shape_invariants] if single else list(shape_invariants)
@@ -279,37 +201,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
     outs, _ = stage_while(cond, body, tuple(vars_), names=None, leaf_names=names,
                           shape_invariants=invariants, maximum_iterations=maximum_iterations,
                           relax_shapes=False, name=name)
-    return _like(loop_vars, list(outs), single)
+    return cv.like(loop_vars, list(outs), single)
 
 
-def _like(loop_vars, values: list, single: bool):
-    """`values` in the container type the user passed as `loop_vars`."""
-    if single:
-        return values[0]
-    if isinstance(loop_vars, tuple):
-        return type(loop_vars)(*values) if hasattr(loop_vars, "_fields") else tuple(values)
-    return values
 
-
-def _as_var_list(out, n):
-    if n == 1 and not isinstance(out, (list, tuple)):
-        return [out]
-    if isinstance(out, (list, tuple)) and not hasattr(out, "_fields"):
-        out = list(out)
-        if len(out) != n:
-            raise ValueError(f"the loop body returned {len(out)} values for {n} loop variables")
-        return out
-    if n == 1:
-        return [out]
-    return list(out)
-
-
-_HANDLED = _handled()   # values that travel through cond/while_loop as their handle tensor
-
-from .while_staging import stage_while  # noqa: E402  (the loop half lives beside)
-from .gradients.control_flow_grad import cond_grad, while_grad  # noqa: E402
-
-# The gradient rules (recompute the branch or iteration, then its ops' rules) live beside,
-# in gradients/control_flow_grad.py, because they are as long as the staging above.
-IF.grad = IF_STATEFUL.grad = cond_grad
-WHILE.grad = WHILE_STATEFUL.grad = while_grad

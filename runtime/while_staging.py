@@ -10,17 +10,18 @@ from . import nest
 from .core import dtypes
 from .errors import DTypeMismatchError
 from .core.graph import Graph, current_graph
-from .ops.core import constant, convert_to_tensor
+from .ops.core import constant, constant_value, convert_to_tensor
 from .core.opdef import placeholder_op
 from .core.shapes import TensorShape, as_shape
 from .core.tensor import Tensor
-from . import control_flow as cf
+from . import control_values as cv
+from .core.control import WHILE, WHILE_STATEFUL, Body
 
 
 def placeholder_value(template):
     """A zero value with `template`'s dtype and (known part of its) shape, made without
     referring to `template` (which may live in a sibling graph)."""
-    if isinstance(template, cf._HANDLED):
+    if isinstance(template, cv.HANDLED):
         return template._empty_like()
     if isinstance(template, Tensor):
         dims = template.shape.dims
@@ -38,7 +39,7 @@ def _flatten_vars(values, labels):
     leaves, leaf_labels = [], []
     for v, label in zip(values, labels):
         flat = nest.flatten(v)
-        names = cf._path_names(v, label) if nest.is_nested(v) else [label]
+        names = cv.path_names(v, label) if nest.is_nested(v) else [label]
         leaves.extend(flat)
         leaf_labels.extend(names)
     return leaves, leaf_labels
@@ -69,14 +70,14 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
     structures = [init[i] for i in active]
     for i in active:
         for leaf, label in zip(*_flatten_vars([init[i]], [labels[i]])):
-            if not (cf._is_tensorish(leaf) or _is_ta(leaf)):
+            if not (cv.is_tensorish(leaf) or _is_ta(leaf)):
                 raise TypeError(
-                    f"'{label}' is {cf._describe(leaf)} when the staged loop starts; a variable "
+                    f"'{label}' is {cv.describe(leaf)} when the staged loop starts; a variable "
                     "that a staged loop changes must be a tensor or a Python number.")
     init_leaves, leaf_labels = _flatten_vars(structures, [labels[i] for i in active])
     if leaf_names is not None and names is None:
         leaf_labels = list(leaf_names)
-    init_tensors = [cf._leaf_to_tensor(v) for v in init_leaves]
+    init_tensors = [cv.leaf_to_tensor(v) for v in init_leaves]
     n_flags = len(flag_slots)
     init_tensors += [constant(False) for _ in flag_slots]
     leaf_labels += [f"{labels[i]} (defined)" for i in flag_slots]
@@ -91,16 +92,16 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
 
     if maximum_iterations is None:
         _check_ends(cond_out, init_tensors, shapes, leaf_labels)
-    ext, (cond_params, body_params) = cf._subgraph_inputs([cond_g, body_g])
+    ext, (cond_params, body_params) = cv.subgraph_inputs([cond_g, body_g])
     n = len(init_tensors)
-    cond_body = cf.Body(cond_g, list(cond_g.inputs) + cond_params, [cond_out])
-    loop_body = cf.Body(body_g, list(body_g.inputs) + body_params, body_leaves)
+    cond_body = Body(cond_g, list(cond_g.inputs) + cond_params, [cond_out])
+    loop_body = Body(body_g, list(body_g.inputs) + body_params, body_leaves)
     inputs = [*init_tensors, *ext]
     has_max = maximum_iterations is not None
     if has_max:
         inputs.append(convert_to_tensor(maximum_iterations, dtype=dtypes.int32))
     out_specs = [(s, t.dtype) for s, t in zip(shapes, init_tensors)]
-    opdef = cf.WHILE_STATEFUL if cf._has_side_effects(cond_g, body_g) else cf.WHILE
+    opdef = WHILE_STATEFUL if cv.has_side_effects(cond_g, body_g) else WHILE
     op = graph.add_op(opdef, inputs, {"cond_body": cond_body, "body": loop_body,
                                       "out_specs": out_specs, "num_loop_vars": n,
                                       "has_max": has_max}, out_specs, name)
@@ -109,7 +110,7 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
     result, k = list(init), 0
     for template, i in zip(body_templates, active):
         leaves = nest.flatten(template)
-        rebuilt = [cf._rebuild(leaf, outs[k + j]) for j, leaf in enumerate(leaves)]
+        rebuilt = [cv.rebuild(leaf, outs[k + j]) for j, leaf in enumerate(leaves)]
         k += len(leaves)
         result[i] = nest.pack_sequence_as(template, rebuilt)
     defined = [None] * len(init)
@@ -121,7 +122,6 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
 def _check_ends(cond_out, init_tensors, shapes, labels) -> None:
     """A loop whose condition is the constant True (`while rt.constant(True):` with no
     `break` or `return`) never ends when the graph runs: say so while tracing instead."""
-    from .ops.core import constant_value
     value = constant_value(cond_out) if isinstance(cond_out, Tensor) else cond_out
     if value is None or not bool(value):
         return
@@ -232,7 +232,7 @@ def _over_active(cond_fn, body_fn, init, active):
         return cond_fn(*full(values))
 
     def body(*values):
-        out = cf._as_var_list(body_fn(*full(values)), len(init))
+        out = cv.as_var_list(body_fn(*full(values)), len(init))
         return [out[i] for i in active]
     return cond, body
 
@@ -244,7 +244,7 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
     def make_args(g):
         phs = [placeholder_op(g, t.dtype, s, name="loop_var") for t, s in zip(init_tensors, shapes)]
         g.inputs = phs
-        user = [cf._rebuild(leaf, ph) for leaf, ph in zip(init_leaves, phs[:n_user])]
+        user = [cv.rebuild(leaf, ph) for leaf, ph in zip(init_leaves, phs[:n_user])]
         packed, k = [], 0
         for s in structures:
             m = len(nest.flatten(s))
@@ -259,13 +259,13 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
         c = convert_to_tensor(c) if not isinstance(c, Tensor) else c
         if c.dtype is not dtypes.bool_ or c.shape.rank not in (0, None):
             raise TypeError(f"the test of a staged loop must be a scalar bool, got {c!r}")
-        c = cf._in_graph_tensor(cond_g, c)
+        c = cv.in_graph_tensor(cond_g, c)
 
     body_g = Graph("while_body", outer=graph)
     with body_g.as_default():
         args, phs = make_args(body_g)
         out = body_fn(*args)
-        out = cf._as_var_list(out, len(structures))
+        out = cv.as_var_list(out, len(structures))
         leaves = []
         for s, o, label in zip(structures, out, top_labels):
             if not nest.same_structure(s, o):
@@ -275,18 +275,18 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
                     f"Keep its structure fixed.")
         flat_out, _ = _flatten_vars(out, leaf_labels)
         for k, (v, t) in enumerate(zip(flat_out, init_tensors)):
-            if not (cf._is_tensorish(v) or _is_ta(v)):
-                raise TypeError(f"'{leaf_labels[k]}' becomes {cf._describe(v)} in the loop; a "
+            if not (cv.is_tensorish(v) or _is_ta(v)):
+                raise TypeError(f"'{leaf_labels[k]}' becomes {cv.describe(v)} in the loop; a "
                                 "staged loop variable must stay a tensor.")
-            tv = cf._leaf_to_tensor(v, dtype_hint=t.dtype)
+            tv = cv.leaf_to_tensor(v, dtype_hint=t.dtype)
             if tv.dtype is not t.dtype:
                 raise DTypeMismatchError(
                     f"'{leaf_labels[k]}' has dtype {t.dtype.name} before the loop, but dtype "
                     f"{tv.dtype.name} after one iteration; a loop variable must keep its dtype "
                     f"(use rt.cast).")
-            leaves.append(cf._in_graph_tensor(body_g, tv))
+            leaves.append(cv.in_graph_tensor(body_g, tv))
         for _ in range(n_flags):
-            leaves.append(cf._in_graph_tensor(body_g, constant(True)))
+            leaves.append(cv.in_graph_tensor(body_g, constant(True)))
     return cond_g, body_g, c, leaves, out
 
 
@@ -297,17 +297,17 @@ def _learn_undefined(cond_fn, body_fn, init, undefined, is_undefined):
 
     def stand_in(x):
         """A placeholder like loop value `x` (TensorArrays and Python objects as they are)."""
-        if _is_ta(x) or not cf._is_tensorish(x):
+        if _is_ta(x) or not cv.is_tensorish(x):
             return x
-        t = cf._leaf_to_tensor(x)
+        t = cv.leaf_to_tensor(x)
         return placeholder_op(scratch, t.dtype, t.shape)
 
     with scratch.as_default():
         args = [v if i in undefined else nest.map_structure(stand_in, v)
                 for i, v in enumerate(init)]
-        out = cf._as_var_list(body_fn(*args), len(init))
+        out = cv.as_var_list(body_fn(*args), len(init))
     return {i: None if is_undefined(out[i]) else out[i] for i in undefined}
 
 
 def _is_ta(x):
-    return isinstance(x, cf._HANDLED)
+    return isinstance(x, cv.HANDLED)

@@ -6,6 +6,8 @@ The core (tensors, graphs, `apply_op`) calls these; the modules above register:
   pops them). The core tests it before anything else, so an op costs nothing more while
   no tape is open; when it is not empty the core calls `record_eager(opdef, inputs,
   outputs, attrs)` after an op ran eagerly and `record_op(op)` after a graph op was added.
+- `rule_state` / `wanted(k)`: what backprop tells the gradient rules defined beside the
+  ops (whether the gradient of input k is used).
 - `graph_building`: (enter, exit) pairs called when a graph becomes the default graph and
   when it stops being it (the autograph bridge uses them: converted functions take their
   staging path while a graph is built).
@@ -31,6 +33,22 @@ record_eager = _not_registered
 record_op = _not_registered
 
 graph_building: list = []       # [(enter, exit)], in registration order
+
+
+class _RuleState(threading.local):
+    needed = None       # while backprop runs a gradient rule: which input gradients it uses
+
+
+rule_state = _RuleState()
+
+
+def wanted(k: int) -> bool:
+    """Inside a gradient rule: whether the backward pass uses the gradient of input `k`.
+    A rule may skip computing the others (TensorFlow's `skip_input_indices`): eagerly
+    that saves the work; in graphs the executor would drop them anyway. (Backprop sets
+    `rule_state.needed`; the rules, which live beside the ops, read it here.)"""
+    needed = rule_state.needed
+    return needed is None or needed[k]
 
 
 def set_tape_recorders(eager, graph_op) -> None:

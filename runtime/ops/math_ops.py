@@ -9,7 +9,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, hooks
 from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..core.graph import current_graph
@@ -261,9 +261,7 @@ def _sum_to(g, x):
     return sum_to(g, x)
 
 
-def _wanted(k):
-    from ..gradients.backprop import wanted
-    return wanted(k)
+_wanted = hooks.wanted
 
 
 UNARY["Neg"].grad = lambda inputs, outputs, grads: [negative(grads[0])]

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..errors import DTypeMismatchError, InvalidArgumentError
-from ..gradients import tape as _tape
+from ..core import hooks
 from ..core.graph import current_graph, eager_scope
 from ..core.shapes import TensorShape
 from ..core.tensor import EagerTensor, Tensor
@@ -116,7 +116,7 @@ class Variable:
     def read_value(self) -> Tensor:
         g = current_graph()
         if g is None:
-            if _tape.recording():  # an open GradientTape sees the read (it may watch self)
+            if hooks.recording.tapes:  # an open GradientTape sees the read (it may watch self)
                 return apply_op(READ, [], {"variable": self}, name="ReadVariableOp")
             return EagerTensor(self._value, self._dtype)
         if all(v is not self for v in g.variables):

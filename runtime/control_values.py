@@ -1,0 +1,111 @@
+"""What travels through staged control flow, shared by `cond` (control_flow.py) and
+`while_loop` (while_staging.py): values made tensors and back (TensorArrays and staged
+lists travel as their handle tensor), the names of a structure's leaves, and the outer
+tensors that sub-graphs capture."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from .core import dtypes
+from .core.apply import in_graph
+from .core.graph import Graph
+from .core.tensor import Tensor
+from .ops.core import convert_to_tensor
+from .ops.list_ops import StagedList
+from .ops.tensor_array import TensorArray
+
+HANDLED = (TensorArray, StagedList)   # values that travel as their handle tensor
+
+
+def path_names(structure, prefix) -> list:
+    """Names for the leaves of a nested structure: 'loop_vars[0]', "x['a']", ..."""
+    if isinstance(structure, dict):
+        keys = sorted(structure, key=lambda k: (type(k).__name__, k) if not isinstance(k, (int, float)) else ("", k))
+        return [n for k in keys for n in path_names(structure[k], f"{prefix}[{k!r}]")]
+    if isinstance(structure, (list, tuple)):
+        return [n for i, v in enumerate(structure) for n in path_names(v, f"{prefix}[{i}]")]
+    return [prefix]
+
+
+def leaf_to_tensor(v, dtype_hint=None):
+    """A loop/branch value as a tensor; TensorArrays and staged lists travel as their
+    handle tensor."""
+    if isinstance(v, HANDLED):
+        return v.handle
+    if isinstance(v, Tensor):
+        return v
+    return convert_to_tensor(v, dtype_hint=dtype_hint)
+
+
+def rebuild(template, tensor):
+    if isinstance(template, HANDLED):
+        return template._with_handle(tensor)
+    return tensor
+
+
+def is_tensorish(v) -> bool:
+    """Whether `v` is a value a `cond` merges (a staged list is not: both branches give
+    the one list, passed through as it is)."""
+    if isinstance(v, (Tensor, TensorArray)) or getattr(v, "_as_tensor", None) is not None:
+        return True
+    try:
+        dtypes.infer_dtype(v)
+        return True
+    except TypeError:
+        return False
+
+
+def subgraph_inputs(graphs: Sequence[Graph]):
+    """The outer tensors all `graphs` captured, in a stable order, and for each graph the
+    placeholders fed by them (None where a graph does not use one)."""
+    ext, index = [], {}
+    for g in graphs:
+        for outer_t, _ in g.captured_inputs():
+            if id(outer_t) not in index:
+                index[id(outer_t)] = len(ext)
+                ext.append(outer_t)
+    params = []
+    for g in graphs:
+        p = [None] * len(ext)
+        for outer_t, inner in g.captured_inputs():
+            p[index[id(outer_t)]] = inner
+        params.append(p)
+    return ext, params
+
+
+def has_side_effects(*graphs) -> bool:
+    return any(g.has_side_effects for g in graphs)
+
+
+def describe(v) -> str:
+    if v is None:
+        return "None"
+    return f"a {type(v).__name__}"
+
+
+def in_graph_tensor(g, t):
+    """`t` as a tensor owned by `g` (so the branch returns it from inside)."""
+    with g.as_default():
+        return in_graph(g, t)
+
+
+def as_var_list(out, n):
+    if n == 1 and not isinstance(out, (list, tuple)):
+        return [out]
+    if isinstance(out, (list, tuple)) and not hasattr(out, "_fields"):
+        out = list(out)
+        if len(out) != n:
+            raise ValueError(f"the loop body returned {len(out)} values for {n} loop variables")
+        return out
+    if n == 1:
+        return [out]
+    return list(out)
+
+
+def like(loop_vars, values: list, single: bool):
+    """`values` in the container type the user passed as `loop_vars`."""
+    if single:
+        return values[0]
+    if isinstance(loop_vars, tuple):
+        return type(loop_vars)(*values) if hasattr(loop_vars, "_fields") else tuple(values)
+    return values
