@@ -80,4 +80,10 @@ def unlink_frames(error: BaseException, hidden: tuple) -> None:
     for a, b in zip(kept, kept[1:]):
         a.tb_next = b
     kept[-1].tb_next = None
+    head = error.__traceback__
+    if head is not kept[0]:
+        # Python 3.10's bare `raise` re-raises the traceback it caught (this one, from
+        # `head`), not `__traceback__`: the frame re-raising (the head) stays there, and
+        # only it. (3.11 re-raises `__traceback__`, without it.)
+        head.tb_next = kept[0]
     error.__traceback__ = kept[0]

@@ -123,7 +123,7 @@ def _find_lambda(fn: types.FunctionType, lines: list) -> gast.Lambda:
             names = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
             if names == arg_names:
                 found.append(node)
-    if len(found) > 1:
+    if len(found) > 1 and hasattr(code, "co_positions"):
         # Several lambdas with these arguments on one line: the body's first instruction
         # position (3.11 code positions) says which one this is.
         where = next(((line, col) for line, _, col, _ in code.co_positions()
@@ -132,10 +132,53 @@ def _find_lambda(fn: types.FunctionType, lines: list) -> gast.Lambda:
             found = [n for n in found
                      if (n.body.lineno, n.body.col_offset) <= where
                      <= (n.body.end_lineno, n.body.end_col_offset)]
+    elif len(found) > 1:
+        # Python 3.10 has no column positions: the one whose code compiles the same.
+        found = [n for n in found if _compiles_as(n, code)]
     if len(found) != 1:
         raise ConversionError(f"cannot tell which lambda on {code.co_filename}:"
                               f"{code.co_firstlineno} is {fn!r}")
     return copy.deepcopy(found[0])      # the file's tree is cached; conversion edits in place
+
+
+def _compiles_as(node: gast.Lambda, code: types.CodeType) -> bool:
+    """Whether the lambda `node` compiles to the instructions of `code` (with its free
+    variables free variables of a function around it, as they were)."""
+    lam = to_ast(copy.deepcopy(node))
+    body = [ast.Return(lam)]
+    if code.co_freevars:
+        names = [ast.Name(v, ast.Store()) for v in code.co_freevars]
+        body.insert(0, ast.Assign([ast.Tuple(names, ast.Store())], ast.Constant(None)))
+    outer = ast.FunctionDef("outer", ast.arguments([], [], None, [], [], None, []), body, [],
+                            None, None, **({"type_params": []} if "type_params"
+                                           in ast.FunctionDef._fields else {}))
+    module = ast.fix_missing_locations(ast.Module([outer], []))
+    try:
+        compiled = compile(module, code.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError):
+        return False
+    outer_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    expected = _instructions(code)
+    return any(isinstance(c, types.CodeType) and c.co_name == "<lambda>"
+               and _instructions(c) == expected for c in outer_code.co_consts)
+
+
+def _instructions(code: types.CodeType) -> list:
+    """(operation, argument) of each instruction of `code`, constants by value, but code
+    objects and (on 3.10, constants too) qualified names, which may differ."""
+    import dis
+    names = {c.co_name for c in code.co_consts if isinstance(c, types.CodeType)}
+    out = []
+    for i in dis.get_instructions(code):
+        value = i.argval
+        if isinstance(value, types.CodeType):
+            value = ("code", value.co_name)
+        elif i.opname == "LOAD_CONST" and type(value) is str and value.rpartition(".")[2] in names:
+            value = "qualified name"
+        elif i.opcode in dis.hasjrel or i.opcode in dis.hasjabs:
+            value = i.arg
+        out.append((i.opname, repr(value)))
+    return out
 
 
 def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:

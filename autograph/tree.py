@@ -22,7 +22,9 @@ def holds_nodes(kind: type, field: str) -> bool:
     """Whether `field` of node class `kind` (of ast or of gast) may hold nodes."""
     name = kind.__name__
     if field == "name":
-        return kind is gast.ExceptHandler          # gast's `except ... as name` is a Name
+        # gast's `except ... as name` is a Name; so is the name of a `type X = ...`
+        # (Python 3.12's TypeAlias, in ast and gast alike)
+        return kind is gast.ExceptHandler or name == "TypeAlias"
     if field == "value" and name in ("Constant", "MatchSingleton"):
         return False                               # a Python value
     if field == "names" and name in ("Global", "Nonlocal"):

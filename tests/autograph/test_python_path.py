@@ -263,6 +263,13 @@ def test_the_converted_bodys_tracebacks_hide_the_operators():
             return [(f.name, f.lineno) for f in traceback.extract_tb(e.__traceback__)][1:]
     with Staging():
         got = frames_of(ag.to_graph(fails))
+    if sys.version_info < (3, 11):
+        # Python 3.10's bare `raise` re-raises the traceback it caught, not the exception's
+        # `__traceback__`: the frame of the outermost operator, which re-raises, stays (the
+        # others go, as does every frame between it and the user's next one).
+        operator = [f for f in got if f[0] == "for_stmt"]
+        assert len(operator) == 1
+        got.remove(operator[0])
     first = fails.__code__.co_firstlineno
     # the function (at its `def`: it calls its converted body, a function nested in it),
     # then the user's lines of the loop, the `if` and the division

@@ -7,6 +7,8 @@ import ast
 import gc
 import importlib
 import inspect
+import re
+import sys
 
 import gast
 import pytest
@@ -44,6 +46,8 @@ def test_from_ast_in_place_matches_gast(source):
 
 def test_printer_matches_ast_unparse(source):
     expected = ast.unparse(ast.parse(source))
+    if sys.version_info < (3, 11):      # 3.10's printer writes `lambda : x`; autograph's
+        expected = re.sub(r"\blambda :", "lambda:", expected)    # prints 3.11's `lambda: x`
     assert unparsing.unparse(parsing.from_ast(ast.parse(source))) == expected
     assert unparsing.unparse(ast.parse(source)) == expected          # plain ast trees too
 
