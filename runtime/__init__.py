@@ -25,12 +25,13 @@ from .ops.array_ops import (concat, expand_dims, gather, rank, reshape, shape, s
 from .ops.makers import eye, fill, ones, ones_like, range, zeros, zeros_like  # noqa: A004
 from .ops.core import constant, convert_to_tensor, identity, stop_gradient
 from .ops.io_ops import Assert, debugging, print_ as print, py_function  # noqa: A004
-from .ops.math_ops import (abs, add, argmax, argmin, cast, cos, divide, equal, exp,  # noqa: A004
+from .ops.math_ops import (abs, add, cast, cos, divide, equal, exp,  # noqa: A004
                            floordiv, greater, greater_equal, less, less_equal, log,
                            logical_and, logical_not, logical_or, matmul, maximum, minimum, mod,
-                           multiply, negative, not_equal, pow, reduce_all, reduce_any,
-                           reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum,
-                           sigmoid, sign, sin, sqrt, square, subtract, tanh, where)
+                           multiply, negative, not_equal, pow, sigmoid, sign, sin, sqrt, square,
+                           subtract, tanh, where)
+from .ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean,
+                             reduce_min, reduce_prod, reduce_sum)
 from .ops.pad_ops import pad
 from .ops.state_ops import Variable
 from .ops.string_ops import strings

@@ -17,7 +17,8 @@ from .ops.core import constant, convert_to_tensor
 from .ops.io_ops import assert_that, print_
 from .ops.list_ops import StagedList
 from .ops.makers import range as range_
-from .ops.math_ops import cast, equal, logical_not, reduce_any
+from .ops.math_ops import cast, equal, logical_not
+from .ops.reduce_ops import reduce_any
 from .ops.tensor_array import TensorArray
 from .while_staging import stage_while
 

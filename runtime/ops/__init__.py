@@ -21,7 +21,8 @@ def _registry() -> dict:
 
 
 def core_ops() -> list:
-    return [opdef.CONST, opdef.PLACEHOLDER, core.IDENTITY, core.STOP_GRADIENT]
+    return [opdef.CONST, opdef.PLACEHOLDER, core.IDENTITY, core.STOP_GRADIENT, core.FULL_LIKE,
+            core.STACK, core.UNSTACK]
 
 
 REGISTRY: dict = {}

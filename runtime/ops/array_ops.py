@@ -11,11 +11,13 @@ from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..core.tensor import EagerTensor, Tensor
 from . import shape_utils
-from .core import OpDef, apply_op, constant, constant_value, convert_to_tensor
-from .math_ops import single_axis, static_axis
+from .core import (STACK, UNSTACK, OpDef, apply_op, constant, constant_value,  # noqa: F401
+                   convert_to_tensor, same_dtype, stack, stack_values, unstack, values_as_tensors)
+from .shape_utils import single_axis, static_axis
+from .slicing import SLICE, SLICE_GRAD, getitem  # noqa: F401  (x[...] is an array op)
 
 
-def _static_shape_arg(shape, what="shape"):
+def static_shape_arg(shape, what="shape"):
     """A shape argument given as Python ints, a list or an eager tensor -> tuple of ints."""
     if isinstance(shape, TensorShape):
         if not shape.is_fully_defined():
@@ -95,7 +97,7 @@ RESHAPE_DYNAMIC.grad = lambda inputs, outputs, grads: [_reshape_back(grads[0], i
 
 def reshape(tensor, shape, name: Optional[str] = None):
     x = convert_to_tensor(tensor)
-    static = _static_shape_arg(shape)
+    static = static_shape_arg(shape)
     if static is None:
         return apply_op(RESHAPE_DYNAMIC, [x, stack_values(shape, dtypes.int32)], name=name)
     return apply_op(RESHAPE, [x], {"shape": static}, name=name)
@@ -197,17 +199,8 @@ def squeeze(input, axis=None, name: Optional[str] = None):  # noqa: A002
 
 # -- concat, stack, unstack -------------------------------------------------------------
 
-def _same_dtype(opname, tensors):
-    d = tensors[0].dtype
-    for t in tensors[1:]:
-        if t.dtype is not d:
-            raise DTypeMismatchError(f"{opname}: all values must have one dtype, got "
-                                     f"{d.name} and {t.dtype.name}")
-    return d
-
-
 def _concat_infer(inputs, axis):
-    d = _same_dtype("ConcatV2", inputs)
+    d = same_dtype("ConcatV2", inputs)
     ranks = {t.shape.rank for t in inputs if t.shape.rank is not None}
     if not ranks:
         return [(TensorShape(None), d)]
@@ -256,86 +249,9 @@ def _concat_grad(inputs, outputs, grads, axis):
 CONCAT.grad = _concat_grad
 
 
-def _values_as_tensors(values):
-    values = list(values)
-    if not values:
-        raise ValueError("expected a non-empty list of tensors")
-    first = next((v for v in values if isinstance(v, Tensor)), None)
-    if first is None:
-        first = convert_to_tensor(values[0])
-    return [convert_to_tensor(v, dtype=first.dtype) if not isinstance(v, Tensor) else v
-            for v in values]
-
-
 def concat(values, axis, name: Optional[str] = None):
-    ts = _values_as_tensors(values)
+    ts = values_as_tensors(values)
     return apply_op(CONCAT, ts, {"axis": static_axis(axis)}, name=name)
-
-
-def _stack_infer(inputs, axis):
-    d = _same_dtype("Pack", inputs)
-    shape = inputs[0].shape
-    for t in inputs[1:]:
-        if not shape.is_compatible_with(t.shape):
-            raise InvalidArgumentError(f"Pack: shapes of all inputs must match: "
-                                       f"{[str(t.shape) for t in inputs]}")
-        shape = shape.merge_with(t.shape)
-    if shape.rank is None:
-        return [(TensorShape(None), d)]
-    r = shape.rank + 1
-    if not -r <= axis < r:
-        raise InvalidArgumentError(f"Pack: axis {axis} is out of range for rank {shape.rank}")
-    dims = shape.as_list()
-    dims.insert(axis % r, len(inputs))
-    return [(TensorShape(dims), d)]
-
-
-def _stack_kernel(*xs, axis):
-    return np.stack(xs, axis=axis)
-
-
-STACK = OpDef("Pack", _stack_infer, _stack_kernel)
-STACK.grad = lambda inputs, outputs, grads, axis: unstack(grads[0], num=len(inputs), axis=axis)
-
-
-def stack(values, axis: int = 0, name: Optional[str] = None):
-    return apply_op(STACK, _values_as_tensors(values), {"axis": static_axis(axis)}, name=name)
-
-
-def stack_values(values, dtype):
-    """A Python list that may hold tensors, as one 1-D tensor (for shape arguments)."""
-    if isinstance(values, Tensor):
-        return values
-    return stack([convert_to_tensor(v, dtype=dtype) for v in values])
-
-
-def _unstack_infer(inputs, axis, num):
-    x = inputs[0]
-    dims = x.shape.as_list()
-    rest = dims[:axis] + dims[axis + 1:]
-    return [(TensorShape(rest), x.dtype)] * num
-
-
-def _unstack_kernel(x, axis, num):
-    if np.shape(x)[axis] != num:
-        raise InvalidArgumentError(f"Unpack: expected {num} values along axis {axis}, "
-                                   f"got {np.shape(x)[axis]}")
-    return tuple(np.take(x, i, axis=axis) for i in range(num))
-
-
-UNSTACK = OpDef("Unpack", _unstack_infer, _unstack_kernel, multi_output=True)
-UNSTACK.grad = lambda inputs, outputs, grads, axis, num: [stack(grads, axis=axis)]
-
-
-def unstack(value, num=None, axis: int = 0, name: Optional[str] = None):
-    x = convert_to_tensor(value)
-    if not x.shape.rank:
-        raise ValueError(f"rt.unstack needs a tensor of known rank >= 1, got shape {x.shape}")
-    axis = shape_utils.normalize_axes(single_axis(axis, "Unpack"), x.shape.rank)[0]
-    n = num if num is not None else x.shape[axis]
-    if n is None:
-        raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
-    return list(apply_op(UNSTACK, [x], {"axis": axis, "num": int(n)}, name=name))
 
 
 # -- gather -----------------------------------------------------------------------------
@@ -469,8 +385,6 @@ def rank(input, name: Optional[str] = None):  # noqa: A002
     return apply_op(RANK, [x], name=name)
 
 
-from .math_ops import cast, reduce_sum  # noqa: E402  (they live with the math ops)
-from .slicing import getitem, SLICE, SLICE_GRAD  # noqa: E402,F401
 
-OPS = [RESHAPE, RESHAPE_DYNAMIC, TRANSPOSE, EXPAND_DIMS, SQUEEZE, CONCAT, STACK, UNSTACK,
+OPS = [RESHAPE, RESHAPE_DYNAMIC, TRANSPOSE, EXPAND_DIMS, SQUEEZE, CONCAT,
        GATHER, GATHER_GRAD, SHAPE, SIZE, RANK, SLICE, SLICE_GRAD]

@@ -7,13 +7,21 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from ..core import dtypes
+from ..errors import InvalidArgumentError
 from ..core.apply import apply_op, constant
 from ..core.opdef import OpDef, constant_value
+from ..core.shapes import TensorShape
 from ..core.tensor import Tensor
+from ..errors import DTypeMismatchError
+from . import shape_utils
+from .shape_utils import single_axis, static_axis
 
 __all__ = ["OpDef", "apply_op", "constant", "constant_value", "convert_to_tensor", "identity",
-           "stop_gradient", "IDENTITY", "STOP_GRADIENT"]
+           "stop_gradient", "zeros_like", "ones_like", "IDENTITY", "STOP_GRADIENT", "FULL_LIKE", "STACK", "UNSTACK", "stack", "unstack",
+           "stack_values", "same_dtype", "values_as_tensors"]
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = None) -> Tensor:
@@ -29,7 +37,6 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = 
     if conv is not None:
         return conv(dtype)
     if isinstance(value, (list, tuple)) and _holds_tensor(value):
-        from .array_ops import stack  # a list holding tensors is packed, as TensorFlow does
         return stack([convert_to_tensor(v, dtype, dtype_hint) for v in value], name=name)
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
@@ -69,3 +76,121 @@ def identity(x, name: Optional[str] = None) -> Tensor:
 def stop_gradient(x, name: Optional[str] = None) -> Tensor:
     """`x` as it is, but a constant for gradients: none flows back through it."""
     return apply_op(STOP_GRADIENT, [convert_to_tensor(x)], name=name)
+
+
+# -- zeros_like / ones_like (the gradient rules of most ops use them) ----------------------
+
+def _like_infer(inputs, fill_value, dtype):
+    return [(inputs[0].shape, dtype)]
+
+
+def _like_kernel(x, fill_value, dtype):
+    return np.full(np.shape(x), fill_value, dtype=dtype.np_dtype)
+
+
+FULL_LIKE = OpDef("FullLike", _like_infer, _like_kernel)
+FULL_LIKE.grad = lambda inputs, outputs, grads, fill_value, dtype: [None]  # constant in x
+
+
+def zeros_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
+    x = convert_to_tensor(input)
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    fill_value = b"" if dtype.is_string else 0
+    return apply_op(FULL_LIKE, [x], {"fill_value": fill_value, "dtype": dtype},
+                    name=name or "zeros_like")
+
+
+def ones_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
+    x = convert_to_tensor(input)
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    if not (dtype.is_numeric or dtype.is_bool):
+        raise InvalidArgumentError(f"ones_like needs a numeric or bool dtype, got {dtype.name}")
+    return apply_op(FULL_LIKE, [x], {"fill_value": 1, "dtype": dtype}, name=name or "ones_like")
+
+
+# -- stack / unstack (a list holding tensors converts by stacking them) ----------------------
+
+def same_dtype(opname, tensors):
+    d = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype is not d:
+            raise DTypeMismatchError(f"{opname}: all values must have one dtype, got "
+                                     f"{d.name} and {t.dtype.name}")
+    return d
+
+
+def values_as_tensors(values):
+    values = list(values)
+    if not values:
+        raise ValueError("expected a non-empty list of tensors")
+    first = next((v for v in values if isinstance(v, Tensor)), None)
+    if first is None:
+        first = convert_to_tensor(values[0])
+    return [convert_to_tensor(v, dtype=first.dtype) if not isinstance(v, Tensor) else v
+            for v in values]
+
+
+def _stack_infer(inputs, axis):
+    d = same_dtype("Pack", inputs)
+    shape = inputs[0].shape
+    for t in inputs[1:]:
+        if not shape.is_compatible_with(t.shape):
+            raise InvalidArgumentError(f"Pack: shapes of all inputs must match: "
+                                       f"{[str(t.shape) for t in inputs]}")
+        shape = shape.merge_with(t.shape)
+    if shape.rank is None:
+        return [(TensorShape(None), d)]
+    r = shape.rank + 1
+    if not -r <= axis < r:
+        raise InvalidArgumentError(f"Pack: axis {axis} is out of range for rank {shape.rank}")
+    dims = shape.as_list()
+    dims.insert(axis % r, len(inputs))
+    return [(TensorShape(dims), d)]
+
+
+def _stack_kernel(*xs, axis):
+    return np.stack(xs, axis=axis)
+
+
+STACK = OpDef("Pack", _stack_infer, _stack_kernel)
+STACK.grad = lambda inputs, outputs, grads, axis: unstack(grads[0], num=len(inputs), axis=axis)
+
+
+def stack(values, axis: int = 0, name: Optional[str] = None):
+    return apply_op(STACK, values_as_tensors(values), {"axis": static_axis(axis)}, name=name)
+
+
+def stack_values(values, dtype):
+    """A Python list that may hold tensors, as one 1-D tensor (for shape arguments)."""
+    if isinstance(values, Tensor):
+        return values
+    return stack([convert_to_tensor(v, dtype=dtype) for v in values])
+
+
+def _unstack_infer(inputs, axis, num):
+    x = inputs[0]
+    dims = x.shape.as_list()
+    rest = dims[:axis] + dims[axis + 1:]
+    return [(TensorShape(rest), x.dtype)] * num
+
+
+def _unstack_kernel(x, axis, num):
+    if np.shape(x)[axis] != num:
+        raise InvalidArgumentError(f"Unpack: expected {num} values along axis {axis}, "
+                                   f"got {np.shape(x)[axis]}")
+    return tuple(np.take(x, i, axis=axis) for i in range(num))
+
+
+UNSTACK = OpDef("Unpack", _unstack_infer, _unstack_kernel, multi_output=True)
+UNSTACK.grad = lambda inputs, outputs, grads, axis, num: [stack(grads, axis=axis)]
+
+
+def unstack(value, num=None, axis: int = 0, name: Optional[str] = None):
+    x = convert_to_tensor(value)
+    if not x.shape.rank:
+        raise ValueError(f"rt.unstack needs a tensor of known rank >= 1, got shape {x.shape}")
+    axis = shape_utils.normalize_axes(single_axis(axis, "Unpack"), x.shape.rank)[0]
+    n = num if num is not None else x.shape[axis]
+    if n is None:
+        raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
+    return list(apply_op(UNSTACK, [x], {"axis": axis, "num": int(n)}, name=name))

@@ -13,12 +13,13 @@ from ..errors import InvalidArgumentError
 from ..core.graph import eager_scope
 from ..core.shapes import TensorShape
 from ..core.tensor import EagerTensor, Tensor
+from . import math_ops, reduce_ops
 from .core import OpDef, apply_op, convert_to_tensor
 
 # -- print ------------------------------------------------------------------------------
 
 
-def _format_scalar(v) -> str:
+def format_scalar(v) -> str:
     if isinstance(v, (bytes, np.bytes_)):
         return v.decode("utf-8", "replace")
     if isinstance(v, (np.floating, float)):
@@ -41,7 +42,7 @@ def format_value(a, summarize: int = 3) -> str:
     longer than 2*summarize show their first and last `summarize` items around `...`."""
     a = np.asarray(a) if not isinstance(a, np.ndarray) else a
     if a.ndim == 0:
-        return _format_scalar(a[()])
+        return format_scalar(a[()])
     return _format_array(a, summarize, 1)
 
 
@@ -52,7 +53,7 @@ def _format_array(a, summarize, depth):
     else:
         idx = list(range(n))
     if a.ndim == 1:
-        return "[" + " ".join("..." if i is None else _format_scalar(a[i]) for i in idx) + "]"
+        return "[" + " ".join("..." if i is None else format_scalar(a[i]) for i in idx) + "]"
     sep = "\n" * (a.ndim - 1) + " " * depth
     return "[" + sep.join("..." if i is None else _format_array(a[i], summarize, depth + 1)
                           for i in idx) + "]"
@@ -158,9 +159,8 @@ def assert_that(condition, message: str, data=(), name: Optional[str] = None):
 
 def _comparison_assert(op_name: str, symbol: str):
     def check(x, y, message: Optional[str] = None, summarize=None, name: Optional[str] = None):
-        from . import math_ops
         x, y = math_ops.binary_operands(x, y)
-        held = math_ops.reduce_all(getattr(math_ops, op_name)(x, y))
+        held = reduce_ops.reduce_all(getattr(math_ops, op_name)(x, y))
         text = (message + "\n" if message else "") + (
             f"Condition x {symbol} y did not hold element-wise:\n"
             f"x (shape={x.shape} dtype={x.dtype.name}) and y (shape={y.shape} "
@@ -173,9 +173,8 @@ def _comparison_assert(op_name: str, symbol: str):
 
 def _sign_assert(name: str, symbol: str, op_name: str):
     def check(x, message: Optional[str] = None, summarize=None, name_: Optional[str] = None):
-        from . import math_ops
         x = convert_to_tensor(x)
-        held = math_ops.reduce_all(getattr(math_ops, op_name)(x, convert_to_tensor(0, dtype=x.dtype)))
+        held = reduce_ops.reduce_all(getattr(math_ops, op_name)(x, convert_to_tensor(0, dtype=x.dtype)))
         text = (message + "\n" if message else "") + (
             f"Condition x {symbol} 0 did not hold element-wise: x (shape={x.shape} "
             f"dtype={x.dtype.name}) =")
@@ -219,9 +218,8 @@ class debugging:  # noqa: N801 - the namespace `rt.debugging`
 
     @staticmethod
     def assert_all_finite(t, message: str, name=None):
-        from . import math_ops
         t = convert_to_tensor(t)
-        finite = math_ops.reduce_all(math_ops.less(math_ops.abs(t), convert_to_tensor(np.inf, dtype=t.dtype)))
+        finite = reduce_ops.reduce_all(math_ops.less(math_ops.abs(t), convert_to_tensor(np.inf, dtype=t.dtype)))
         assert_that(finite, message or "Tensor had Inf or NaN values", (), name=name)
         return t
 

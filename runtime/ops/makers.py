@@ -10,9 +10,10 @@ from ..errors import InvalidArgumentError
 from ..core.graph import current_graph
 from ..core.shapes import TensorShape
 from ..core.tensor import EagerTensor, Tensor
-from .array_ops import _static_shape_arg, stack_values
-from .core import OpDef, apply_op, constant, convert_to_tensor
-from .math_ops import cast, reduce_sum
+from .array_ops import static_shape_arg, stack_values
+from .core import OpDef, apply_op, constant, convert_to_tensor, ones_like, zeros_like  # noqa: F401
+from .math_ops import cast
+from .reduce_ops import reduce_sum
 
 
 # -- makers -----------------------------------------------------------------------------
@@ -47,7 +48,7 @@ FILL_DYNAMIC.grad = lambda inputs, outputs, grads: [None, reduce_sum(grads[0])]
 
 def fill(dims, value, name: Optional[str] = None):
     v = convert_to_tensor(value)
-    static = _static_shape_arg(dims, "dims")
+    static = static_shape_arg(dims, "dims")
     if static is None:
         out = apply_op(FILL_DYNAMIC, [stack_values(dims, dtypes.int32), v], name=name)
         if isinstance(dims, (list, tuple)):  # keep the dims known now: zeros([n, 2])
@@ -67,34 +68,6 @@ def zeros(shape, dtype=dtypes.float32, name: Optional[str] = None):
 def ones(shape, dtype=dtypes.float32, name: Optional[str] = None):
     dtype = dtypes.as_dtype(dtype)
     return fill(shape, constant(np.ones((), dtype.np_dtype), dtype), name=name or "ones")
-
-
-def _like_infer(inputs, fill_value, dtype):
-    return [(inputs[0].shape, dtype)]
-
-
-def _like_kernel(x, fill_value, dtype):
-    return np.full(np.shape(x), fill_value, dtype=dtype.np_dtype)
-
-
-FULL_LIKE = OpDef("FullLike", _like_infer, _like_kernel)
-FULL_LIKE.grad = lambda inputs, outputs, grads, fill_value, dtype: [None]  # constant in x
-
-
-def zeros_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
-    x = convert_to_tensor(input)
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
-    fill_value = b"" if dtype.is_string else 0
-    return apply_op(FULL_LIKE, [x], {"fill_value": fill_value, "dtype": dtype},
-                    name=name or "zeros_like")
-
-
-def ones_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
-    x = convert_to_tensor(input)
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
-    if not (dtype.is_numeric or dtype.is_bool):
-        raise InvalidArgumentError(f"ones_like needs a numeric or bool dtype, got {dtype.name}")
-    return apply_op(FULL_LIKE, [x], {"fill_value": 1, "dtype": dtype}, name=name or "ones_like")
 
 
 def _eye_infer(inputs, num_rows, num_columns, dtype):
@@ -153,4 +126,4 @@ def range(start, limit=None, delta=1, dtype=None, name: Optional[str] = None):  
     return out
 
 
-OPS = [FILL, FILL_DYNAMIC, FULL_LIKE, EYE, RANGE]
+OPS = [FILL, FILL_DYNAMIC, EYE, RANGE]

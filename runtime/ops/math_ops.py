@@ -15,7 +15,9 @@ from ..core.shapes import TensorShape
 from ..core.graph import current_graph
 from ..core.tensor import EagerTensor, Tensor
 from . import shape_utils
-from .core import OpDef, apply_op, constant_value, convert_to_tensor
+from .shape_utils import single_axis, static_axis  # noqa: F401  (the ops' axis arguments)
+from .broadcast_ops import sum_to
+from .core import OpDef, apply_op, constant_value, convert_to_tensor, ones_like, zeros_like
 
 # Which dtypes an op accepts.
 NUMERIC = "numeric"
@@ -26,7 +28,7 @@ ANY = "any"
 NOT_BOOL = "numeric or string"     # `+` joins strings; on bools numpy would give `or`
 
 
-def _check_kind(opname, dtype, kind):
+def check_kind(opname, dtype, kind):
     ok = {NUMERIC: dtype.is_numeric, FLOAT: dtype.is_floating, INTEGER: dtype.is_integer,
           BOOL: dtype.is_bool, ANY: True, NOT_BOOL: not dtype.is_bool}[kind]
     if not ok:
@@ -97,7 +99,7 @@ BINARY_TABLE = [
 def _unary_infer(opname, kind):
     def infer(inputs):
         x = inputs[0]
-        _check_kind(opname, x.dtype, kind)
+        check_kind(opname, x.dtype, kind)
         return [(x.shape, x.dtype)]
     return infer
 
@@ -109,7 +111,7 @@ def _binary_infer(opname, kind, out):
             raise DTypeMismatchError(
                 f"{opname}: the operands have different dtypes, {x.dtype.name} and "
                 f"{y.dtype.name}; use rt.cast to make them match")
-        _check_kind(opname, x.dtype, kind)
+        check_kind(opname, x.dtype, kind)
         shape = shape_utils.broadcast(x.shape, y.shape, opname)
         if out == "div":
             dtype = dtypes.float64 if x.dtype.is_integer else x.dtype
@@ -256,9 +258,7 @@ logical_or = _make_binary(BINARY["LogicalOr"])
 # -- gradient rules of the elementwise ops (grad(inputs, outputs, output_grads)) ----------
 # Comparisons and logic give bool outputs: no gradient flows through them.
 
-def _sum_to(g, x):
-    from .broadcast_ops import sum_to
-    return sum_to(g, x)
+_sum_to = sum_to
 
 
 _wanted = hooks.wanted
@@ -350,7 +350,7 @@ def _matmul_infer(inputs, transpose_a, transpose_b):
     if a.dtype is not b.dtype:
         raise DTypeMismatchError(f"MatMul: the operands have different dtypes, {a.dtype.name} "
                                  f"and {b.dtype.name}; use rt.cast to make them match")
-    _check_kind("MatMul", a.dtype, NUMERIC)
+    check_kind("MatMul", a.dtype, NUMERIC)
     sa, sb = a.shape, b.shape
     if sa.rank is None or sb.rank is None:
         return [(TensorShape(None), a.dtype)]
@@ -399,31 +399,6 @@ def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name: Opt
     a, b = binary_operands(a, b)
     return apply_op(MATMUL, [a, b], {"transpose_a": bool(transpose_a),
                                      "transpose_b": bool(transpose_b)}, name=name)
-
-
-def static_axis(axis, what="axis"):
-    """An axis argument as Python ints: tensors must have a value at trace time."""
-    if axis is None:
-        return None
-    if isinstance(axis, Tensor):
-        value = constant_value(axis)
-        if value is None:
-            raise InvalidArgumentError(f"{what} must be known when the graph is built; got the "
-                                       f"symbolic tensor {axis!r}")
-        axis = value
-    if isinstance(axis, (list, tuple, np.ndarray)):
-        return tuple(int(a) for a in np.asarray(axis).reshape(-1))
-    return int(axis)
-
-
-def single_axis(axis, what: str) -> int:
-    """An axis argument that must be one integer (a 1-element list is accepted)."""
-    axis = static_axis(axis)
-    if isinstance(axis, tuple):
-        if len(axis) != 1:
-            raise InvalidArgumentError(f"{what}: axis must be one integer, got {list(axis)}")
-        axis = axis[0]
-    return axis
 
 
 # -- where, cast ------------------------------------------------------------------------
@@ -508,19 +483,7 @@ def cast(x, dtype, name: Optional[str] = None):
     return apply_op(CAST, [x], {"dtype": dtype}, name=name)
 
 
-# The reductions and argmax/argmin live in reduce_ops.py; they are math ops too.
-from .reduce_ops import (ARGMAX, ARGMIN, PROD_OTHERS, REDUCE, argmax, argmin,  # noqa: E402,F401
-                         reduce_all, reduce_any, reduce_max, reduce_mean, reduce_min, reduce_prod,
-                         reduce_sum)
-
 OPS = [*UNARY.values(), *BINARY.values(), MATMUL, SELECT, WHERE_INDICES, CAST]
 
 
-def _zeros_like(x):
-    from .makers import zeros_like as make
-    return make(x)
-
-
-def _ones_like(x):
-    from .makers import ones_like as make
-    return make(x)
+_zeros_like, _ones_like = zeros_like, ones_like

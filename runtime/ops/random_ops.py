@@ -13,7 +13,8 @@ from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..core.graph import current_graph
 from .core import OpDef, apply_op, constant_value, convert_to_tensor
-from .array_ops import _static_shape_arg
+from .array_ops import static_shape_arg
+from .math_ops import add, multiply, subtract
 from ..core.shapes import TensorShape
 from ..core.tensor import Tensor
 
@@ -96,7 +97,7 @@ def _rng(opdef, seed):
 
 
 def _static_shape(shape):
-    static = _static_shape_arg(shape)
+    static = static_shape_arg(shape)
     if static is None:
         raise InvalidArgumentError("random ops need a shape known when the graph is built")
     return static
@@ -157,7 +158,6 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     if dtype.is_integer:
         return apply_op(UNIFORM_INT, [lo_t, hi_t], {"shape": _static_shape(shape), "dtype": dtype,
                                                     "rng": _rng(UNIFORM_INT, seed)}, name=name)
-    from .math_ops import add, multiply, subtract
     unit = _draw(UNIFORM, shape, dtype, (0, 1), seed, name)
     return add(multiply(unit, subtract(hi_t, lo_t)), lo_t)
 
@@ -174,6 +174,5 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
         return _draw(NORMAL, shape, dtype, (m, sd), seed, name)
     mean_t = _bound(mean, dtype, "rt.random.normal", "mean")
     stddev_t = _bound(stddev, dtype, "rt.random.normal", "stddev")
-    from .math_ops import add, multiply
     z = _draw(NORMAL, shape, dtype, (0.0, 1.0), seed, name)
     return add(multiply(z, stddev_t), mean_t)

@@ -11,13 +11,16 @@ from ..errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from . import shape_utils
 from .core import OpDef, apply_op, constant, convert_to_tensor
-from .math_ops import BOOL, NUMERIC, _check_kind, cast, equal, single_axis, static_axis
+from . import array_ops
+from .broadcast_ops import broadcast_like
+from .math_ops import BOOL, NUMERIC, cast, check_kind, equal
+from .shape_utils import single_axis, static_axis
 
 
 def _reduce_infer(opname, kind):
     def infer(inputs, axis, keepdims):
         x = inputs[0]
-        _check_kind(opname, x.dtype, kind)
+        check_kind(opname, x.dtype, kind)
         axes = shape_utils.normalize_axes(axis, x.shape.rank)
         return [(shape_utils.reduce(x.shape, axes, keepdims), x.dtype)]
     return infer
@@ -81,15 +84,12 @@ def _keepdims_grad(g, x, axis, keepdims):
     against `x`)."""
     if keepdims or axis is None:  # a scalar broadcasts as it is
         return g
-    from .array_ops import expand_dims
     for a in sorted(axis):
-        g = expand_dims(g, a)
+        g = array_ops.expand_dims(g, a)
     return g
 
 
-def _broadcast_like(g, x):
-    from .broadcast_ops import broadcast_like
-    return broadcast_like(g, x)
+_broadcast_like = broadcast_like
 
 
 def _sum_grad(inputs, outputs, grads, axis, keepdims):
@@ -103,8 +103,7 @@ def _mean_grad(inputs, outputs, grads, axis, keepdims):
     if n_in is not None and n_out is not None:
         count = constant(max(n_in // max(n_out, 1), 1), x.dtype)
     else:
-        from .array_ops import size
-        count = cast(size(x), x.dtype) / cast(size(y), x.dtype)
+        count = cast(array_ops.size(x), x.dtype) / cast(array_ops.size(y), x.dtype)
     g = _keepdims_grad(grads[0], x, axis, keepdims) / count
     return [_broadcast_like(g, x)]
 
@@ -195,7 +194,7 @@ reduce_all = _make_reduce(REDUCE["All"])
 def _arg_infer(opname):
     def infer(inputs, axis, output_type):
         x = inputs[0]
-        _check_kind(opname, x.dtype, NUMERIC)
+        check_kind(opname, x.dtype, NUMERIC)
         if x.shape.rank is None:
             return [(TensorShape(None), output_type)]
         if x.shape.rank == 0:

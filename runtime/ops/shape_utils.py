@@ -1,8 +1,13 @@
-"""Static shape arithmetic shared by the ops' inference rules (None = unknown)."""
+"""Static shape arithmetic shared by the ops' inference rules (None = unknown), and
+axis arguments as Python ints."""
 from __future__ import annotations
 
-from ..errors import InvalidArgumentError
+import numpy as np
+
+from ..core.opdef import constant_value
 from ..core.shapes import TensorShape
+from ..core.tensor import Tensor
+from ..errors import InvalidArgumentError
 
 
 def broadcast(a: TensorShape, b: TensorShape, what: str = "operands") -> TensorShape:
@@ -57,3 +62,28 @@ def reduce(shape: TensorShape, axes, keepdims: bool) -> TensorShape:
     if keepdims:
         return TensorShape(1 if i in axes else d for i, d in enumerate(dims))
     return TensorShape(d for i, d in enumerate(dims) if i not in axes)
+
+
+def static_axis(axis, what="axis"):
+    """An axis argument as Python ints: tensors must have a value at trace time."""
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        value = constant_value(axis)
+        if value is None:
+            raise InvalidArgumentError(f"{what} must be known when the graph is built; got the "
+                                       f"symbolic tensor {axis!r}")
+        axis = value
+    if isinstance(axis, (list, tuple, np.ndarray)):
+        return tuple(int(a) for a in np.asarray(axis).reshape(-1))
+    return int(axis)
+
+
+def single_axis(axis, what: str) -> int:
+    """An axis argument that must be one integer (a 1-element list is accepted)."""
+    axis = static_axis(axis)
+    if isinstance(axis, tuple):
+        if len(axis) != 1:
+            raise InvalidArgumentError(f"{what}: axis must be one integer, got {list(axis)}")
+        axis = axis[0]
+    return axis

@@ -9,6 +9,8 @@ from ..core import dtypes
 from ..errors import InvalidArgumentError
 from . import shape_utils
 from .core import OpDef, apply_op, convert_to_tensor
+from .io_ops import format_scalar
+from .math_ops import add
 
 
 def _join_infer(inputs, separator):
@@ -48,11 +50,10 @@ def _as_string_infer(inputs):
 
 
 def _as_string_kernel(x):
-    from .io_ops import _format_scalar
     a = np.asarray(x)
     out = np.empty(a.shape, dtype=object)
     for idx in np.ndindex(a.shape):
-        out[idx] = _format_scalar(a[idx]).encode("utf-8")
+        out[idx] = format_scalar(a[idx]).encode("utf-8")
     return out
 
 
@@ -78,6 +79,5 @@ class strings:  # noqa: N801 - the namespace `rt.strings`
 
     @staticmethod
     def add(x, y, name: Optional[str] = None):
-        from .math_ops import add
         return add(convert_to_tensor(x, dtype=dtypes.string),
                    convert_to_tensor(y, dtype=dtypes.string), name=name)

@@ -14,6 +14,7 @@ from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..core.shapes import TensorShape, as_shape
 from ..core.tensor import Tensor
+from .array_ops import concat, gather, reshape
 from .core import OpDef, apply_op, convert_to_tensor
 
 
@@ -263,12 +264,9 @@ class TensorArray:
                                                "element_shape": self.element_shape}, name=name)
 
     def gather(self, indices, name=None) -> Tensor:
-        from .array_ops import gather
         return gather(self.stack(), indices)
 
     def concat(self, name=None) -> Tensor:
-        from .array_ops import concat
-        from .array_ops import reshape
         s = self.stack()
         if self.element_shape.rank is None or self.element_shape.rank == 0:
             return reshape(s, [-1])
