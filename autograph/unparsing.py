@@ -469,7 +469,15 @@ class _FallbackPrinter:
         while line is not None and comments and comments[0][0] < line:
             self.fill(comments.pop(0)[1])
         kind = type(node)
-        if "body" not in kind._fields:                       # a simple statement
+        if kind.__name__ == "Match":
+            self.fill("match " + ast.unparse(node.subject) + ":")
+            self.indent += 1
+            for case in node.cases:
+                guard = " if " + ast.unparse(case.guard) if case.guard else ""
+                self.fill("case " + ast.unparse(case.pattern) + guard + ":")
+                self.block(case.body)
+            self.indent -= 1
+        elif "body" not in kind._fields:                     # a simple statement
             self.fill(ast.unparse(node))
         elif kind is ast.If:
             saved = list(comments) if getattr(node, "ag_python_path", False) else None
@@ -484,14 +492,6 @@ class _FallbackPrinter:
                 self.block(node.orelse)
             if saved is not None:     # (see Unparser.visit_If: they print again after)
                 self.comments[:] = saved
-        elif kind.__name__ == "Match":
-            self.fill("match " + ast.unparse(node.subject) + ":")
-            self.indent += 1
-            for case in node.cases:
-                guard = " if " + ast.unparse(case.guard) if case.guard else ""
-                self.fill("case " + ast.unparse(case.pattern) + guard + ":")
-                self.block(case.body)
-            self.indent -= 1
         else:
             definition = kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
             if definition and self.source:
