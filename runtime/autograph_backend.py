@@ -6,7 +6,8 @@ import the runtime themselves.
 """
 from __future__ import annotations
 
-from autograph.operators import lists as _lists       # (autograph never imports us)
+from autograph.operators import calls as _calls       # (autograph never imports us)
+from autograph.operators import lists as _lists
 from autograph.operators import python_path as _staging
 
 from .control_flow import stage_cond
@@ -121,4 +122,5 @@ BACKEND = RuntimeBackend()
 # staging path (`ag__.staging`, see autograph.operators.python_path).
 SymbolicTensor.__autograph_backend__ = StagedList.__autograph_backend__ = BACKEND
 _lists.register_default_backend(BACKEND)
+_calls.register_library("runtime")     # never converted; its context managers re-raise
 hooks.on_graph_building(_staging.enter, _staging.exit)

@@ -24,29 +24,13 @@ import gast
 
 from autograph import templates
 from autograph.experimental import Feature
-from autograph.converters.context import Context
+from autograph.converters.context import UNKNOWN, Context, resolve
 from autograph.converters.expressions import operator_call
 from autograph.operators.calls import is_allowlisted
 
 NODE_TYPES = (gast.Call,)
 # Builtins whose result on a staged value is staged: len(t), range(t), enumerate(t).
 _STAGED = ((builtins.len, "len_"), (builtins.range, "range_"), (builtins.enumerate, "enumerate_"))
-_UNKNOWN = object()
-
-
-def _resolve(node: gast.AST, ctx: Context):
-    """The object a callee expression names at conversion time, or _UNKNOWN."""
-    if isinstance(node, gast.Name):
-        if node.id in ctx.all_locals:
-            return _UNKNOWN
-        if node.id in ctx.namespace:
-            return ctx.namespace[node.id]
-        return getattr(builtins, node.id, _UNKNOWN)
-    if isinstance(node, gast.Attribute):
-        base = _resolve(node.value, ctx)
-        if base is not _UNKNOWN and type(base).__name__ == "module":
-            return getattr(base, node.attr, _UNKNOWN)
-    return _UNKNOWN
 
 
 def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
@@ -58,7 +42,7 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
         if ctx.has_class_cell and ctx.first_param:
             node.args = [templates.name("__class__"), templates.name(ctx.first_param)]
         return node
-    target = _resolve(func, ctx)
+    target = resolve(func, ctx)
     staged = next((op for builtin, op in _STAGED if target is builtin), None)
     if (staged is not None and not node.keywords
             and not any(type(a) is gast.Starred for a in node.args)
@@ -68,7 +52,7 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
         call = operator_call("print_", node.args, node)
         call.keywords = node.keywords
         return call
-    if target is not _UNKNOWN and is_allowlisted(target):
+    if target is not UNKNOWN and is_allowlisted(target):
         return node
     # `ag__.converted(f)(x)`: the callee, converted, is called from the user's frame.
     if ctx.features:

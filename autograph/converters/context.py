@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import builtins
 import logging
+import sys
 
 import gast
 
+from autograph.operators import calls
 from autograph.tree import Scan, children, walk  # noqa: F401  (converters import them here)
 
 logger = logging.getLogger("autograph")
@@ -276,12 +279,11 @@ _SUPPRESSING = ("contextlib.suppress", "contextlib.ExitStack", "contextlib.Async
 
 def _non_suppressing(expr: gast.AST, ctx: "Context") -> bool:
     """Whether a context manager is known not to swallow exceptions: one made by a
-    builtin, numpy, the runtime or the standard library (except contextlib.suppress and
+    builtin, numpy, a registered library (`calls.register_library`: a tensor runtime) or the
+    standard library (except contextlib.suppress and
     the exit stacks). A user's class, or a test framework's (`pytest.raises`), may."""
-    import sys
-    from autograph.converters.call_trees import _UNKNOWN, _resolve
-    target = _resolve(expr.func if isinstance(expr, gast.Call) else expr, ctx)
-    if target is _UNKNOWN:
+    target = resolve(expr.func if isinstance(expr, gast.Call) else expr, ctx)
+    if target is UNKNOWN:
         return False
     module = getattr(target, "__module__", None)
     if not isinstance(module, str):
@@ -289,5 +291,23 @@ def _non_suppressing(expr: gast.AST, ctx: "Context") -> bool:
     if f"{module}.{getattr(target, '__qualname__', '')}" in _SUPPRESSING:
         return False
     top = module.partition(".")[0]
-    return top in ("builtins", "numpy", "runtime", "autograph") or (
+    return top in calls.LIBRARIES or (
         top in sys.stdlib_module_names and top != "unittest")
+
+
+UNKNOWN = object()
+
+
+def resolve(node: gast.AST, ctx: "Context"):
+    """The object a callee expression names at conversion time, or UNKNOWN."""
+    if isinstance(node, gast.Name):
+        if node.id in ctx.all_locals:
+            return UNKNOWN
+        if node.id in ctx.namespace:
+            return ctx.namespace[node.id]
+        return getattr(builtins, node.id, UNKNOWN)
+    if isinstance(node, gast.Attribute):
+        base = resolve(node.value, ctx)
+        if base is not UNKNOWN and type(base).__name__ == "module":
+            return getattr(base, node.attr, UNKNOWN)
+    return UNKNOWN

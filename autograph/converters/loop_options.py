@@ -31,7 +31,7 @@ from typing import Optional
 import gast
 
 from autograph import experimental, unparsing
-from autograph.converters.call_trees import _UNKNOWN, _resolve
+from autograph.converters.context import UNKNOWN, resolve
 from autograph.converters.context import Context
 
 OPTIONS = experimental._LOOP_OPTIONS
@@ -68,8 +68,8 @@ def _options(stmt: gast.AST, ctx: Context) -> Optional[dict]:
     if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
         return None
     call = stmt.value
-    target = _resolve(call.func, ctx)
-    if target is _UNKNOWN or target is not experimental.set_loop_options:
+    target = resolve(call.func, ctx)
+    if target is UNKNOWN or target is not experimental.set_loop_options:
         return None
     if len(call.args) > len(OPTIONS) or any(isinstance(a, gast.Starred) for a in call.args):
         return None

@@ -17,9 +17,20 @@ import sys
 import types
 from typing import Any, Callable
 
-# Top-level packages whose functions are never converted.
-ALLOWLIST = frozenset({"autograph", "runtime", "numpy", "gast", "builtins", "_pytest",
-                       "pytest", "pluggy"}) | frozenset(sys.stdlib_module_names)
+# Top-level packages whose functions are never converted; a library that stages through
+# autograph (a tensor runtime) adds its own with `register_library`.
+ALLOWLIST = {"autograph", "numpy", "gast", "builtins", "_pytest", "pytest",
+             "pluggy"} | set(sys.stdlib_module_names)
+# Libraries known to write no context manager that swallows exceptions (see
+# converters.context): the standard library's are listed there.
+LIBRARIES = {"builtins", "numpy", "autograph"}
+
+
+def register_library(package: str) -> None:
+    """Marks the top-level package `package` as a library: its functions are called as
+    they are (never converted), and its context managers never swallow exceptions."""
+    ALLOWLIST.add(package)
+    LIBRARIES.add(package)
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 _CONVERTED = "__autograph_converted__"    # (module_support.CONVERTED, api._CONVERTED)
