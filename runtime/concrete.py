@@ -1,5 +1,15 @@
 """ConcreteFunction: one traced graph of a `Function`, callable with the signature it was
-traced for, and how such a signature is printed."""
+traced for, and how such a signature is printed.
+
+A ConcreteFunction runs its (optimised) graph on a backend (`core.backends`): `backend`
+names it, None for the default ("numpy"); `rt.function(jit_compile=True)` asks for "xla".
+Gradients through the function (`gradients.function_grad`) run on the same backend.
+
+What the gradients and saving layers use: `python_signature`, `traced_arguments` (the
+call's structure with `Placeholder`s where tensors go), `match_argument` (checks one
+argument against its traced structure, filling the input arrays), `array_for` (one input
+array, checked) and `run_flat` (runs the graph on one array per input).
+"""
 from __future__ import annotations
 
 import weakref
@@ -7,13 +17,31 @@ import weakref
 import numpy as np
 
 from . import config, nest
-from .core import dtypes
-from .errors import InvalidArgumentError
-from .gradients.tape import _state as _tape_state
+from .core import dtypes, hooks
+from .core.leaks import leaked_tensor_error
 from .core.opdef import to_numpy, wrap
-from .ops.state_ops import Variable
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, Tensor
+from .errors import InvalidArgumentError
+from .ops.state_ops import Variable
+from .optimize import optimize
+
+
+def _no_taped_call(cf, args, kwargs):
+    raise RuntimeError("a GradientTape is open but no Function-call recorder is registered "
+                       "(runtime.gradients.function_grad registers it)")
+
+
+# How a ConcreteFunction is called while a GradientTape is open: the gradients layer
+# (function_grad) registers `call(cf, args, kwargs)`, which records the call as one tape
+# entry. This module imports nothing from the gradients layer, which sits above it.
+_taped_call = _no_taped_call
+
+
+def on_taped_call(call) -> None:
+    """Registers how calls are made while a tape is open (see `_taped_call`)."""
+    global _taped_call
+    _taped_call = call
 
 
 class Placeholder:
@@ -35,26 +63,37 @@ class ConcreteFunction:
     """
 
     def __init__(self, name, python_signature, graph, bound_args, placeholders, outputs_struct,
-                 output_tensors):
+                 output_tensors, backend=None):
         self.name = name
-        self._py_sig = python_signature
+        self.python_signature = python_signature
         self.graph = graph
-        self._bound = bound_args  # dict param name -> structure (Placeholders / values)
+        # param name -> the argument's structure (Placeholders where tensors go, traced values)
+        self.traced_arguments = bound_args
         self.inputs = placeholders
         self.structured_outputs = outputs_struct
         self.outputs = output_tensors
         self.inputs_specs = []  # the Placeholder records of `inputs`, in order
+        self.backend = backend  # the backend's name (core.backends); None: the default
         self._plan = None
         self._opt = None
+
+    # Temporary aliases for callers not yet switched to the public names (runtime/saved).
+    @property
+    def _py_sig(self):
+        return self.python_signature
+
+    @property
+    def _bound(self):
+        return self.traced_arguments
 
     # -- signature ----------------------------------------------------------------------
     @property
     def structured_input_signature(self):
         args, kwargs = [], {}
-        for p in self._py_sig.parameters.values():
-            if p.name not in self._bound:
+        for p in self.python_signature.parameters.values():
+            if p.name not in self.traced_arguments:
                 continue
-            v = nest.map_structure(_spec_of, self._bound[p.name])
+            v = nest.map_structure(_spec_of, self.traced_arguments[p.name])
             if p.kind == p.KEYWORD_ONLY:
                 kwargs[p.name] = v
             elif p.kind == p.VAR_POSITIONAL:
@@ -68,10 +107,10 @@ class ConcreteFunction:
     def pretty_printed_signature(self, verbose: bool = True) -> str:
         names = []
         tensor_args = []
-        for p in self._py_sig.parameters.values():
-            if p.name not in self._bound:
+        for p in self.python_signature.parameters.values():
+            if p.name not in self.traced_arguments:
                 continue
-            v = self._bound[p.name]
+            v = self.traced_arguments[p.name]
             leaves = nest.flatten(v)
             if any(isinstance(x, Placeholder) for x in leaves):
                 names.append(p.name)
@@ -109,7 +148,6 @@ class ConcreteFunction:
         """(graph, input placeholders, output tensors) of the optimised graph, made once."""
         opt = self._opt
         if opt is None:
-            from .optimize import optimize
             leaves = [t for t in nest.flatten(self.structured_outputs) if isinstance(t, Tensor)]
             if not config.graphs_optimized():
                 opt = (self.graph, list(self.inputs), leaves)
@@ -125,13 +163,12 @@ class ConcreteFunction:
         plan = self._plan
         if plan is None:
             graph, inputs, outputs = self._optimized()
-            plan = self._plan = graph.compile(inputs, outputs)
+            plan = self._plan = graph.compile(inputs, outputs, backend=self.backend)
         return plan
 
     def __call__(self, *args, **kwargs):
-        if _tape_state.tapes:  # an open GradientTape records the call as one entry
-            from .gradients.function_grad import call
-            return call(self, args, kwargs)
+        if hooks.recording.tapes:  # an open GradientTape records the call as one entry
+            return _taped_call(self, args, kwargs)
         try:
             return self._call_structured(args, kwargs)
         except TypeError:
@@ -140,25 +177,27 @@ class ConcreteFunction:
             if kwargs or len(args) != len(self.inputs) or not all(
                     isinstance(a, (Tensor, np.ndarray, Variable)) for a in args):
                 raise
-        arrays = [self._array_for(ph, a, ph.spec.name)
+        arrays = [self.array_for(ph, a, ph.spec.name)
                   for ph, a in zip(self.inputs_specs, args)]
-        return self._run(arrays)
+        return self.run_flat(arrays)
 
     def _call_structured(self, args, kwargs):
         try:
-            bound = self._py_sig.bind_partial(*args, **kwargs)
+            bound = self.python_signature.bind_partial(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.name}{_short_sig(self)}: {e}") from None
         arrays = [None] * len(self.inputs)
-        for pname, traced in self._bound.items():
+        for pname, traced in self.traced_arguments.items():
             if pname in bound.arguments:
-                self._match(pname, traced, bound.arguments[pname], arrays)
+                self.match_argument(pname, traced, bound.arguments[pname], arrays)
             elif any(isinstance(x, Placeholder) for x in nest.flatten(traced)):
                 raise TypeError(f"{self.name}{_short_sig(self)}: missing a required tensor "
                                 f"argument: '{pname}'")
-        return self._run(arrays)
+        return self.run_flat(arrays)
 
-    def _run(self, arrays):
+    def run_flat(self, arrays):
+        """Runs the graph on one array per input (in `inputs` order, already checked);
+        returns the structured outputs."""
         results = self._compiled()(*arrays)
         out = self.structured_outputs
         if isinstance(out, Tensor):  # the common case, without walking a structure
@@ -167,9 +206,13 @@ class ConcreteFunction:
         return nest.map_structure(lambda t: wrap(next(it), t.dtype) if isinstance(t, Tensor) else t,
                                   out)
 
-    def _match(self, pname, traced, value, arrays):
+    def match_argument(self, pname, traced, value, arrays):
+        """Checks argument `pname`'s `value` against its traced structure `traced` (from
+        `traced_arguments`): Python values must be the traced ones, tensors must fit their
+        spec; puts each tensor's array at its input index in `arrays`. TypeError (or
+        InvalidArgumentError) when it does not fit."""
         if isinstance(traced, Placeholder):
-            arrays[traced.index] = self._array_for(traced, value, pname)
+            arrays[traced.index] = self.array_for(traced, value, pname)
             return
         if nest.is_nested(traced):
             if not nest.same_structure(traced, value) and not (
@@ -179,7 +222,7 @@ class ConcreteFunction:
                                 f"{nest.structure_repr(value)}, but the function was traced "
                                 f"for {nest.structure_repr(traced)}")
             for t, v in zip(nest.flatten(traced), nest.flatten(value)):
-                self._match(pname, t, v, arrays)
+                self.match_argument(pname, t, v, arrays)
             return
         if isinstance(traced, Variable):
             if value is not traced:
@@ -198,7 +241,9 @@ class ConcreteFunction:
                 f"{type(traced).__name__} value {traced!r} in {pname}, but was called with "
                 f"{type(value).__name__} value {value!r}.")
 
-    def _array_for(self, ph: Placeholder, value, pname):
+    def array_for(self, ph: Placeholder, value, pname):
+        """The input array for Placeholder record `ph` from a call's `value`, checked
+        against its spec (InvalidArgumentError naming the input when it does not fit)."""
         spec = ph.spec
         if isinstance(value, Variable):
             value = value.read_value()
@@ -209,7 +254,6 @@ class ConcreteFunction:
                     f"to be a {spec.dtype.name} tensor but is a {value.dtype.name} tensor")
             arr = value._value
         elif isinstance(value, Tensor):
-            from .core.leaks import leaked_tensor_error
             raise leaked_tensor_error(value)
         else:
             try:
@@ -223,6 +267,12 @@ class ConcreteFunction:
                 f"cannot compute {self.name} as input #{ph.index}(zero-based) was expected to "
                 f"have shape {spec.shape} but has shape {TensorShape(np.shape(arr))}")
         return arr
+
+
+    # Temporary aliases for callers not yet switched to the public names (runtime/saved).
+    _match = match_argument
+    _run = run_flat
+    _array_for = array_for
 
 
 class WeakArg:
@@ -276,7 +326,7 @@ def _describe(v) -> str:
 
 
 def _short_sig(cf) -> str:
-    return "(" + ", ".join(p for p in cf._py_sig.parameters) + ")"
+    return "(" + ", ".join(p for p in cf.python_signature.parameters) + ")"
 
 
 def to_spec(value, name=None):

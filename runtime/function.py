@@ -20,16 +20,19 @@ from typing import Callable, Optional
 import numpy as np
 
 from . import config, nest, traceback_filter
-from .core import dtypes
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
-from .gradients.tape import _state as _tape_state
+from .core import backends, dtypes, hooks
 from .core.graph import Graph, current_graph
-from .ops import state_ops
-from .ops.core import convert_to_tensor, identity
 from .core.opdef import placeholder_op
-from .ops.state_ops import Variable
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, SymbolicTensor, Tensor
+from .errors import StagingError
+from .gradients import function_grad
+from .ops import state_ops
+from .ops.core import convert_to_tensor, identity
+from .ops.list_ops import StagedList
+from .ops.state_ops import Variable
+from .ops.tensor_array import TensorArray
 
 logger = logging.getLogger("runtime")
 
@@ -44,11 +47,19 @@ VARIABLE_ADVICE = (
 
 def function(func: Optional[Callable] = None, *, input_signature=None, autograph: bool = True,
              reduce_retracing: bool = False, jit_compile=None, experimental_relax_shapes=None,
-             experimental_autograph_options=None, name: Optional[str] = None):
+             experimental_autograph_options=None, name: Optional[str] = None,
+             backend: Optional[str] = None):
     """Makes `func` a `Function` (also a decorator, with or without arguments).
     `experimental_autograph_options`: `autograph.experimental.Feature` values (one, or a
     list/tuple) handed to the converter (`autograph.to_graph`'s
-    `experimental_optional_features`), as in TensorFlow."""
+    `experimental_optional_features`), as in TensorFlow.
+
+    Where the graphs run (`core.backends`): `jit_compile=True` asks for the "xla"
+    backend, which does not exist yet: that raises NotImplementedError here, at
+    decoration; False or None run on the default numpy backend. `backend` (runtime-specific, mostly for tests and experiments) names a
+    registered backend directly; it cannot be combined with `jit_compile=True`. Gradients
+    through the function run on the same backend."""
+    backend = _backend_name(backend, jit_compile)
     if input_signature is not None:
         if not isinstance(input_signature, (list, tuple)) or not all(
                 isinstance(s, TensorSpec) for s in nest.flatten(input_signature)):
@@ -69,8 +80,21 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
     def make(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=relax, name=name,
-                        autograph_options=experimental_autograph_options)
+                        autograph_options=experimental_autograph_options, backend=backend)
     return make if func is None else make(func)
+
+
+def _backend_name(backend, jit_compile) -> Optional[str]:
+    """The name of the backend a Function runs on (None: the default), checked now, so a
+    backend that does not exist fails at decoration rather than at the first call."""
+    if jit_compile:
+        if backend is not None and backend != "xla":
+            raise ValueError(f"rt.function: jit_compile=True compiles with XLA; it cannot run "
+                             f"on backend {backend!r} too")
+        backend = "xla"
+    if backend is not None:
+        backends.get(backend)  # NotImplementedError (xla) or ValueError (unknown name)
+    return backend
 
 
 def _leaf_key(v, track):
@@ -98,8 +122,10 @@ class Function:
     """A polymorphic callable: one ConcreteFunction (graph) per input signature."""
 
     def __init__(self, python_function, input_signature=None, autograph=True,
-                 reduce_retracing=False, name=None, _instance_ref=None, autograph_options=None):
+                 reduce_retracing=False, name=None, _instance_ref=None, autograph_options=None,
+                 backend=None):
         self._python_function = python_function
+        self._backend = backend       # the backend's name for its ConcreteFunctions
         self._autograph_options = autograph_options
         self._input_signature = input_signature
         self._autograph = autograph
@@ -157,7 +183,7 @@ class Function:
             if bound is None:
                 bound = Function(self._python_function, self._input_signature, self._autograph,
                                  self._reduce_retracing, self.__name__, weakref.ref(instance),
-                                 self._autograph_options)
+                                 self._autograph_options, self._backend)
                 self._instances[instance] = bound
         return bound
 
@@ -180,9 +206,8 @@ class Function:
                 return self._call_python(self._python_function, args, kwargs)
             if current_graph() is not None:
                 return self._call_inline(args, kwargs)
-            if _tape_state.tapes:  # an open GradientTape records the call as one entry
-                from .gradients.function_grad import call_function
-                return call_function(self, args, kwargs)
+            if hooks.recording.tapes:  # an open GradientTape records the call as one entry
+                return self._call_taped(args, kwargs)
             # Fast path: positional tensors and primitives, an exact cache hit.
             if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
                 key = []
@@ -200,7 +225,7 @@ class Function:
                     cf = self._cache.get(tuple(key))
                     if cf is not None:
                         self._recent.append(False)
-                        return cf._run(arrays)
+                        return cf.run_flat(arrays)
             bound = self._bind(args, kwargs)
             if self._input_signature is not None:
                 spec_bound, bound = self._apply_signature(bound)
@@ -215,6 +240,15 @@ class Function:
             raise
 
     # -- calling helpers ----------------------------------------------------------------
+    def _call_taped(self, args, kwargs):
+        """A call while a tape is open: find the ConcreteFunction, then call it as one tape
+        entry (gradients.function_grad)."""
+        bound = self._bind(args, kwargs)
+        if self._input_signature is not None:
+            spec_bound, bound = self._apply_signature(bound)
+            return function_grad.call(self._concrete_for(spec_bound), bound.args, {})
+        return function_grad.call(self._concrete_for(bound), bound.args, bound.kwargs)
+
     def _call_python(self, fn, args, kwargs):
         if self._instance_ref is not None:
             return fn(self._instance(), *args, **kwargs)
@@ -280,7 +314,6 @@ class Function:
             stack = _tracing.stack = []
         marker = (id(self), key)
         if marker in stack:
-            from .errors import StagingError
             raise StagingError(
                 f"{self.__name__} calls itself with the same kind of arguments ({_key_text(key)}) "
                 "while it is being traced, so the trace would never end. A recursion on tensor "
@@ -434,7 +467,8 @@ class Function:
         self._trace_count += 1
         cf = ConcreteFunction(self.__name__, self._sig, graph, traced_args,
                               [p for p, _ in placeholders], outputs,
-                              [t for t in nest.flatten(outputs) if isinstance(t, Tensor)])
+                              [t for t in nest.flatten(outputs) if isinstance(t, Tensor)],
+                              backend=self._backend)
         cf.inputs_specs = [ph for _, ph in placeholders]
         self._concretes.append(cf)
         return cf, created
@@ -491,8 +525,6 @@ def _note_user_line(error: Exception, name: str) -> None:
 def _output_tensor(graph, v):
     if v is None:
         return None
-    from .ops.list_ops import StagedList
-    from .ops.tensor_array import TensorArray
     if isinstance(v, StagedList) and v.dtype is None:
         # Nothing was ever appended to it while tracing (that would have set its dtype)
         # and it started empty: it is the empty list at every run.

@@ -11,25 +11,32 @@ values are needed, then run its rules.
 """
 from __future__ import annotations
 
-import threading
-
-from ..core import dtypes
+from ..core import dtypes, walk
+from ..core.apply import apply_op, in_graph
 from ..core.graph import current_graph
+from ..core.hooks import rule_state  # which input gradients a rule's caller uses (hooks.wanted)
+from ..core.opdef import CONST, OpDef
+from ..ops.makers import zeros_like
+from ..ops.math_ops import add
+from ..ops.state_ops import READ
+from ..ops.tensor_array import ADD as TENSOR_ARRAY_ADD, empty_gradient
 
 
-class _RuleState(threading.local):
-    needed = None
+def _call_infer(inputs, **attrs):
+    raise TypeError("PartitionedCall only appears on tapes")
 
 
-_rule_state = _RuleState()
+# A Function called eagerly under a tape, recorded as one tape entry (never a graph op).
+# Like a control-flow node it runs a sub-graph that may read Variables its inputs do not
+# show, so its rule runs even when no input needs a gradient. Its rule is set by
+# function_grad, which records it.
+CALL = OpDef("PartitionedCall", _call_infer, None, pure=False)
 
 
-def wanted(k: int) -> bool:
-    """Inside a gradient rule: whether the backward pass uses the gradient of input `k`.
-    A rule may skip computing the others (TensorFlow's `skip_input_indices`): eagerly
-    that saves the work; in graphs the executor would drop them anyway."""
-    needed = _rule_state.needed
-    return needed is None or needed[k]
+def runs_subgraphs(opdef) -> bool:
+    """Whether an op (a cond/while node, a recorded Function call) runs sub-graphs, whose
+    Variable reads its inputs do not show."""
+    return bool(opdef.body_attrs) or opdef is CALL
 
 
 class Grads(list):
@@ -53,19 +60,14 @@ def accumulate(a, b):
     if b is None:
         return a
     if a.dtype is dtypes.variant:
-        from ..ops.core import apply_op
-        from ..ops.tensor_array import ADD
-        return apply_op(ADD, [a, b])
-    from ..ops.math_ops import add
+        return apply_op(TENSOR_ARRAY_ADD, [a, b])
     return add(a, b)
 
 
 def zeros_for(t):
     """A zero gradient for `t`."""
     if t.dtype is dtypes.variant:
-        from ..ops.tensor_array import empty_gradient
         return empty_gradient()
-    from ..ops.makers import zeros_like
     return zeros_like(t)
 
 
@@ -86,18 +88,17 @@ def backprop(entries, seeds: dict, relevant) -> tuple:
             out_grads = [grads.get(id(o)) for o in outs]
             if all(g is None for g in out_grads):
                 continue
-            if e.opdef.name not in _BODY_OPS:  # those rules tell unseeded outputs apart
+            if not e.opdef.body_attrs:  # control-flow rules tell unseeded outputs apart
                 out_grads = [zeros_for(o) if g is None and differentiable(o) else g
                              for g, o in zip(out_grads, outs)]
         opdef = e.opdef
-        if opdef.name == "ReadVariableOp":
+        if opdef.reads_variables:
             var = e.attrs["variable"]
             old = var_grads.get(id(var))
             var_grads[id(var)] = (var, accumulate(None if old is None else old[1], out_grads[0]))
             continue
         needed = [id(x) in relevant and differentiable(x) for x in e.inputs]
-        has_bodies = opdef.name in _BODY_OPS or opdef.name == "PartitionedCall"
-        if not any(needed) and not has_bodies:
+        if not any(needed) and not runs_subgraphs(opdef):
             continue
         rule = opdef.grad
         if rule is None:
@@ -107,11 +108,11 @@ def backprop(entries, seeds: dict, relevant) -> tuple:
                 f"No gradient defined for operation '{getattr(e, 'name', opdef.name)}' "
                 f"(op type: {opdef.name}{where}). Compute it outside the tape, or wrap it "
                 "with tape.stop_recording().")
-        previous, _rule_state.needed = _rule_state.needed, needed
+        previous, rule_state.needed = rule_state.needed, needed
         try:
             in_grads = rule(e.inputs, outs, out_grads, **e.attrs)
         finally:
-            _rule_state.needed = previous
+            rule_state.needed = previous
         for x, g, need in zip(e.inputs, in_grads, needed):
             if need and g is not None:
                 grads[id(x)] = accumulate(grads.get(id(x)), g)
@@ -122,34 +123,27 @@ def backprop(entries, seeds: dict, relevant) -> tuple:
     return grads, var_grads
 
 
-_BODY_OPS = frozenset(("If", "StatelessIf", "While", "StatelessWhile"))
-
-
 # -- graphs -------------------------------------------------------------------------------
-
-def bodies_of(attrs) -> list:
-    from ..control_flow import Body
-    return [v for v in attrs.values() if isinstance(v, Body)]
-
 
 def graph_variables(graph, out=None) -> dict:
     """{id: Variable} read in `graph` or in the sub-graphs of its control-flow ops."""
     out = {} if out is None else out
     for op in graph.operations:
-        if op.opdef.name == "ReadVariableOp":
+        if op.opdef.reads_variables:
             var = op.attrs["variable"]
             out.setdefault(id(var), var)
-        elif op.opdef.name in _BODY_OPS:
-            for body in bodies_of(op.attrs):
+        elif op.opdef.body_attrs:
+            for body in op.opdef.bodies(op):
                 graph_variables(body.graph, out)
     return out
 
 
-def variables_in(attrs) -> list:
-    """The Variables read inside the sub-graphs of a control-flow op (from its attrs)."""
+def variables_in(opdef, attrs) -> list:
+    """The Variables read inside the sub-graphs (`opdef.body_attrs`) of a control-flow op
+    applied with `attrs`."""
     found: dict = {}
-    for body in bodies_of(attrs):
-        graph_variables(body.graph, found)
+    for a in opdef.body_attrs:
+        graph_variables(attrs[a].graph, found)
     return list(found.values())
 
 
@@ -158,12 +152,12 @@ def derived(ops, source_ids) -> set:
     on a float Variable read (directly or in a sub-graph)."""
     rel = set(source_ids)
     for op in ops:
-        name = op.opdef.name
-        if name == "ReadVariableOp":
+        d = op.opdef
+        if d.reads_variables:
             hit = op.attrs["variable"].dtype.is_floating
         else:
             hit = any(id(t) in rel for t in op.inputs) or (
-                name in _BODY_OPS and any(v.dtype.is_floating for v in variables_in(op.attrs)))
+                bool(d.body_attrs) and any(v.dtype.is_floating for v in variables_in(d, op.attrs)))
         if hit:
             rel.update(id(t) for t in op.outputs if differentiable(t))
     return rel
@@ -192,11 +186,11 @@ def ancestors(graph, outputs) -> tuple:
         if op.graph is not graph or id(op) in seen_ops:
             continue
         seen_ops.add(id(op))
-        if op.opdef.name == "ReadVariableOp":
+        if op.opdef.reads_variables:
             var = op.attrs["variable"]
             variables.setdefault(id(var), var)
-        elif op.opdef.name in _BODY_OPS:
-            for var in variables_in(op.attrs):
+        elif op.opdef.body_attrs:
+            for var in variables_in(op.opdef, op.attrs):
                 variables.setdefault(id(var), var)
         stack.extend(op.inputs)
     return tensors, variables
@@ -206,47 +200,52 @@ def replay(graph, feeds: dict) -> tuple:
     """Copies the ops of `graph` into the current graph. `feeds` maps id(placeholder of
     `graph`) to the tensor it stands for. Returns ({id(original tensor): copy}, new ops).
 
-    Prints and asserts are left out (they ran in the forward pass); a Variable write
-    becomes a read of the Variable. The executor drops the copies nothing needs.
+    Prints and asserts (observers) are left out (they ran in the forward pass); a Variable
+    write becomes a read of the Variable. The executor drops the copies nothing needs.
     """
-    from ..core.opdef import CONST
-    from ..core.apply import in_graph
-    from ..ops.state_ops import READ
-    g = current_graph()
-    mapping = {k: in_graph(g, v) for k, v in feeds.items()}
-    new_ops = []
-    for op in graph.operations:
-        name = op.opdef.name
-        if name == "Placeholder":
-            continue
-        if name == "Const":
-            out = op.outputs[0]
-            mapping[id(out)] = g.add_op(CONST, (), op.attrs, [(out.shape, out.dtype)],
-                                        op.name).outputs[0]
-            continue
-        if name in ("PrintV2", "Assert"):
-            continue
-        if name == "AssignVariableOp":
+    r = _Replay(graph, current_graph(), feeds)
+    r.walk(graph)
+    return r.mapping, r.new_ops
+
+
+class _Replay(walk.Visitor):
+    """The walk of `replay`: placeholders are fed (the default skips them)."""
+
+    def __init__(self, graph, target, feeds: dict):
+        self.graph = graph
+        self.target = target
+        self.mapping = {k: in_graph(target, v) for k, v in feeds.items()}
+        self.new_ops: list = []
+
+    def const(self, op):
+        out = op.outputs[0]
+        self.mapping[id(out)] = self.target.add_op(CONST, (), op.attrs, [(out.shape, out.dtype)],
+                                                   op.name).outputs[0]
+
+    def op(self, op):
+        d, g = op.opdef, self.target
+        if d.observer:
+            return
+        if d.writes_variables:
             var = op.attrs["variable"]
             new = g.add_op(READ, (), {"variable": var}, [(var.shape, var.dtype)],
-                           "ReadVariableOp")
+                           READ.default_name)
         else:
-            inputs = [mapping.get(id(t)) for t in op.inputs]
+            inputs = [self.mapping.get(id(t)) for t in op.inputs]
             for k, t in enumerate(op.inputs):
-                if inputs[k] is None and t.op.graph is not graph:
+                if inputs[k] is None and t.op.graph is not self.graph:
                     inputs[k] = in_graph(g, t)  # a node may read an outer tensor directly
             if any(t is None for t in inputs):
-                continue  # fed by a placeholder the caller does not feed (unused param)
-            new = g.add_op(op.opdef, inputs, op.attrs, [(o.shape, o.dtype) for o in op.outputs],
+                return  # fed by a placeholder the caller does not feed (unused param)
+            new = g.add_op(d, inputs, op.attrs, [(o.shape, o.dtype) for o in op.outputs],
                            op.name)
-        if name in ("ReadVariableOp", "AssignVariableOp"):
+        if d.reads_variables or d.writes_variables:
             var = op.attrs["variable"]
             if all(v is not var for v in g.variables):
                 g.variables.append(var)
         for o, n in zip(op.outputs, new.outputs):
-            mapping[id(o)] = n
-        new_ops.append(new)
-    return mapping, new_ops
+            self.mapping[id(o)] = n
+        self.new_ops.append(new)
 
 
 def body_gradients(body, values, out_grads, wrt) -> tuple:
@@ -256,7 +255,6 @@ def body_gradients(body, values, out_grads, wrt) -> tuple:
     Returns (gradients of `values[k]` for k in `wrt`, None where unconnected;
     {id(Variable): (Variable, gradient)} for the Variables the body reads).
     """
-    from ..core.apply import in_graph
     g = current_graph()
     feeds = {}
     for p, v in zip(body.params, values):

@@ -14,19 +14,22 @@ iterations. (JAX's `while_loop` has no reverse mode: it does not keep these valu
 """
 from __future__ import annotations
 
-from ..core.graph import Graph
-from ..ops.makers import zeros
-from ..ops.core import constant
+from ..control_flow import cond
+from ..core.apply import in_graph
+from ..core.control import IF, IF_STATEFUL, WHILE, WHILE_STATEFUL
+from ..core.graph import Graph, current_graph
 from ..core.opdef import placeholder_op
+from ..ops.core import constant
+from ..ops.makers import zeros
+from ..ops.tensor_array import TensorArray
+from ..while_staging import stage_while
 from .backprop import (Grads, accumulate, ancestors, body_gradients, differentiable,
-                       graph_backprop, zeros_for)
+                       graph_backprop, replay, zeros_for)
 
 
 def _here(t):
     """`t` as a tensor of the graph being built (a capture when it is an outer one):
     staging takes a node's direct inputs as they are."""
-    from ..core.graph import current_graph
-    from ..core.apply import in_graph
     return t if t is None else in_graph(current_graph(), t)
 
 
@@ -50,7 +53,6 @@ def _connected(bodies, outputs_with_grads, wrt) -> tuple:
 
 
 def cond_grad(inputs, outputs, grads, then_body, else_body, out_specs):
-    from ..control_flow import cond
     pred, ext = inputs[0], list(inputs[1:])
     seeded = [i for i, (o, g) in enumerate(zip(outputs, grads))
               if g is not None and differentiable(o)]
@@ -137,9 +139,6 @@ def _iteration_template(body, n, loop_floats, ext_floats, variables, shapes) -> 
 
 
 def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars, has_max):
-    from ..ops.tensor_array import TensorArray
-    from ..while_staging import stage_while
-    from .backprop import replay
     n = num_loop_vars
     init, ext = list(inputs[:n]), list(inputs[n:])
     max_iter = ext.pop() if has_max else None
@@ -161,7 +160,7 @@ def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars
     for t, ph in template.captured_inputs():
         if id(t) in invariant:
             fixed[id(ph)] = invariant[id(t)]  # a loop-invariant input: fed as it is
-        elif t.graph is body.graph and t.op.opdef.name != "Const":
+        elif t.graph is body.graph and not t.op.opdef.constant:
             saved.append((t, ph))   # a value of one iteration: kept for each iteration
         else:
             fixed[id(ph)] = t       # a constant, or a tensor from outside the loop
@@ -192,7 +191,7 @@ def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars
     def bwd_body(j, ys, acc):
         feeds = {id(ph): ta.read(j) for ta, (_, ph) in zip(stacks, saved)}
         for key, t in fixed.items():
-            feeds[key] = constant(t.op.attrs["value"], t.dtype) if t.op.opdef.name == "Const" else t
+            feeds[key] = constant(t.op.attrs["value"], t.dtype) if t.op.opdef.constant else t
         feeds.update({id(ph): y for ph, y in zip(ys_phs, ys)})
         mapping, _ = replay(template, feeds)
         grads_now = [mapping[id(r)] for r in results]
@@ -211,3 +210,9 @@ def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars
     var_grads = {id(v): (v, a) for v, a in zip(variables, acc[len(ext_floats):])}
     return Grads(in_grads, var_grads)
 
+
+# The gradient rules of the cond and while nodes (core.control): recompute the branch or
+# iteration, then its ops' rules. They live here, beside backprop, because they are as
+# long as the staging they undo.
+IF.grad = IF_STATEFUL.grad = cond_grad
+WHILE.grad = WHILE_STATEFUL.grad = while_grad

@@ -5,27 +5,27 @@ a sub-graph of the function's graph whose rules read the forward values they nee
 captures. Those captured values become extra outputs of the forward run, so a recorded
 call computes the forward once (plus the saved values), and `tape.gradient` runs the
 compiled backward graph on them. Both plans are compiled once and kept on the
-ConcreteFunction. (The alternative, running the Python function eagerly under the tape,
-would retrace nothing but lose the graph's speed and its Python-side-effect semantics.)
+ConcreteFunction, on the function's backend (`cf.backend`). (The alternative, running
+the Python function eagerly under the tape, would retrace nothing but lose the graph's
+speed and its Python-side-effect semantics.)
+
+This module registers itself with `concrete` (`on_taped_call`): concrete imports nothing
+from the gradients layer.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .. import nest
+from .. import concrete, nest
+from ..concrete import Placeholder
+from ..core import walk
+from ..core.apply import apply_op
+from ..core.control import WhileInputs
 from ..core.graph import Graph
-from ..ops.core import OpDef
 from ..core.opdef import placeholder_op, to_numpy, wrap
 from ..core.tensor import EagerTensor, Tensor
 from . import tape as _tape
-from .backprop import Grads, graph_backprop, graph_variables
-
-
-def _call_infer(inputs, **attrs):
-    raise TypeError("PartitionedCall only appears on tapes")
-
-
-CALL = OpDef("PartitionedCall", _call_infer, None, pure=False)
+from .backprop import CALL, Grads, graph_backprop, graph_variables
 
 
 class Backward:
@@ -52,9 +52,11 @@ class Backward:
             results += [g for _, g in var_grads.values()]
         self.read_variables = _variables_of(cf)
         captured = bg.captured_inputs()
-        self.forward = fg.compile(cf.inputs, outs + [t for t, _ in captured])
+        # both on the function's backend
+        self.forward = fg.compile(cf.inputs, outs + [t for t, _ in captured], backend=cf.backend)
         self.n_outputs = len(outs)
-        self.backward = bg.compile(seeds_ph + [ph for _, ph in captured], results)
+        self.backward = bg.compile(seeds_ph + [ph for _, ph in captured], results,
+                                   backend=cf.backend)
         self.output_dtypes = [t.dtype for t in outs]
         self.function = cf
 
@@ -82,7 +84,7 @@ def call(cf, args, kwargs):
     variables = _variables_of(cf) if tapes else []
     tapes = [t for t in tapes if t._watches_call(tensors, variables)]
     if not tapes:
-        return cf._run(arrays)
+        return cf.run_flat(arrays)
     bw = _backward_of(cf)
     results = bw.forward(*arrays)
     outs = [wrap(a, d) for a, d in zip(results[:bw.n_outputs], bw.output_dtypes)]
@@ -114,15 +116,15 @@ def _call_grad(inputs, outputs, grads, backward, saved):
 
 
 CALL.grad = _call_grad
+concrete.on_taped_call(call)
 
 
 def _grad_by_replay(bw, inputs, outputs, grads):
     """The call's gradient computed op by op eagerly (the function's graph interpreted
     under a private tape), so that the open tapes record it and can differentiate again.
     The compiled backward plan is opaque to them."""
-    from .tape import GradientTape
     cf = bw.function
-    with GradientTape(persistent=True) as inner:
+    with _tape.GradientTape(persistent=True) as inner:
         inner.watch(list(inputs))
         values = {id(p): t for p, t in zip(cf.inputs, inputs)}
         run_eagerly(cf.graph, values)
@@ -140,45 +142,59 @@ def run_eagerly(graph, values: dict):
     """Runs `graph`'s ops one by one with eager tensors (so open tapes see each of them).
     `values` maps id(tensor) to its value: the fed placeholders, and it receives the rest.
     Staged cond and while run as Python `if` and `while` over their bodies."""
-    from ..core.opdef import CONST
-    from ..ops.core import apply_op
-    for op in graph.operations:
-        name = op.opdef.name
-        if name in ("Placeholder", "PrintV2", "Assert"):  # fed; ran in the forward pass
-            continue
-        if op.opdef is CONST:
-            values[id(op.outputs[0])] = EagerTensor(op.attrs["value"], op.attrs["dtype"])
-            continue
-        inputs = [values[id(t)] for t in op.inputs]
-        if name in ("If", "StatelessIf"):
-            body = op.attrs["then_body" if bool(inputs[0]) else "else_body"]
-            outs = _run_body(body, inputs[1:], values)
-        elif name in ("While", "StatelessWhile"):
-            n = op.attrs["num_loop_vars"]
-            state, ext = inputs[:n], inputs[n:]
-            limit = int(ext.pop()) if op.attrs["has_max"] else None
-            count = 0
-            while (limit is None or count < limit) and bool(
-                    _run_body(op.attrs["cond_body"], state + ext, values)[0]):
-                state = _run_body(op.attrs["body"], state + ext, values)
-                count += 1
-            outs = state
-        elif name == "AssignVariableOp":  # the forward pass made the write already
-            var = op.attrs["variable"]
-            outs = [var.read_value()]
+    _EagerReplay(values).walk(graph)
+
+
+class _EagerReplay(walk.Visitor):
+    """The walk of `run_eagerly`: placeholders are fed (the default skips them); prints
+    and asserts (observers) ran in the forward pass; a Variable write was made there too,
+    so it gives the Variable's value."""
+
+    def __init__(self, values: dict):
+        self.values = values
+
+    def const(self, op):
+        self.values[id(op.outputs[0])] = EagerTensor(op.attrs["value"], op.attrs["dtype"])
+
+    def cond(self, op):
+        pred, *captured = self._inputs(op)
+        body = op.attrs["then_body" if bool(pred) else "else_body"]
+        self._set(op, self._run_body(body, captured))
+
+    def while_loop(self, op):
+        init, captured, limit = WhileInputs.of(op, self._inputs(op))
+        limit = None if limit is None else int(limit)
+        state, count = list(init), 0
+        while (limit is None or count < limit) and bool(
+                self._run_body(op.attrs["cond_body"], state + captured)[0]):
+            state = self._run_body(op.attrs["body"], state + captured)
+            count += 1
+        self._set(op, state)
+
+    def op(self, op):
+        d = op.opdef
+        if d.observer:
+            return
+        if d.writes_variables:
+            outs = [op.attrs["variable"].read_value()]
         else:
-            out = apply_op(op.opdef, inputs, op.attrs)
-            outs = list(out) if op.opdef.multi_output else [out]
+            out = apply_op(d, self._inputs(op), op.attrs)
+            outs = list(out) if d.multi_output else [out]
+        self._set(op, outs)
+
+    def _inputs(self, op) -> list:
+        return [self.values[id(t)] for t in op.inputs]
+
+    def _set(self, op, outs):
         for t, v in zip(op.outputs, outs):
-            values[id(t)] = v
+            self.values[id(t)] = v
 
-
-def _run_body(body, inputs, values) -> list:
-    for p, v in zip(body.params, inputs):
-        if p is not None:
-            values[id(p)] = v
-    run_eagerly(body.graph, values)
-    return [values[id(t)] for t in body.outputs]
+    def _run_body(self, body, inputs) -> list:
+        for p, v in zip(body.params, inputs):
+            if p is not None:
+                self.values[id(p)] = v
+        self.walk(body.graph)
+        return [self.values[id(t)] for t in body.outputs]
 
 
 def _inputs(cf, args, kwargs) -> tuple:
@@ -186,10 +202,10 @@ def _inputs(cf, args, kwargs) -> tuple:
     arrays = [None] * len(cf.inputs)
     values = [None] * len(cf.inputs)
     try:
-        bound = cf._py_sig.bind_partial(*args, **kwargs)
-        for pname, traced in cf._bound.items():
+        bound = cf.python_signature.bind_partial(*args, **kwargs)
+        for pname, traced in cf.traced_arguments.items():
             if pname in bound.arguments:
-                cf._match(pname, traced, bound.arguments[pname], arrays)
+                cf.match_argument(pname, traced, bound.arguments[pname], arrays)
                 _collect(traced, bound.arguments[pname], values)
         missing = [ph.spec.name for ph, a in zip(cf.inputs_specs, arrays) if a is None]
         if missing:
@@ -198,7 +214,7 @@ def _inputs(cf, args, kwargs) -> tuple:
     except TypeError:
         if kwargs or len(args) != len(cf.inputs):
             raise
-        arrays = [cf._array_for(ph, a, ph.spec.name) for ph, a in zip(cf.inputs_specs, args)]
+        arrays = [cf.array_for(ph, a, ph.spec.name) for ph, a in zip(cf.inputs_specs, args)]
         values = list(args)
     tensors = [v if isinstance(v, EagerTensor) else
                EagerTensor(a if isinstance(a, np.ndarray) else to_numpy(a), ph.dtype)
@@ -207,22 +223,12 @@ def _inputs(cf, args, kwargs) -> tuple:
 
 
 def _signature_text(cf) -> str:
-    return "(" + ", ".join(cf._py_sig.parameters) + ")"
+    return "(" + ", ".join(cf.python_signature.parameters) + ")"
 
 
 def _collect(traced, value, values):
-    from ..concrete import Placeholder
     if isinstance(traced, Placeholder):
         values[traced.index] = value
     elif nest.is_nested(traced):
         for t, v in zip(nest.flatten(traced), nest.flatten(value)):
             _collect(t, v, values)
-
-
-def call_function(fn, args, kwargs):
-    """`Function.__call__` while a tape is open: find the ConcreteFunction, then `call`."""
-    bound = fn._bind(args, kwargs)
-    if fn._input_signature is not None:
-        spec_bound, bound = fn._apply_signature(bound)
-        return call(fn._concrete_for(spec_bound), bound.args, {})
-    return call(fn._concrete_for(bound), bound.args, bound.kwargs)

@@ -19,12 +19,16 @@ import contextlib
 
 from .. import nest
 from ..core import dtypes, hooks
+from ..core.graph import current_graph
+from ..core.tensor import Tensor
+from ..ops.core import convert_to_tensor
+from ..ops.makers import ones_like, zeros_like
+from ..ops.state_ops import Variable
+from .backprop import accumulate, backprop, variables_in
 
 
 _state = hooks.recording     # .tapes: the open tapes of this thread (the core reads it)
 _VARIANT = dtypes.variant
-# Ops whose sub-graphs may read Variables that the op's inputs do not show.
-_BODY_OPS = frozenset(("If", "StatelessIf", "While", "StatelessWhile"))
 
 
 def recording() -> bool:
@@ -88,7 +92,6 @@ class GradientTape:
 
     # -- context --------------------------------------------------------------------------
     def __enter__(self) -> "GradientTape":
-        from ..core.graph import current_graph
         self._graph = current_graph()
         self._recording = True
         _state.tapes.append(self)
@@ -121,8 +124,6 @@ class GradientTape:
     def watch(self, tensor):
         """Records the ops applied to `tensor` (a tensor, a Variable, or a nested structure
         of them) from now on."""
-        from ..ops.state_ops import Variable
-        from ..core.tensor import Tensor
         for t in nest.flatten(tensor):
             if isinstance(t, Variable):
                 self._watched_vars[id(t)] = t
@@ -141,7 +142,7 @@ class GradientTape:
     # -- recording ------------------------------------------------------------------------
     def _record(self, opdef, inputs, outputs, attrs, name, op=None):
         watched = self._watched
-        if opdef.name == "ReadVariableOp":
+        if opdef.reads_variables:
             var = attrs["variable"]
             if not self._watches(var) or not var.dtype.is_floating:
                 return
@@ -151,7 +152,8 @@ class GradientTape:
                 if id(t) in watched:
                     break
             else:
-                if opdef.name not in _BODY_OPS or not self._reads_watched(attrs):
+                # a control-flow op's sub-graphs may read Variables its inputs do not show
+                if not opdef.body_attrs or not self._reads_watched(opdef, attrs):
                     return
         for t in outputs:
             if t.dtype.is_floating or t.dtype is _VARIANT:  # TensorArray handles carry grads
@@ -159,10 +161,9 @@ class GradientTape:
         # a graph op is its own entry (it also knows where the user created it)
         self._entries.append(op if op is not None else Entry(opdef, inputs, outputs, attrs, name))
 
-    def _reads_watched(self, attrs) -> bool:
-        from .backprop import variables_in
+    def _reads_watched(self, opdef, attrs) -> bool:
         found = False
-        for var in variables_in(attrs):
+        for var in variables_in(opdef, attrs):
             if self._watches(var):
                 self._accessed.setdefault(id(var), var)
                 found = True
@@ -196,10 +197,6 @@ class GradientTape:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
         self._used = True
-        from .backprop import accumulate, backprop
-        from ..ops.makers import ones_like, zeros_like
-        from ..ops.core import convert_to_tensor
-        from ..ops.state_ops import Variable
         targets = nest.flatten(target)
         seeds_given = (nest.flatten(output_gradients) if output_gradients is not None
                        else [None] * len(targets))
