@@ -70,4 +70,4 @@ def __getattr__(name):
 
 newaxis = None  # `x[:, rt.newaxis]`, as numpy and TensorFlow spell it
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402

@@ -34,6 +34,12 @@ from autograph.operators.control_flow import (backend_of, enumerate_, for_stmt, 
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, ld
+from autograph.operators import calls as _calls
+from builtins import (enumerate as _enumerate, len as _len, print as _print,  # the originals
+                      range as _range)
+
+_calls.STAGED_BUILTINS.update({_range: range_, _len: len_, _enumerate: enumerate_,
+                               _print: print_})
 
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_",
            "assert_stmt", "converted_call", "do_not_convert", "Undefined", "MaybeUndefined",

@@ -17,6 +17,8 @@ import sys
 import types
 from typing import Any, Callable
 
+from autograph.experimental import Feature
+
 # Top-level packages whose functions are never converted; a library that stages through
 # autograph (a tensor runtime) adds its own with `register_library`.
 ALLOWLIST = {"autograph", "numpy", "gast", "builtins", "_pytest", "pytest",
@@ -96,12 +98,6 @@ def _target(fn: Any):
                                                                      types.FunctionType):
         return call.__func__, (type(fn) if isinstance(call, classmethod) else None)
     return None
-
-
-def _staged_builtins() -> dict:
-    from autograph.operators.control_flow import enumerate_, range_
-    from autograph.operators.py_builtins import len_
-    return {range: range_, len: len_, enumerate: enumerate_}
 
 
 def _convertible(fn: Any):
@@ -184,7 +180,7 @@ def converted(fn: Callable, /) -> Callable:
             return fn if conv is func else types.MethodType(conv, fn.__self__)
     elif kind in _BUILTIN_CALLABLES:          # `xs.append`, `len`: the common case
         if fn is range or fn is len or fn is enumerate:
-            return _STAGED_BUILTINS[fn]       # `r = range; r(t)`: staged as range(t) is
+            return STAGED_BUILTINS[fn]        # `r = range; r(t)`: staged as range(t) is
         return fn
     return _converted_other(fn, None)
 
@@ -231,13 +227,11 @@ def converted_with(features: tuple, fn: Callable, /) -> Callable:
     features calls `converted`, and pays nothing for them."""
     chosen = _FEATURES.get(features)
     if chosen is None:
-        from autograph.experimental import Feature
         chosen = _FEATURES[features] = frozenset(Feature[name] for name in features)
     kind = type(fn)
     if kind in _BUILTIN_CALLABLES:
         if fn is print and "BUILTIN_FUNCTIONS" in features:
-            from autograph.operators.py_builtins import print_
-            return print_                      # `p = print; p(t)`: as print(t) is
+            return STAGED_BUILTINS[print]      # `p = print; p(t)`: as print(t) is
         return converted(fn)
     if kind is types.FunctionType:
         hit = cached(fn, _options(chosen))
@@ -252,4 +246,7 @@ def converted_call_with(features: tuple, fn: Callable, /, *args: Any, **kwargs: 
     return converted_with(features, fn)(*args, **kwargs)
 
 
-_STAGED_BUILTINS = _staged_builtins()
+# range, len, enumerate (and print, with Feature.BUILTIN_FUNCTIONS) -> their staged
+# versions (`r = range; r(t)` stages as range(t) does), filled in by the operators
+# package, whose control_flow and py_builtins define them.
+STAGED_BUILTINS: dict = {}

@@ -1,0 +1,2 @@
+"""The runtime's version (saved files record it)."""
+__version__ = "0.1.0"

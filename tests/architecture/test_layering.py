@@ -1,0 +1,211 @@
+"""The architecture, checked: layers import only downwards, cycles stay small, the runtime
+decides what an op is by its traits (never by comparing its name with a string), and
+imports inside functions are the genuinely lazy few.
+
+    python tests/architecture/test_layering.py     # prints the figures
+"""
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("autograph", "runtime")
+# The runtime's core may import these leaf modules of the runtime besides itself.
+CORE_MAY_IMPORT = {"runtime.errors", "runtime.nest"}
+MAX_CYCLE = 3
+# Imports inside a function that load a layer above on demand, by design (not counted as
+# cycles: nothing is imported both ways while the modules load).
+LAZY_UPWARD = {
+    ("autograph.operators.calls", "autograph.api"):
+        "the operators load the converter the first time staging must convert a function, "
+        "so that converted modules import light",
+}
+MAX_IMPORTS_IN_FUNCTIONS = 25        # in runtime/: optional dependencies and heavy rare paths
+
+
+def _modules() -> dict:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+TREES = {name: ast.parse(path.read_text(), str(path)) for name, path in MODULES.items()}
+
+
+def _targets(module: str, node) -> list:
+    """The modules of ours that an Import/ImportFrom node in `module` imports."""
+    if isinstance(node, ast.Import):
+        names = [a.name for a in node.names]
+    else:
+        if node.level:
+            package = module.split(".")
+            if not str(MODULES[module]).endswith("__init__.py"):
+                package = package[:-1]
+            package = package[:len(package) - (node.level - 1)]
+            base = ".".join(package + ([node.module] if node.module else []))
+        else:
+            base = node.module or ""
+        names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+                 for a in node.names]
+    out = []
+    for name in names:
+        while name and name not in MODULES:
+            name = name.rpartition(".")[0]
+        if name and name != module:
+            out.append(name)
+    return out
+
+
+def _imports():
+    """({module: set of modules it imports}, [(module, line) of imports inside functions])."""
+    edges, inner = {m: set() for m in MODULES}, []
+    for module, tree in TREES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                edges[module].update(_targets(module, node))
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for node in ast.walk(fn):
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) and _targets(module, node):
+                        inner.append((module, node.lineno))
+    return edges, inner
+
+
+def _cycles(edges: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _op_name_comparisons() -> list:
+    """`op.type == "Const"`-like comparisons: a string constant naming a registered op,
+    compared with anything, in runtime/."""
+    from runtime.ops import registry
+    names = set(registry())
+    hits = []
+    for module, tree in TREES.items():
+        if not module.startswith("runtime"):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            for side in [node.left, *node.comparators]:
+                items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+                if any(isinstance(i, ast.Constant) and i.value in names for i in items):
+                    hits.append(f"{MODULES[module].relative_to(ROOT)}:{node.lineno}")
+                    break
+    return hits
+
+
+EDGES, INNER = _imports()
+
+
+def test_autograph_never_imports_the_runtime():
+    wrong = sorted(f"{m} -> {t}" for m, ts in EDGES.items() if m.startswith("autograph")
+                   for t in ts if t.startswith("runtime"))
+    assert not wrong, wrong
+
+
+def test_the_core_imports_nothing_above_it():
+    wrong = sorted(f"{m} -> {t}" for m, ts in EDGES.items() if m.startswith("runtime.core")
+                   for t in ts if not (t.startswith("runtime.core") or t in CORE_MAY_IMPORT))
+    assert not wrong, wrong
+
+
+def _without_lazy(edges: dict) -> dict:
+    return {m: {t for t in ts if (m, t) not in LAZY_UPWARD} for m, ts in edges.items()}
+
+
+def test_no_import_cycle_of_more_than_three_modules():
+    big = [c for c in _cycles(_without_lazy(EDGES)) if len(c) > MAX_CYCLE]
+    assert not big, big
+
+
+def test_lazy_upward_imports_are_inside_functions():
+    """Each declared lazy edge is an import inside a function, never at module level."""
+    for module, target in LAZY_UPWARD:
+        top = [n for n in TREES[module].body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        assert target not in {t for n in top for t in _targets(module, n)}, (module, target)
+
+
+def test_imports_inside_functions_are_few():
+    inside = [f"{m}:{line}" for m, line in INNER if m.startswith("runtime")]
+    assert len(inside) <= MAX_IMPORTS_IN_FUNCTIONS, inside
+
+
+def test_no_op_name_compared_with_a_string():
+    hits = _op_name_comparisons()
+    assert not hits, hits
+
+
+def test_the_repository_speaks_of_itself_alone():
+    """No path that leads outside the repository (a notes file, a sibling directory)."""
+    outside = ("../shared", "/work/", "shared/reference", "DESIGN-NOTES", "STYLE.md")
+    wrong = []
+    for path in [*ROOT.joinpath("tests").rglob("*.py"), *MODULES.values(),
+                 *ROOT.joinpath("docs").rglob("*.md"), ROOT / "README.md"]:
+        if path == Path(__file__).resolve():
+            continue
+        text = path.read_text()
+        wrong += [f"{path.relative_to(ROOT)}: {o}" for o in outside if o in text]
+    assert not wrong, wrong
+
+
+def test_the_checks_catch_what_they_look_for():
+    """The import walker sees function-level and relative imports, and finds cycles."""
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    tree = ast.parse("def f():\n    from .core import graph\n")
+    node = tree.body[0].body[0]
+    assert _targets("runtime.executor", node) == ["runtime.core.graph"]
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    cycles = _cycles(_without_lazy(EDGES))
+    print("import cycles:", [(len(c), c) for c in cycles] or "none")
+    inside = [f"{m}:{line}" for m, line in INNER if m.startswith("runtime")]
+    print(f"imports inside functions in runtime/: {len(inside)}")
+    for where in inside:
+        print("   ", where)
+    hits = _op_name_comparisons()
+    print(f"op-name comparisons with string literals in runtime/: {len(hits)}")
+    for where in hits:
+        print("   ", where)
