@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dtypes import DType, as_dtype
 from .shapes import TensorShape
 
 
@@ -161,7 +162,6 @@ _VAL_FIELD = {"f": "float_val", "i": "int_val", "u": "int_val", "b": "bool_val",
 
 
 def _tensor_lines(a, pad: str) -> list:
-    from .dtypes import as_dtype
     a = np.asarray(a)
     dt = as_dtype(a.dtype)
     lines = [f"{pad}tensor {{", f"{pad}  dtype: {type_name(dt)}"]
@@ -188,7 +188,6 @@ def _scalar_text(v) -> str:
 
 
 def _attr_value_lines(v, depth: int):
-    from .dtypes import DType
     pad = "  " * depth
     if v is None:
         return None

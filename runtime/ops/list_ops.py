@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..errors import InvalidArgumentError
+from ..core.graph import user_location
 from ..core.shapes import TensorShape, as_shape
 from .core import OpDef, apply_op, convert_to_tensor
 
@@ -91,7 +92,6 @@ OPS = [NEW, APPEND, POP, GET, SET, LENGTH, STACK]
 
 
 def _where() -> str:
-    from ..core.graph import user_location
     found = user_location()
     return f"{found[0]}:{found[1]}: " if found else ""
 
