@@ -1,5 +1,7 @@
-"""The functions of the reference guides (shared/reference/) with `rt` for `tf`: what
-`to_code` is measured on (see measure.py) and what the readability tests print."""
+"""The example functions of TensorFlow's public guides to `tf.function` and AutoGraph
+("Better performance with tf.function", "Introduction to graphs and tf.function", the
+AutoGraph reference), with `rt` for `tf`: what `to_code` is measured on (see measure.py)
+and what the readability tests print."""
 # ruff: noqa
 try:
     import runtime as rt

@@ -102,6 +102,15 @@ def test_strict_mode_raises(monkeypatch):
         ag.to_graph(corpus.generator_fn)
 
 
+def test_the_suite_converts_strictly():
+    """tests/conftest.py sets AUTOGRAPH_STRICT for the whole run (on every Python): a
+    conversion failure raises, rather than leaving a function to run unconverted, where
+    a comparison with the original would pass without testing anything."""
+    assert api.strict()
+    with pytest.raises(Exception, match="generator"):
+        ag.to_graph(corpus.generator_fn)
+
+
 def test_source_not_available_runs_unconverted(caplog):
     """Code made by exec or eval (a dataclass's `__init__`) has no source: it runs as it
     is, said at verbosity 1, not as a warning."""
