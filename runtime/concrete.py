@@ -74,6 +74,10 @@ class ConcreteFunction:
         self.outputs = output_tensors
         self.inputs_specs = []  # the Placeholder records of `inputs`, in order
         self.backend = backend  # the backend's name (core.backends); None: the default
+        # Made once by gradients.function_grad when the function is called under a tape:
+        # its compiled forward and backward plans, and the Variables its graph reads.
+        self.tape_backward = None
+        self.variables_read = None
         self._plan = None
         self._opt = None
 

@@ -62,17 +62,17 @@ class Backward:
 
 
 def _backward_of(cf) -> Backward:
-    bw = cf.__dict__.get("_tape_backward")
+    bw = cf.tape_backward
     if bw is None:
-        bw = cf._tape_backward = Backward(cf)
+        bw = cf.tape_backward = Backward(cf)
     return bw
 
 
 def _variables_of(cf) -> list:
     """The Variables `cf`'s graph reads (its sub-graphs included), found once."""
-    found = cf.__dict__.get("_tape_variables")
+    found = cf.variables_read
     if found is None:
-        found = cf._tape_variables = list(graph_variables(cf.graph).values())
+        found = cf.variables_read = list(graph_variables(cf.graph).values())
     return found
 
 
