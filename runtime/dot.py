@@ -13,9 +13,14 @@ from __future__ import annotations
 import itertools
 from typing import Optional
 
+import numpy as np
+
+from .core import walk
+from .core.control import CondDef, WhileInputs
+
 _STYLE = {
-    "Placeholder": 'shape=ellipse, fillcolor="#dbeafe"',
-    "Const": 'shape=box, fillcolor="#f3f4f6"',
+    "placeholder": 'shape=ellipse, fillcolor="#dbeafe"',
+    "const": 'shape=box, fillcolor="#f3f4f6"',
     "cond": 'shape=diamond, fillcolor="#fef3c7"',
     "while": 'shape=hexagon, fillcolor="#fde68a"',
     "effect": 'shape=box, fillcolor="#fee2e2"',
@@ -68,8 +73,9 @@ class _Writer:
         self.line(depth, f"{self.node_id(t.op)} -> {target}{tail};")
 
     def graph(self, graph, depth: int) -> None:
-        for op in graph.operations:
-            self.line(depth, f"{self.node_id(op)} [label={_quote(_label(op))}, {_STYLE[_kind(op)]}];")
+        for op in walk.schedule(graph):
+            self.line(depth, f"{self.node_id(op)} [label={_quote(_label(op))}, "
+                             f"{_STYLE[_KIND.visit(op)]}];")
             for k, t in enumerate(op.inputs):
                 self.edge(depth, t, self.node_id(op), _tensor_text(t) if len(op.inputs) <= 4 else str(k))
             for attr, body in _bodies(op):
@@ -83,8 +89,7 @@ class _Writer:
         self.graph(body.graph, depth + 1)
         self.line(depth, "}")
         node = self.node_id(op)
-        ins = op.inputs[1:] if op.type in ("If", "StatelessIf") else op.inputs
-        for t, p in zip(ins, body.params):
+        for t, p in zip(_fed(op), body.params):
             if p is not None:  # the node's input feeds this parameter
                 self.edge(depth, t, self.node_id(p.op), style='style=dashed, color="#9ca3af"')
         for i, t in enumerate(body.outputs):
@@ -94,18 +99,38 @@ class _Writer:
 
 
 def _bodies(op) -> list:
-    return [(k, v) for k, v in op.attrs.items() if hasattr(v, "graph") and hasattr(v, "params")]
+    """(attribute, Body) of the op's sub-graphs, in the order of its attributes."""
+    return [(k, v) for k, v in op.attrs.items() if k in op.opdef.body_attrs]
 
 
-def _kind(op) -> str:
-    t = op.type
-    if t in ("Placeholder", "Const"):
-        return t
-    if t in ("If", "StatelessIf"):
+def _fed(op) -> list:
+    """The node's inputs that feed its sub-graphs' parameters, in parameter order."""
+    if isinstance(op.opdef, CondDef):
+        return op.inputs[1:]  # after the predicate
+    layout = WhileInputs.of(op)
+    return layout.init + layout.captured
+
+
+class _Kind(walk.Visitor):
+    """The style of an op's box."""
+
+    def placeholder(self, op):
+        return "placeholder"
+
+    def const(self, op):
+        return "const"
+
+    def cond(self, op):
         return "cond"
-    if t in ("While", "StatelessWhile"):
+
+    def while_loop(self, op):
         return "while"
-    return "effect" if op.opdef.side_effect else "op"
+
+    def op(self, op):
+        return "effect" if op.opdef.side_effect else "op"
+
+
+_KIND = _Kind()
 
 
 def _tensor_text(t) -> str:
@@ -120,8 +145,7 @@ def _shape_text(s) -> str:
 
 def _label(op) -> str:
     lines = [op.name] if op.name == op.type else [op.name, op.type]
-    if op.type == "Const":
-        import numpy as np
+    if op.opdef.constant:
         v = np.asarray(op.attrs["value"])
         if v.size <= 4 and v.dtype != object:
             lines.append("= " + np.array2string(v, separator=", "))

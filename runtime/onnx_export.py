@@ -25,8 +25,13 @@ from typing import Optional
 
 import numpy as np
 
+from .concrete import ConcreteFunction
+from .core import walk
+from .core.control import WhileInputs
 from .errors import InvalidGraphError
-from .onnx_rules import RULES, TENSOR_ARRAY_DTYPE, unsupported_reason
+from .function import Function
+from .onnx_rules import RULES, TENSOR_ARRAY_DTYPE, lower_const, unsupported_reason
+from .ops.io_ops import ASSERT, PRINT
 
 OPSET = 17
 
@@ -53,7 +58,7 @@ def export(concrete_fn, path: Optional[str] = None, *, drop_prints: bool = False
         raise ImportError("rt.onnx.export needs the onnx package: pip install "
                           "'autograph-rt[onnx]' (or pip install onnx onnxruntime)") from None
     cf = _concrete(concrete_fn)
-    dropped = {t for t, drop in (("PrintV2", drop_prints), ("Assert", drop_asserts)) if drop}
+    dropped = {d for d, drop in ((PRINT, drop_prints), (ASSERT, drop_asserts)) if drop}
     ex = _Exporter(onnx, dropped)
     problems = ex.unsupported(cf.graph, list(cf.outputs))
     if problems:
@@ -81,10 +86,8 @@ def export(concrete_fn, path: Optional[str] = None, *, drop_prints: bool = False
 
 
 def _concrete(f):
-    from .concrete import ConcreteFunction
     if isinstance(f, ConcreteFunction):
         return f
-    from .function import Function
     if isinstance(f, Function):
         if f.input_signature is not None:
             return f.get_concrete_function()
@@ -105,14 +108,44 @@ def _unique(name, used):
 
 
 def _bodies(op):
-    return [v for v in op.attrs.values() if hasattr(v, "graph") and hasattr(v, "params")]
+    """The op's sub-graphs, in the order of its attributes (as a loaded graph orders them)."""
+    return [v for k, v in op.attrs.items() if k in op.opdef.body_attrs]
+
+
+class _GraphWriter(walk.Visitor):
+    """Writes the ops of one graph (or sub-graph) as ONNX nodes, met by what they are."""
+
+    def __init__(self, ex):
+        self.ex = ex
+
+    def walk(self, graph, outputs=None):
+        for op in self.ex.schedule(graph, outputs):
+            self.visit(op)
+
+    def const(self, op):
+        self.ex.bind_outputs(op, lower_const(self.ex, op, []))
+
+    def cond(self, op):
+        if op.outputs:
+            self.ex.emit_if(op)
+
+    def while_loop(self, op):
+        self.ex.emit_loop(op)
+
+    def op(self, op):
+        ex = self.ex
+        outs = RULES[op.opdef](ex, op, [ex.env[id(t)] for t in op.inputs])
+        element = TENSOR_ARRAY_DTYPE.get(op.opdef)
+        if element is not None:
+            ex.seq[id(op.outputs[0])] = element(op)
+        ex.bind_outputs(op, outs)
 
 
 class _Exporter:
     def __init__(self, onnx, dropped: set):
         self.onnx = onnx
         self.helper = onnx.helper
-        self.dropped = dropped             # op types left out (prints, assertions)
+        self.dropped = dropped             # OpDefs left out (prints, assertions)
         self.nodes: list = []
         self.env: dict = {}                # id(tensor) -> ONNX value name
         self.seq: dict = {}                # id(TensorArray handle) -> its element dtype
@@ -159,25 +192,29 @@ class _Exporter:
                 if id(t) in self.seq:
                     self.seq[id(p)] = self.seq[id(t)]
 
+    def bind_outputs(self, op, names):
+        for t, name in zip(op.outputs, names):
+            self.env[id(t)] = name
+
     # -- checking ---------------------------------------------------------------------------
-    def needed(self, graph, outputs) -> set:
-        """ids of the ops the outputs and the side effects that are kept depend on."""
-        stack = [t.op for t in outputs if t.op.graph is graph]
-        stack += [op for op in graph.operations if op.opdef.side_effect and op.type not in self.dropped]
-        seen = set()
-        while stack:
-            op = stack.pop()
-            if id(op) not in seen:
-                seen.add(id(op))
-                stack.extend(t.op for t in op.inputs if id(t.op) not in seen)
-        return seen
+    def schedule(self, graph, outputs) -> list:
+        """The ops the outputs and the side effects that are kept need (walk.schedule,
+        less the dropped ops and what only they read), in creation order."""
+        ops = walk.schedule(graph, outputs)
+        if not self.dropped:
+            return ops
+        live = {id(t) for t in outputs}
+        kept = []
+        for op in reversed(ops):
+            d = op.opdef
+            if (d.side_effect and d not in self.dropped) or any(id(t) in live for t in op.outputs):
+                kept.append(op)
+                live.update(id(t) for t in op.inputs)
+        return kept[::-1]
 
     def unsupported(self, graph, outputs) -> list:
-        keep = self.needed(graph, outputs)
         out = []
-        for op in graph.operations:
-            if id(op) not in keep:
-                continue
+        for op in self.schedule(graph, outputs):
             reason = unsupported_reason(op)
             if reason:
                 where = ""
@@ -191,23 +228,7 @@ class _Exporter:
 
     # -- graphs -----------------------------------------------------------------------------
     def emit_graph(self, graph, outputs):
-        keep = self.needed(graph, outputs)
-        for op in graph.operations:
-            if id(op) not in keep or op.type == "Placeholder":
-                continue
-            if op.type in ("If", "StatelessIf"):
-                if op.outputs:
-                    self.emit_if(op)
-                continue
-            if op.type in ("While", "StatelessWhile"):
-                self.emit_loop(op)
-                continue
-            ins = [self.env[id(t)] for t in op.inputs]
-            outs = RULES[op.type](self, op, ins)
-            if op.type in TENSOR_ARRAY_DTYPE:
-                self.seq[id(op.outputs[0])] = TENSOR_ARRAY_DTYPE[op.type](op)
-            for t, name in zip(op.outputs, outs):
-                self.env[id(t)] = name
+        _GraphWriter(self).walk(graph, outputs)
 
     def subgraph(self, name, body, outer, inputs=(), tail=None):
         """`body` as an ONNX graph: its parameters read the (tensor, name) pairs `outer`
@@ -236,9 +257,9 @@ class _Exporter:
     def emit_if(self, op):
         pred = self.env[id(op.inputs[0])]
         ext = [(t, self.env[id(t)]) for t in op.inputs[1:]]
-        then_body = op.attrs["then_body"]
+        then_body, else_body = op.opdef.bodies(op)
         then_g = self.subgraph("then", then_body, ext)
-        else_g = self.subgraph("else", op.attrs["else_body"], ext)
+        else_g = self.subgraph("else", else_body, ext)
         outs = self.add("If", [pred], n_out=len(op.outputs), then_branch=then_g,
                         else_branch=else_g)
         for t, inner, n in zip(op.outputs, then_body.outputs, outs):
@@ -247,13 +268,12 @@ class _Exporter:
                 self.seq[id(t)] = self.seq[id(inner)]
 
     def emit_loop(self, op):
-        n = op.attrs["num_loop_vars"]
-        pairs = [(t, self.env[id(t)]) for t in op.inputs]
-        init, ext = pairs[:n], pairs[n:]
+        layout = WhileInputs.of(op, [(t, self.env[id(t)]) for t in op.inputs])
+        init, ext = layout.init, layout.captured
         trip = ""
-        if op.attrs["has_max"]:
-            trip = self.one("Cast", [ext.pop()[1]], to=self.onnx.TensorProto.INT64)
-        cond_body, body = op.attrs["cond_body"], op.attrs["body"]
+        if layout.maximum_iterations is not None:
+            trip = self.one("Cast", [layout.maximum_iterations[1]], to=self.onnx.TensorProto.INT64)
+        cond_body, body = op.opdef.bodies(op)
         [first_test] = self.inline(cond_body, init + ext)
         iter_name, cond_name = self.fresh("iter"), self.fresh("cond")
         carried = [(t, self.fresh("loop_var")) for t, _ in init]
@@ -266,7 +286,7 @@ class _Exporter:
             return [(cond_body.outputs[0], test)] + results
 
         graph = self.subgraph("loop_body", body, carried + ext, inputs, tail)
-        outs = self.add("Loop", [trip, first_test, *[name for _, name in init]], n_out=n,
+        outs = self.add("Loop", [trip, first_test, *[name for _, name in init]], n_out=len(init),
                         body=graph)
         for t, (t0, _), name in zip(op.outputs, init, outs):
             self.env[id(t)] = name

@@ -1,66 +1,139 @@
-"""The ONNX rule of each op: `RULES[op type](exporter, op, input names) -> output names`,
-written with the exporter's `one`/`add`/`const` helpers (see onnx_export.py), and why an
-op cannot be exported (`unsupported_reason`)."""
+"""The ONNX rule of each op: `RULES[opdef](exporter, op, input names) -> output names`,
+keyed by the ops' OpDef objects and written with the exporter's `one`/`add`/`const`
+helpers (see onnx_export.py), and why an op cannot be exported (`unsupported_reason`:
+ops with no ONNX equivalent, and the `LIMITS` of the ops that have one).
+
+Placeholders, constants and control flow are not in the table: the exporter's graph
+walker meets them by their traits (a constant is written by `lower_const`)."""
 from __future__ import annotations
 
 from typing import Optional
 
 import numpy as np
 
+from .core import dtypes
+from .core.control import CondDef, WhileDef
+from .ops import (array_ops, broadcast_ops, core as core_ops, io_ops, makers, math_ops,
+                  pad_ops, random_ops, reduce_ops, slicing, state_ops, string_ops,
+                  tensor_array)
+from .ops.slicing import _expand_ellipsis
+
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min
 
 
-
 def unsupported_reason(op) -> Optional[str]:
-    t = op.type
-    if t in _NO_EQUIVALENT:
-        return _NO_EQUIVALENT[t]
-    if t not in RULES and t not in ("Placeholder", "If", "StatelessIf", "While", "StatelessWhile"):
+    """Why `op` cannot be exported, or None."""
+    d = op.opdef
+    if d in NO_EQUIVALENT:
+        return NO_EQUIVALENT[d]
+    if d.calls_python:
+        return "rt.py_function calls Python"
+    if d.writes_variables:
+        return "ONNX models hold no mutable state (variable writes)"
+    if d.constant:
+        if op.outputs[0].dtype.name == "variant":
+            return "a constant TensorArray is not exported"
+        return None
+    if d.feedable or isinstance(d, (CondDef, WhileDef)):
+        return None
+    if d not in RULES:
         return "no ONNX rule for this op yet"
-    if t == "AddV2" and op.inputs[0].dtype.is_string:
+    limit = LIMITS.get(d)
+    return limit(op) if limit is not None else None
+
+
+NO_EQUIVALENT = {
+    io_ops.PRINT: "rt.print has no ONNX equivalent (export with drop_prints=True to leave it out)",
+    io_ops.ASSERT: "run-time assertions have no ONNX equivalent (drop_asserts=True leaves them out)",
+    string_ops.JOIN: "string ops are not exported", string_ops.LENGTH: "string ops are not exported",
+    string_ops.AS_STRING: "string ops are not exported",
+    random_ops.UNIFORM_INT: "ONNX draws random floats only",
+}
+
+
+# -- the limits of the ops that have a rule: a reason when this op cannot be exported --------
+
+def _string_concat(op):
+    if op.inputs[0].dtype.is_string:
         return "string concatenation has no ONNX operator in opset 17"
-    if t == "Cast" and (op.inputs[0].dtype.is_string or op.attrs["dtype"].is_string):
-        return "casts to and from strings are not exported"
-    if t in ("RandomUniform", "RandomStandardNormal") and not op.attrs["dtype"].is_floating:
-        return "ONNX draws random floats only"
-    if t == "MatMul" and (op.attrs["transpose_a"] or op.attrs["transpose_b"]) and any(
-            x.shape.rank is None for x in op.inputs):
-        return "transposed operands need a known rank"
-    if t == "StridedSlice" and op.inputs[0].shape.rank is None:
-        return "slicing needs the input's rank"
-    if t == "StridedSliceGrad" and op.inputs[1].shape.rank is None:
-        return "slicing needs the input's rank"
-    if t == "GatherGrad" and (op.inputs[0].shape.rank is None or op.inputs[1].shape.rank is None
-                              or op.inputs[2].shape.rank != 1 or op.inputs[2].shape[0] is None):
-        return "needs the ranks of the gradient, the indices and the params"
-    if t in ("SumTo", "SumLike") and (op.inputs[0].shape.rank is None or (
-            t == "SumLike" and op.inputs[1].shape.rank is None)):
-        return "summing a broadcast value back needs known ranks"
-    if t in ("StridedSlice", "StridedSliceGrad") and any(
-            s[0] == "slice" and isinstance(s[3], tuple) for s in op.attrs["spec"]):
-        return "a slice step given as a tensor is not exported"
-    if t in ("PadV2", "MirrorPad", "PadGrad") and op.inputs[0].dtype.is_string:
-        return "string ops are not exported"
-    if t in ("MirrorPad", "PadGrad") and op.attrs["mode"] == "SYMMETRIC":
-        return "ONNX Pad has no SYMMETRIC mode (it has constant, reflect and edge)"
-    if t == "PadGrad" and op.attrs["mode"] != "CONSTANT":
-        return "the gradient of REFLECT padding (adding mirrored values back) has no ONNX operator"
-    if t == "Const" and op.outputs[0].dtype.name == "variant":
-        return "a constant TensorArray is not exported"
     return None
 
 
-_NO_EQUIVALENT = {
-    "PrintV2": "rt.print has no ONNX equivalent (export with drop_prints=True to leave it out)",
-    "Assert": "run-time assertions have no ONNX equivalent (drop_asserts=True leaves them out)",
-    "EagerPyFunc": "rt.py_function calls Python",
-    "AssignVariableOp": "ONNX models hold no mutable state (variable writes)",
-    "StringJoin": "string ops are not exported", "StringLength": "string ops are not exported",
-    "AsString": "string ops are not exported",
-    "RandomUniformInt": "ONNX draws random floats only",
+def _string_cast(op):
+    if op.inputs[0].dtype.is_string or op.attrs["dtype"].is_string:
+        return "casts to and from strings are not exported"
+    return None
+
+
+def _random_floats(op):
+    if not op.attrs["dtype"].is_floating:
+        return "ONNX draws random floats only"
+    return None
+
+
+def _matmul_ranks(op):
+    if (op.attrs["transpose_a"] or op.attrs["transpose_b"]) and any(
+            x.shape.rank is None for x in op.inputs):
+        return "transposed operands need a known rank"
+    return None
+
+
+def _tensor_step(op):
+    if any(s[0] == "slice" and isinstance(s[3], tuple) for s in op.attrs["spec"]):
+        return "a slice step given as a tensor is not exported"
+    return None
+
+
+def _slice_limits(x_index):
+    def limits(op):
+        if op.inputs[x_index].shape.rank is None:
+            return "slicing needs the input's rank"
+        return _tensor_step(op)
+    return limits
+
+
+def _gather_grad_ranks(op):
+    if (op.inputs[0].shape.rank is None or op.inputs[1].shape.rank is None
+            or op.inputs[2].shape.rank != 1 or op.inputs[2].shape[0] is None):
+        return "needs the ranks of the gradient, the indices and the params"
+    return None
+
+
+def _sum_back_ranks(n_inputs):
+    def limits(op):
+        if any(t.shape.rank is None for t in op.inputs[:n_inputs]):
+            return "summing a broadcast value back needs known ranks"
+        return None
+    return limits
+
+
+def _pad_limits(mirrored, gradient):
+    def limits(op):
+        if op.inputs[0].dtype.is_string:
+            return "string ops are not exported"
+        if mirrored and op.attrs["mode"] == "SYMMETRIC":
+            return "ONNX Pad has no SYMMETRIC mode (it has constant, reflect and edge)"
+        if gradient and op.attrs["mode"] != "CONSTANT":
+            return ("the gradient of REFLECT padding (adding mirrored values back) has no "
+                    "ONNX operator")
+        return None
+    return limits
+
+
+LIMITS = {
+    math_ops.BINARY["AddV2"]: _string_concat, math_ops.CAST: _string_cast,
+    random_ops.UNIFORM: _random_floats, random_ops.NORMAL: _random_floats,
+    math_ops.MATMUL: _matmul_ranks,
+    slicing.SLICE: _slice_limits(0), slicing.SLICE_GRAD: _slice_limits(1),
+    array_ops.GATHER_GRAD: _gather_grad_ranks,
+    broadcast_ops.SUM_TO: _sum_back_ranks(1), broadcast_ops.SUM_LIKE: _sum_back_ranks(2),
+    pad_ops.PAD: _pad_limits(False, False), pad_ops.MIRROR_PAD: _pad_limits(True, False),
+    pad_ops.PAD_GRAD: _pad_limits(True, True),
 }
 
+
+# -- the rules ---------------------------------------------------------------------------------
 
 def _same(onnx_type):
     return lambda ex, op, ins: [ex.one(onnx_type, ins)]
@@ -80,7 +153,6 @@ def _to(ex, dtype):
 
 def _real_div(ex, op, ins):
     if op.inputs[0].dtype.is_integer:
-        from .core import dtypes
         ins = [ex.one("Cast", [i], to=_to(ex, dtypes.float64)) for i in ins]
     return [ex.one("Div", ins)]
 
@@ -117,7 +189,6 @@ def _reduce(onnx_type, via_int=False):
             return [ex.one("Identity", ins)]
         x = ins[0]
         if via_int:
-            from .core import dtypes
             x = ex.one("Cast", [x], to=_to(ex, dtypes.int32))
         if onnx_type == "ReduceSum":  # axes is an input from opset 13
             out = ex.one(onnx_type, [x] + ([ex.ints(axes)] if axes is not None else []),
@@ -126,7 +197,6 @@ def _reduce(onnx_type, via_int=False):
             attrs = {"axes": list(axes)} if axes is not None else {}
             out = ex.one(onnx_type, [x], keepdims=keep, **attrs)
         if via_int:
-            from .core import dtypes
             out = ex.one("Cast", [out], to=_to(ex, dtypes.bool_))
         return [out]
     return rule
@@ -206,7 +276,6 @@ def _size(ex, op, ins):
 
 
 def _rank(ex, op, ins):
-    from .core import dtypes
     return [ex.one("Cast", [ex.one("Size", [ex.one("Shape", ins)])], to=_to(ex, dtypes.int32))]
 
 
@@ -227,7 +296,8 @@ def _constant_of_kernel(ex, op, ins):
     return [ex.const(op.opdef.kernel(**op.attrs))]
 
 
-def _const(ex, op, ins):
+def lower_const(ex, op, ins):
+    """A Const node (met by the walker's `const`, not through RULES)."""
     return [ex.const(op.attrs["value"])]
 
 
@@ -236,10 +306,10 @@ def _read_variable(ex, op, ins):
     return [ex.const(np.asarray(v._value, dtype=v.dtype.np_dtype))]
 
 
-def _random(onnx_type):
+def _random(onnx_type, keys):
+    """`keys`: the ONNX attributes taking the op's two `params`."""
     def rule(ex, op, ins):
         a, b = op.attrs["params"]
-        keys = ("low", "high") if onnx_type == "RandomUniform" else ("mean", "scale")
         return [ex.one(onnx_type, [], dtype=_to(ex, op.attrs["dtype"]),
                        shape=list(op.attrs["shape"]), **{keys[0]: float(a), keys[1]: float(b)})]
     return rule
@@ -293,7 +363,6 @@ def _strided_slice_grad(ex, op, ins):
 def _slice(ex, x, tensors, spec, rank):
     """numpy basic indexing: one Slice over the sliced axes, then Squeeze for integer
     indices and Unsqueeze for `None`s."""
-    from .ops.slicing import _expand_ellipsis
     spec = _expand_ellipsis(spec, rank)
 
     def scalar(v, default):
@@ -433,7 +502,6 @@ def _ta_stack(ex, op, ins):
 
 
 def _ta_size(ex, op, ins):
-    from .core import dtypes
     return [ex.one("Cast", [ex.one("SequenceLength", ins)], to=_to(ex, dtypes.int32))]
 
 
@@ -442,40 +510,49 @@ def _ta_unstack(ex, op, ins):
 
 
 TENSOR_ARRAY_DTYPE = {  # the element dtype of the TensorArray an op gives
-    "TensorArrayV3": lambda op: op.attrs["dtype"],
-    "TensorArrayWriteV3": lambda op: op.inputs[2].dtype,
-    "TensorArrayUnstack": lambda op: op.attrs["dtype_holder"],
+    tensor_array.CREATE: lambda op: op.attrs["dtype"],
+    tensor_array.WRITE: lambda op: op.inputs[2].dtype,
+    tensor_array.UNSTACK: lambda op: op.attrs["dtype_holder"],
 }
 
+_U, _B, _R = math_ops.UNARY, math_ops.BINARY, reduce_ops.REDUCE
 RULES = {
-    "Identity": _same("Identity"), "Const": _const, "ReadVariableOp": _read_variable,
-    "StopGradient": _same("Identity"),
-    "Neg": _same("Neg"), "Abs": _same("Abs"), "Sign": _same("Sign"), "Square": _square,
-    "Sqrt": _same("Sqrt"), "Exp": _same("Exp"), "Log": _same("Log"), "Tanh": _same("Tanh"),
-    "Sigmoid": _same("Sigmoid"), "Sin": _same("Sin"), "Cos": _same("Cos"),
-    "LogicalNot": _same("Not"),
-    "AddV2": _same("Add"), "Sub": _same("Sub"), "Mul": _same("Mul"), "RealDiv": _real_div,
-    "FloorDiv": _floor_div, "FloorMod": _floor_mod, "Pow": _same("Pow"),
-    "Maximum": _same("Max"), "Minimum": _same("Min"), "Equal": _same("Equal"),
-    "NotEqual": _not("Equal"), "Less": _same("Less"), "LessEqual": _same("LessOrEqual"),
-    "Greater": _same("Greater"), "GreaterEqual": _same("GreaterOrEqual"),
-    "LogicalAnd": _same("And"), "LogicalOr": _same("Or"),
-    "MatMul": _matmul,
-    "Sum": _reduce("ReduceSum"), "Mean": _reduce("ReduceMean"), "Max": _reduce("ReduceMax"),
-    "Min": _reduce("ReduceMin"), "Prod": _reduce("ReduceProd"),
-    "Any": _reduce("ReduceMax", via_int=True), "All": _reduce("ReduceMin", via_int=True),
-    "ArgMax": _arg("ArgMax"), "ArgMin": _arg("ArgMin"),
-    "SelectV2": _same("Where"), "Where": _where_indices, "Cast": _cast,
-    "Reshape": _reshape, "ReshapeDynamic": _reshape_dynamic, "Transpose": _transpose,
-    "ExpandDims": _expand_dims, "Squeeze": _squeeze, "ConcatV2": _concat, "Pack": _pack,
-    "Unpack": _unpack, "GatherV2": _gather, "Shape": _shape, "Size": _size, "Rank": _rank,
-    "Fill": _fill, "FillDynamic": _fill_dynamic, "FullLike": _full_like,
-    "Eye": _constant_of_kernel, "Range": _same("Range"), "StridedSlice": _strided_slice,
-    "RandomUniform": _random("RandomUniform"), "RandomStandardNormal": _random("RandomNormal"),
-    "TensorArrayV3": _ta_create, "TensorArrayWriteV3": _ta_write, "TensorArrayReadV3": _ta_read,
-    "TensorArrayStack": _ta_stack, "TensorArraySizeV3": _ta_size,
-    "TensorArrayUnstack": _ta_unstack,
-    "SumTo": _sum_to, "SumLike": _sum_like, "BroadcastTo": _broadcast_to,
-    "BroadcastLike": _broadcast_like, "StridedSliceGrad": _strided_slice_grad,
-    "GatherGrad": _gather_grad, "PadV2": _pad, "MirrorPad": _mirror_pad, "PadGrad": _pad_grad,
+    core_ops.IDENTITY: _same("Identity"), state_ops.READ: _read_variable,
+    core_ops.STOP_GRADIENT: _same("Identity"),
+    _U["Neg"]: _same("Neg"), _U["Abs"]: _same("Abs"), _U["Sign"]: _same("Sign"),
+    _U["Square"]: _square, _U["Sqrt"]: _same("Sqrt"), _U["Exp"]: _same("Exp"),
+    _U["Log"]: _same("Log"), _U["Tanh"]: _same("Tanh"), _U["Sigmoid"]: _same("Sigmoid"),
+    _U["Sin"]: _same("Sin"), _U["Cos"]: _same("Cos"), _U["LogicalNot"]: _same("Not"),
+    _B["AddV2"]: _same("Add"), _B["Sub"]: _same("Sub"), _B["Mul"]: _same("Mul"),
+    _B["RealDiv"]: _real_div, _B["FloorDiv"]: _floor_div, _B["FloorMod"]: _floor_mod,
+    _B["Pow"]: _same("Pow"), _B["Maximum"]: _same("Max"), _B["Minimum"]: _same("Min"),
+    _B["Equal"]: _same("Equal"), _B["NotEqual"]: _not("Equal"), _B["Less"]: _same("Less"),
+    _B["LessEqual"]: _same("LessOrEqual"), _B["Greater"]: _same("Greater"),
+    _B["GreaterEqual"]: _same("GreaterOrEqual"), _B["LogicalAnd"]: _same("And"),
+    _B["LogicalOr"]: _same("Or"),
+    math_ops.MATMUL: _matmul,
+    _R["Sum"]: _reduce("ReduceSum"), _R["Mean"]: _reduce("ReduceMean"),
+    _R["Max"]: _reduce("ReduceMax"), _R["Min"]: _reduce("ReduceMin"),
+    _R["Prod"]: _reduce("ReduceProd"), _R["Any"]: _reduce("ReduceMax", via_int=True),
+    _R["All"]: _reduce("ReduceMin", via_int=True),
+    reduce_ops.ARGMAX: _arg("ArgMax"), reduce_ops.ARGMIN: _arg("ArgMin"),
+    math_ops.SELECT: _same("Where"), math_ops.WHERE_INDICES: _where_indices,
+    math_ops.CAST: _cast,
+    array_ops.RESHAPE: _reshape, array_ops.RESHAPE_DYNAMIC: _reshape_dynamic,
+    array_ops.TRANSPOSE: _transpose, array_ops.EXPAND_DIMS: _expand_dims,
+    array_ops.SQUEEZE: _squeeze, array_ops.CONCAT: _concat, array_ops.STACK: _pack,
+    array_ops.UNSTACK: _unpack, array_ops.GATHER: _gather, array_ops.SHAPE: _shape,
+    array_ops.SIZE: _size, array_ops.RANK: _rank,
+    makers.FILL: _fill, makers.FILL_DYNAMIC: _fill_dynamic, core_ops.FULL_LIKE: _full_like,
+    makers.EYE: _constant_of_kernel, makers.RANGE: _same("Range"),
+    slicing.SLICE: _strided_slice,
+    random_ops.UNIFORM: _random("RandomUniform", ("low", "high")),
+    random_ops.NORMAL: _random("RandomNormal", ("mean", "scale")),
+    tensor_array.CREATE: _ta_create, tensor_array.WRITE: _ta_write,
+    tensor_array.READ: _ta_read, tensor_array.STACK: _ta_stack, tensor_array.SIZE: _ta_size,
+    tensor_array.UNSTACK: _ta_unstack,
+    broadcast_ops.SUM_TO: _sum_to, broadcast_ops.SUM_LIKE: _sum_like,
+    broadcast_ops.BROADCAST_TO: _broadcast_to, broadcast_ops.BROADCAST_LIKE: _broadcast_like,
+    slicing.SLICE_GRAD: _strided_slice_grad, array_ops.GATHER_GRAD: _gather_grad,
+    pad_ops.PAD: _pad, pad_ops.MIRROR_PAD: _mirror_pad, pad_ops.PAD_GRAD: _pad_grad,
 }

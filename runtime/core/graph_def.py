@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import walk
 from .dtypes import DType, as_dtype
 from .shapes import TensorShape
 
@@ -80,7 +81,7 @@ def tensor_ref(t) -> str:
 def node_def(op, function_names=None) -> NodeDef:
     attr = {}
     for k, v in op.attrs.items():
-        if hasattr(v, "graph") and hasattr(v, "params"):  # a Body
+        if k in op.opdef.body_attrs:  # a sub-graph: named in the library
             attr[k] = ("func", function_names.get(id(v), k) if function_names else k)
         elif k in _HIDDEN_ATTRS:
             continue
@@ -96,7 +97,7 @@ def node_def(op, function_names=None) -> NodeDef:
 def graph_def(graph) -> GraphDef:
     library, names = [], {}
     _collect_functions(graph, library, names)
-    return GraphDef([node_def(op, names) for op in graph.operations], library)
+    return GraphDef([node_def(op, names) for op in walk.schedule(graph)], library)
 
 
 def graph_text(graph) -> str:
@@ -105,16 +106,16 @@ def graph_text(graph) -> str:
 
 
 def _collect_functions(graph, library, names):
-    for op in graph.operations:
-        for k, v in op.attrs.items():
-            if hasattr(v, "graph") and hasattr(v, "params") and id(v) not in names:
+    for op in walk.schedule(graph):
+        for k, v in op.attrs.items():  # (in attribute order, as a loaded graph has them)
+            if k in op.opdef.body_attrs and id(v) not in names:
                 fname = f"{op.name.replace('/', '_')}_{k}_{len(names)}"
                 names[id(v)] = fname
                 _collect_functions(v.graph, library, names)
                 inputs = [p for p in v.params if p is not None]
                 library.append(FunctionDef(
                     fname, [p.op.name for p in inputs], [tensor_ref(t) for t in v.outputs],
-                    [node_def(o, names) for o in v.graph.operations],
+                    [node_def(o, names) for o in walk.schedule(v.graph)],
                     {f"output_{i}": tensor_ref(t) for i, t in enumerate(v.outputs)}))
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..control_flow import Body
+from ..core.control import IF, IF_STATEFUL, WHILE, WHILE_STATEFUL, Body
+from ..core.opdef import CONST, PLACEHOLDER, constant_value
 from ..core.shapes import TensorShape
+from ..ops import array_ops, io_ops, makers, slicing, state_ops, tensor_array
 from . import format as fmt
 
 
@@ -68,12 +70,8 @@ def _check_unstack(r, w, inputs, attrs, specs):
         raise r.fail(w + ".attrs.num", f"Unpack of {attrs['num']!r} values declares {len(specs)} outputs")
 
 
-def _const_value(t):
-    return t.op.attrs["value"] if t.op.type == "Const" else None
-
-
 def _check_range(r, w, inputs, attrs, specs):
-    vals = [_const_value(t) for t in inputs]
+    vals = [constant_value(t) for t in inputs]
     if all(v is not None and np.ndim(v) == 0 for v in vals) and len(vals) == 3:
         start, limit, delta = (float(v) for v in vals)
         if delta != 0 and (limit - start) / delta > fmt.MAX_ELEMENTS:
@@ -81,7 +79,7 @@ def _check_range(r, w, inputs, attrs, specs):
 
 
 def _check_dims(r, w, inputs, attrs, specs):
-    dims = _const_value(inputs[0]) if inputs else None
+    dims = constant_value(inputs[0]) if inputs else None
     if dims is not None and dims.dtype.kind in "iu":
         r.size(TensorShape([max(int(d), 0) for d in np.reshape(dims, -1)][:fmt.MAX_RANK + 1]), w)
 
@@ -128,8 +126,9 @@ def _check_body(r, w, body, inputs, out_specs, specs, relaxed=False):
         raise r.fail(w, "the node's outputs do not fit its sub-graph's")
 
 
-CHECKS = {"Const": _check_const, "Placeholder": _check_placeholder, "PrintV2": _check_print,
-           "Assert": _check_assert, "StridedSlice": _check_slice, "AssignVariableOp": _check_assign,
-           "Unpack": _check_unstack, "Range": _check_range, "FillDynamic": _check_dims,
-           "TensorArrayV3": _check_dims, "If": _check_if, "StatelessIf": _check_if,
-           "While": _check_while, "StatelessWhile": _check_while}
+CHECKS = {CONST: _check_const, PLACEHOLDER: _check_placeholder, io_ops.PRINT: _check_print,
+          io_ops.ASSERT: _check_assert, slicing.SLICE: _check_slice,
+          state_ops.ASSIGN: _check_assign, array_ops.UNSTACK: _check_unstack,
+          makers.RANGE: _check_range, makers.FILL_DYNAMIC: _check_dims,
+          tensor_array.CREATE: _check_dims, IF: _check_if, IF_STATEFUL: _check_if,
+          WHILE: _check_while, WHILE_STATEFUL: _check_while}  # keyed by OpDef

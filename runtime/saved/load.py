@@ -14,8 +14,9 @@ import numpy as np
 
 from .. import nest
 from ..concrete import ConcreteFunction, Placeholder
-from ..control_flow import Body
+from ..core.control import Body
 from ..core.graph import Graph
+from ..errors import InvalidArgumentError
 from ..ops import registry
 from ..ops.state_ops import Variable
 from ..core.shapes import TensorShape, TensorSpec
@@ -111,7 +112,6 @@ class LoadedFunction:
 
 def _matched(cf, args, kwargs):
     """The input arrays when `cf` accepts the call, else None."""
-    from ..errors import InvalidArgumentError
     try:
         bound = cf._py_sig.bind_partial(*args, **kwargs)
         arrays = [None] * len(cf.inputs)
@@ -266,7 +266,7 @@ def _body(ctx, obj, where, outer, depth) -> Body:
             params.append(None)
             continue
         op = ops[r.index(p, len(ops), w, "node")]
-        if op.type != "Placeholder":
+        if not op.opdef.feedable:
             raise r.fail(w, f"a parameter must be a Placeholder node, '{op.name}' is {op.type}")
         params.append(op.outputs[0])
     outputs = [_tensor(r, t, ops, f"{where}.outputs[{i}]")
@@ -297,7 +297,7 @@ def _graph(ctx, obj, where, outer, depth) -> Graph:
     g.inputs = [g.operations[r.index(i, len(g.operations), f"{where}.inputs", "node")].outputs[0]
                 for i in r.get(obj, "inputs", list, where)]
     for t in g.inputs:
-        if t.op.type != "Placeholder":
+        if not t.op.opdef.feedable:
             raise r.fail(f"{where}.inputs", f"'{t.op.name}' is not a Placeholder")
     return g
 
@@ -339,7 +339,7 @@ def _node(ctx, g, n, name, w, depth):
         if not (isinstance(o, list) and len(o) == 2):
             raise r.fail(wo, "an output must be [shape, dtype]")
         specs.append((r.shape(o[0], wo + "[0]"), r.dtype(o[1], wo + "[1]", allow_variant=True)))
-    check = CHECKS.get(opname)
+    check = CHECKS.get(opdef)
     if check is not None:
         check(r, w, inputs, attrs, specs)
     try:
@@ -391,7 +391,7 @@ def _function(ctx, obj, where) -> ConcreteFunction:
     for i, inp in enumerate(r.get(obj, "inputs", list, where)):
         w = f"{where}.inputs[{i}]"
         op = ops[r.index(r.get(inp, "node", int, w), len(ops), w + ".node", "node")]
-        if op.type != "Placeholder" or any(p is op.outputs[0] for p in placeholders):
+        if not op.opdef.feedable or any(p is op.outputs[0] for p in placeholders):
             raise r.fail(w + ".node", f"'{op.name}' is not a distinct Placeholder")
         t = op.outputs[0]
         placeholders.append(t)

@@ -10,10 +10,14 @@ from typing import Optional
 import numpy as np
 
 from ..concrete import ConcreteFunction, Placeholder, WeakArg
-from ..errors import InvalidGraphError
-from ..ops import registry
-from ..ops.state_ops import Variable
+from ..core import walk
+from ..core.control import Body
 from ..core.tensor import Tensor
+from ..errors import InvalidGraphError
+from ..function import Function
+from ..ops import registry
+from ..ops.io_ops import PRINT
+from ..ops.state_ops import Variable
 from . import format as fmt
 
 
@@ -84,7 +88,6 @@ def _name(f) -> str:
 
 
 def _concretes(f, what) -> list:
-    from ..function import Function
     if isinstance(f, ConcreteFunction):
         return [f]
     if isinstance(f, Function):
@@ -100,7 +103,6 @@ def _concretes(f, what) -> list:
 
 def _objects(obj) -> list:
     """[(attribute name, [ConcreteFunction])] for what `save` was given."""
-    from ..function import Function
     if isinstance(obj, (ConcreteFunction, Function)):
         items = [(_name(obj), obj)]
     elif isinstance(obj, dict):
@@ -165,7 +167,7 @@ class _Writer:
             return self.variable(v)
         if isinstance(v, np.random.Generator):
             return fmt.encode_rng(v)
-        if hasattr(v, "graph") and hasattr(v, "params"):  # a control-flow Body
+        if isinstance(v, Body):  # a control-flow op's sub-graph
             return self.body(v, where)
         raise SaveError(f"{where} holds {type(v).__name__} {_short(v)}, which cannot be saved")
 
@@ -177,18 +179,18 @@ class _Writer:
 
     def graph(self, graph, refs) -> dict:
         nodes = []
-        for op in graph.operations:
+        for op in walk.schedule(graph):  # every op, in creation order (_Refs' indices)
             where = f"node '{op.name}' ({op.type})"
             if registry().get(op.type) is not op.opdef:
                 raise SaveError(f"{where}{_at(op)}: the op is not in runtime.ops.registry(), so a "
                                 "saved graph could not be loaded; register it there")
-            if op.type == "EagerPyFunc":
+            if op.opdef.calls_python:
                 raise SaveError(f"{where}{_at(op)}: rt.py_function calls Python code, which a saved "
                                 "graph cannot hold; compute it with rt ops to save the function")
-            if op.type == "PrintV2" and op.attrs["stream"] not in (None, "sys.stderr", "sys.stdout"):
+            if op.opdef is PRINT and op.attrs["stream"] not in (None, "sys.stderr", "sys.stdout"):
                 raise SaveError(f"{where}{_at(op)}: rt.print to {op.attrs['stream']!r} cannot be "
                                 "saved; print to sys.stdout or sys.stderr")
-            if op.type == "Const" and op.outputs[0].dtype.name == "variant":
+            if op.opdef.constant and op.outputs[0].dtype.name == "variant":
                 raise SaveError(f"{where}{_at(op)}: a constant TensorArray cannot be saved; "
                                 "create the TensorArray inside the function")
             nodes.append({
