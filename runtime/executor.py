@@ -21,34 +21,22 @@ from __future__ import annotations
 import functools
 import itertools
 import linecache
-import re
 
 import numpy as np
 
-from .core import backends
+from .core import backends, control, walk
+from .core.shapes import TensorShape
 from .core.opdef import quiet_numpy as _quiet_numpy, restore_numpy as _restore_numpy
 from .errors import InvalidArgumentError, OpError
 
 _counter = itertools.count()
 
 
-def needed_ops(graph, outputs) -> set:
-    """ids of the ops of `graph` that `outputs` and the side effects depend on."""
-    stack = [t.op for t in outputs if t.op.graph is graph]
-    stack += [op for op in graph.operations if op.opdef.side_effect]
-    seen = set()
-    while stack:
-        op = stack.pop()
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        for t in op.inputs:
-            if id(t.op) not in seen:
-                stack.append(t.op)
-    return seen
+class _Emitter(walk.Visitor):
+    """Writes the Python lines of a graph, one op at a time (a Visitor: placeholders are
+    named by whoever feeds them, constants become globals, conds and while loops become
+    `if` and `while` blocks, every other op a kernel call)."""
 
-
-class _Emitter:
     def __init__(self):
         self.lines: list[str] = []
         self.line_nodes: dict[int, object] = {}
@@ -59,6 +47,11 @@ class _Emitter:
         self._kernels: dict = {}
         self.fresh_buffers: set = set()
         self.inplace: dict = {}  # line index -> (argument names, output name, ufunc name)
+        self.indent = 1
+        self.params: list[str] = []  # the function's parameters: the fed inputs
+        # id(while op) -> index of the line before its `while True:` (its loop variables
+        # are set by then: what only initialises them may be freed there)
+        self.loop_heads: dict = {}
 
     def fresh(self, prefix="t") -> str:
         return f"{prefix}{next(self._ids)}"
@@ -87,7 +80,7 @@ class _Emitter:
         try:
             return self.names[id(t)]
         except KeyError:
-            if t.op.opdef.name == "Placeholder":
+            if t.op.opdef.feedable:
                 raise InvalidArgumentError(
                     f"You must feed a value for placeholder tensor '{t.op.name}' with dtype "
                     f"{t.dtype.name} and shape {t.shape}", t.op.name) from None
@@ -97,30 +90,27 @@ class _Emitter:
 
     # -- graphs ---------------------------------------------------------------------------
     def emit_graph(self, graph, outputs, indent: int):
-        keep = needed_ops(graph, outputs)
-        for op in graph.operations:
-            if id(op) not in keep:
-                continue
-            t = op.opdef.name
-            if t == "Placeholder":
-                continue  # named by whoever feeds it
-            if t == "Const":
-                value = op.attrs["value"]
-                if isinstance(value, np.ndarray) and value.ndim == 0:
-                    value = value[()]  # numpy scalars compute ~20x faster than 0-d arrays
-                elif isinstance(value, np.ndarray):
-                    # Every run returns this very array where the graph returns the constant:
-                    # a caller writing into `.numpy()` must not change later results.
-                    value.flags.writeable = False
-                self.names[id(op.outputs[0])] = self.global_value(value)
-            elif t in ("If", "StatelessIf"):
-                self.emit_cond(op, indent)
-            elif t in ("While", "StatelessWhile"):
-                self.emit_while(op, indent)
-            else:
-                self.emit_call(op, indent)
+        outer, self.indent = self.indent, indent
+        try:
+            self.walk(graph, outputs)
+        finally:
+            self.indent = outer
 
-    def emit_call(self, op, indent):
+    def placeholder(self, op):
+        return None  # named by whoever feeds it
+
+    def const(self, op):
+        value = op.attrs["value"]
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value[()]  # numpy scalars compute ~20x faster than 0-d arrays
+        elif isinstance(value, np.ndarray):
+            # Every run returns this very array where the graph returns the constant:
+            # a caller writing into `.numpy()` must not change later results.
+            value.flags.writeable = False
+        self.names[id(op.outputs[0])] = self.global_value(value)
+
+    def op(self, op):
+        indent = self.indent
         arg_names = [self.name_of(t) for t in op.inputs]
         expr = op.opdef.emit(op, arg_names) if op.opdef.emit is not None else None
         if expr is not None and expr.isidentifier():  # an alias (Identity): no code
@@ -132,9 +122,9 @@ class _Emitter:
         outs = [self.fresh() for _ in op.outputs]
         for t, n in zip(op.outputs, outs):
             self.names[id(t)] = n
-        if not _makes_new_array(op):
+        if not (op.opdef.pure and op.opdef.allocates):
             # Its result may be a view of its inputs (reshape, slice, ...) or it may keep
-            # them (a TensorArray): their buffers are shared from now on.
+            # them (a TensorArray, a variable): their buffers are shared from now on.
             self.fresh_buffers.difference_update(arg_names)
         if not op.opdef.multi_output:
             self.emit(indent, f"{outs[0]} = {call}", op)
@@ -148,10 +138,11 @@ class _Emitter:
             self.fresh_buffers.difference_update(arg_names)
 
     def _note_buffers(self, op, arg_names, out):
-        """Records which values own a fresh buffer (made by a ufunc or a matmul, never a view
-        of an input or constant), and which ufunc lines could write into a dead input."""
+        """Records which values own a fresh buffer (made by an op that `allocates`: a
+        ufunc, a matmul, a reduction; never a view of an input or constant), and which
+        ufunc lines could write into a dead input."""
         kernel = op.opdef.kernel
-        if isinstance(kernel, np.ufunc) or op.opdef.name == "MatMul":
+        if op.opdef.pure and op.opdef.allocates:
             self.fresh_buffers.add(out)
         if not op.inputs:
             return
@@ -184,44 +175,50 @@ class _Emitter:
     def emit_body(self, body, input_names, indent) -> list:
         self.bind_params(body, input_names)
         self.emit_graph(body.graph, body.outputs, indent)
-        return [self.name_of(t) for t in body.outputs]
+        results = [self.name_of(t) for t in body.outputs]
+        # The node's results share these buffers from now on.
+        self.fresh_buffers.difference_update(results)
+        return results
 
-    def emit_cond(self, op, indent):
+    def cond(self, op):
+        indent = self.indent
         pred, *ext = [self.name_of(t) for t in op.inputs]
         self.fresh_buffers.difference_update(ext)
         outs = [self.fresh() for _ in op.outputs]
         for t, n in zip(op.outputs, outs):
             self.names[id(t)] = n
         self.emit(indent, f"if {pred}:", op)
-        for body in (op.attrs["then_body"], op.attrs["else_body"]):
+        then_body, else_body = op.opdef.bodies(op)
+        for body in (then_body, else_body):
             results = self.emit_body(body, ext, indent + 1)
             if outs:
                 self.assign(indent + 1, outs, results)
             else:
                 self.emit(indent + 1, "pass")
-            if body is op.attrs["then_body"]:
+            if body is then_body:
                 self.emit(indent, "else:")
 
-    def emit_while(self, op, indent):
-        n = op.attrs["num_loop_vars"]
+    def while_loop(self, op):
+        indent = self.indent
         names = [self.name_of(t) for t in op.inputs]
         self.fresh_buffers.difference_update(names)
-        init, ext = names[:n], names[n:]
-        max_iter = ext.pop() if op.attrs["has_max"] else None
-        loop_vars = [self.fresh("w") for _ in range(n)]
+        init, ext, max_iter = control.WhileInputs.of(op, names)
+        cond_body, body = op.opdef.bodies(op)
+        loop_vars = [self.fresh("w") for _ in init]
         if loop_vars:
             self.assign(indent, loop_vars, init)
         counter = None
         if max_iter is not None:
             counter = self.fresh("n")
             self.emit(indent, f"{counter} = 0")
+        self.loop_heads[id(op)] = len(self.lines) - 1
         self.emit(indent, "while True:", op)
-        [test] = self.emit_body(op.attrs["cond_body"], loop_vars + ext, indent + 1)
+        [test] = self.emit_body(cond_body, loop_vars + ext, indent + 1)
         self.emit(indent + 1, f"if not {test}: break", op)
         if counter is not None:
             self.emit(indent + 1, f"if {counter} >= {max_iter}: break")
             self.emit(indent + 1, f"{counter} += 1")
-        results = self.emit_body(op.attrs["body"], loop_vars + ext, indent + 1)
+        results = self.emit_body(body, loop_vars + ext, indent + 1)
         if loop_vars:
             self.assign(indent + 1, loop_vars, results)
         for t, v in zip(op.outputs, loop_vars):
@@ -283,7 +280,6 @@ class _Concrete:
     """An input of a failed node as its inference rule sees it: the run-time shape."""
 
     def __init__(self, value, dtype):
-        from .core.shapes import TensorShape
         self.shape = TensorShape(np.shape(value))
         self.dtype = dtype
 
@@ -299,52 +295,57 @@ def _inferred_message_for(node, values):
     return None
 
 
-_NEW_ARRAY_OPS = {"MatMul", "Sum", "Mean", "Max", "Min", "Prod", "Any", "All"}
+def _emit_top(em: _Emitter, ops) -> list:
+    """Emits the top-level ops; per op, the index of the last line it emitted."""
+    ends = []
+    for op in ops:
+        em.visit(op)
+        ends.append(len(em.lines) - 1)
+    return ends
 
 
-def _makes_new_array(op) -> bool:
-    """Whether the op's result is a new array that shares no memory with its inputs."""
-    return op.opdef.pure and (isinstance(op.opdef.kernel, np.ufunc)
-                              or op.opdef.name in _NEW_ARRAY_OPS)
-
-
-_VALUE_NAME = re.compile(r"\b[tw]\d+\b")
-
-
-def _free_dead_values(em: _Emitter) -> None:
-    """Inserts `del` after the top-level statement that last reads each intermediate, so
-    a large workload does not hold dead buffers until the function returns (numpy code
-    written by hand frees its temporaries as it goes). A value read inside an `if` or
-    `while` block lives until that whole block ends."""
+def _free_dead_values(em: _Emitter, ops, ends, outputs) -> None:
+    """Inserts `del` after the top-level op that last reads each intermediate (by the
+    graph's liveness, `walk.last_reads`), so a large workload does not hold dead buffers
+    until the function returns (numpy code written by hand frees its temporaries as it
+    goes). A value read inside an `if` or `while` block lives until that whole block
+    ends; the outputs are never freed. A Python name may stand for several tensors (an
+    Identity is an alias): it dies with the last of them."""
+    death: dict = {}  # name -> index of the op after which it is dead
+    for i, dead in walk.last_reads(ops, outputs).items():
+        for t in dead:
+            name = em.names.get(id(t))
+            if name is not None and death.get(name, -1) < i:
+                death[name] = i
+    forever = len(ops)
+    for t in outputs:
+        name = em.names.get(id(t))
+        if name is not None:
+            death[name] = forever
+    # Only what the top level assigned is freed: not inputs, constants, kernels.
+    top = {em.names[id(t)] for op in ops for t in op.outputs if id(t) in em.names}
+    top.difference_update(em.globals, em.params)
+    line_op = {}
+    for i, end in enumerate(ends):
+        line_op.setdefault(end, i)
     lines = em.lines
-    top = []  # for each line, the index of the top-level statement it belongs to
-    for i, line in enumerate(lines):
-        continues = line.startswith("        ") or line.strip() == "else:"
-        top.append(top[-1] if continues else i)
-    last_use, defined_at_top = {}, set()
-    for i, line in enumerate(lines):
-        names = _VALUE_NAME.findall(line)
-        if not line.startswith("        ") and "=" in line.split("(")[0]:
-            target = line.split("=")[0]
-            defined_at_top.update(_VALUE_NAME.findall(target))
-        for n in names:
-            last_use[n] = top[i]
-    end_of = {}  # top-level statement index -> index of its last line
-    for i, t in enumerate(top):
-        end_of[t] = i
     # A ufunc whose first input dies here and owns its buffer writes into it (out=):
     # large workloads then allocate no new array for the step.
-    for i, (args, out, ufunc) in em.inplace.items():
+    for at, (args, out, ufunc) in em.inplace.items():
         first = args[0]
-        if first in em.fresh_buffers and last_use.get(first) == i and top[i] == i:
-            lines[i] = f"    {out} = {ufunc}({', '.join(args)}, out={first})"
+        i = line_op.get(at)
+        if i is not None and first in em.fresh_buffers and death.get(first) == i:
+            lines[at] = f"    {out} = {ufunc}({', '.join(args)}, out={first})"
     frees: dict[int, list] = {}
-    for n, t in last_use.items():
-        if n in defined_at_top and not lines[end_of[t]].lstrip().startswith("return"):
-            frees.setdefault(end_of[t], []).append(n)
+    for name, i in death.items():
+        if i < forever and name in top:
+            frees.setdefault(_free_line(em, ops[i], name, ends[i]), []).append(name)
     if not frees:
         return
     new_lines, moved = [], {}
+    frees_before = frees.pop(-1, None)  # ops that emitted no line before the first line
+    if frees_before:
+        new_lines.append("    del " + ", ".join(sorted(frees_before)))
     for i, line in enumerate(lines):
         moved[i + 2] = len(new_lines) + 2  # line numbers count the `def` line first
         new_lines.append(line)
@@ -355,17 +356,33 @@ def _free_dead_values(em: _Emitter) -> None:
     em.line_args = {moved[k]: v for k, v in em.line_args.items() if k in moved}
 
 
+def _free_line(em: _Emitter, op, name, end) -> int:
+    """The line after which `name`, last read by `op`, is dead: the end of the op's
+    statements, or the head of a while loop when the loop only starts from it (an initial
+    value of a loop variable, neither captured by the loop nor read in its bodies)."""
+    head = em.loop_heads.get(id(op))
+    if head is None:
+        return end
+    init, captured, limit = control.WhileInputs.of(op)
+    late = captured + ([limit] if limit is not None else []) + walk.reads(op)[len(op.inputs):]
+    if any(em.names.get(id(t)) == name for t in init) and not any(
+            em.names.get(id(t)) == name for t in late):
+        return head
+    return end
+
+
 def compile_graph(graph, inputs, outputs) -> Plan:
     em = _Emitter()
-    params = []
+    params = em.params
     for t in inputs:
         name = em.fresh("i")
         em.names[id(t)] = name
         params.append(name)
-    em.emit_graph(graph, outputs, 1)
+    ops = walk.schedule(graph, outputs)
+    ends = _emit_top(em, ops)
     results = [em.name_of(t) for t in outputs]
+    _free_dead_values(em, ops, ends, outputs)
     em.emit(1, f"return ({', '.join(results)}{',' if len(results) == 1 else ''})")
-    _free_dead_values(em)
     filename = f"<rt-graph-{next(_counter)}>"
     # Constants and kernels become default arguments: locals are the fastest lookups.
     bound = [f"{name}={name}" for name in em.globals]
@@ -374,9 +391,7 @@ def compile_graph(graph, inputs, outputs) -> Plan:
     namespace = dict(em.globals)
     exec(code, namespace)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    keep = needed_ops(graph, outputs)
-    needed_placeholders = {id(op.outputs[0]) for op in graph.operations
-                           if id(op) in keep and op.opdef.name == "Placeholder"}
+    needed_placeholders = {id(op.outputs[0]) for op in ops if op.opdef.feedable}
     return Plan(namespace["run"], source, filename, em.line_nodes, needed_placeholders,
                 em.line_args)
 

@@ -15,7 +15,9 @@ re-deciding placeholders, constants and control flow by op name:
 
 `schedule(graph, outputs)` gives the ops that the outputs and the side effects need, in
 creation order (a valid execution order, and the program order of side effects);
-`last_reads(ops, keep)` says after which op each value is dead.
+`last_reads(ops, keep)` says after which op each value is dead; `reads(op)` what an op
+reads, the outer values its sub-graphs read directly included; `needed_nested(graph,
+outputs)` the ops needed in the graph and in the sub-graphs of the control flow it needs.
 """
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from .control import CondDef, WhileDef
 
 
 def needed(graph, outputs: Iterable) -> set:
-    """ids of the ops of `graph` that `outputs` and the graph's side effects depend on."""
+    """ids of the ops of `graph` that `outputs` and the graph's side effects depend on
+    (through the ops' inputs, and the outer values their sub-graphs read: `reads`)."""
     stack = [t.op for t in outputs if t.op.graph is graph]
     stack += [op for op in graph.operations if op.opdef.side_effect]
     seen: set = set()
@@ -34,7 +37,7 @@ def needed(graph, outputs: Iterable) -> set:
         if id(op) in seen:
             continue
         seen.add(id(op))
-        for t in op.inputs:
+        for t in (reads(op) if op.opdef.body_attrs else op.inputs):
             if id(t.op) not in seen:
                 stack.append(t.op)
     return seen
@@ -49,16 +52,52 @@ def schedule(graph, outputs: Optional[Iterable] = None) -> list:
     return [op for op in graph.operations if id(op) in keep]
 
 
+def needed_nested(graph, outputs: Iterable) -> set:
+    """ids of the ops that `outputs` and the side effects need, in `graph` and, through
+    the control-flow ops needed, in their sub-graphs (recursively): a body needs its
+    results and its own side effects. A body may read an outer tensor directly, which
+    makes its op needed too."""
+    stack = [t.op for t in outputs]
+    stack += [op for op in graph.operations if op.opdef.side_effect]
+    seen: set = set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        stack.extend(t.op for t in op.inputs if id(t.op) not in seen)
+        for body in op.opdef.bodies(op):
+            stack.extend(t.op for t in body.outputs)
+            stack.extend(o for o in body.graph.operations if o.opdef.side_effect)
+    return seen
+
+
+def reads(op) -> list:
+    """The tensors `op` reads: its inputs, and for control flow the tensors of enclosing
+    graphs that its sub-graphs read directly rather than through a param (recursively).
+    Such a value lives until the whole node has run."""
+    body_list = op.opdef.bodies(op) if op.opdef.body_attrs else ()
+    if not body_list:
+        return list(op.inputs)
+    found = list(op.inputs)
+    for body in body_list:
+        inner = body.graph
+        for sub in inner.operations:
+            found.extend(t for t in reads(sub) if t.op.graph is not inner)
+        found.extend(t for t in body.outputs if t.op.graph is not inner)
+    return found
+
+
 def last_reads(ops: Sequence, keep: Iterable = ()) -> dict:
     """{index in `ops`: [tensors last read by that op]}: a value may be freed after the
     op that reads it last. Values in `keep` (the outputs) never die; a value no op reads
-    dies at the op that makes it. A control-flow op's sub-graphs read only what it takes
-    as inputs (their captures), so its inputs cover them."""
+    dies at the op that makes it. A control-flow op reads its inputs and whatever outer
+    value its sub-graphs read (`reads`): all of them live until the node ends."""
     kept = {id(t) for t in keep}
     last: dict = {}
     made: dict = {}
     for i, op in enumerate(ops):
-        for t in op.inputs:
+        for t in reads(op):
             last[id(t)] = (i, t)
         for t in op.outputs:
             made[id(t)] = (i, t)

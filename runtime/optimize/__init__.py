@@ -16,12 +16,11 @@ errors it raises (a kernel that would fail is not folded away).
 from __future__ import annotations
 
 from ..core.graph import Graph
-from ..core.opdef import CONST
-from .constant_folding import _fold, fold_constants, returned_ops
+from .constant_folding import fold, fold_constants, returned_ops
 from .cse import CSE, eliminate_common_subexpressions
 from .prune import prune
 from .rewrite import count_ops, rebuild, set_captures
-from .simplify import _simplify, simplify_arithmetic
+from .simplify import simplify, simplify_arithmetic
 
 # Folding first: it makes the constants simplification looks for (x * (3 - 2)). CSE after
 # both: it merges what they leave, folded constants included. Pruning last: every earlier
@@ -53,11 +52,11 @@ def rewrite_ops(graph: Graph, outputs: list) -> tuple:
 
     def rule(ctx, op, inputs, attrs):
         start = len(ctx.graph.operations)
-        result = _fold(ctx, op, inputs, attrs, protected)
+        result = fold(ctx, op, inputs, attrs, protected)
         if result is None:
-            result = _simplify(ctx, op, inputs, attrs)
+            result = simplify(ctx, op, inputs, attrs)
             if result is not None and id(op) in protected and any(
-                    t.op.opdef is CONST for t in result):
+                    t.op.opdef.constant for t in result):
                 result = None  # a returned value stays computed (see returned_ops)
         if result is None:
             return cse.rule(ctx, op, inputs, attrs)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dtypes, walk
+from ..core.control import is_cond
 from ..errors import InvalidArgumentError
 from ..ops.core import IDENTITY
 from .rewrite import bodies, const_value, is_control_flow, rebuild
@@ -30,7 +31,7 @@ MAX_ELEMENTS = 1_000_000
 def fold_constants(graph, outputs: list) -> tuple:
     """(new graph, new outputs) with every foldable op replaced by a Const."""
     protected = returned_ops(outputs)
-    new, outs, _ = rebuild(graph, outputs, lambda *a: _fold(*a, protected=protected))
+    new, outs, _ = rebuild(graph, outputs, lambda *a: fold(*a, protected=protected))
     return new, outs
 
 
@@ -41,24 +42,26 @@ def returned_ops(outputs) -> set:
     ids = set()
     for t in outputs:
         op = t.op
-        while op.opdef.name == "Identity":
+        while op.opdef is IDENTITY:
             ids.add(id(op))
             op = op.inputs[0].op
         ids.add(id(op))
     return ids
 
 
-def _fold(ctx, op, inputs, attrs, protected=frozenset()):
-    name = op.opdef.name
-    if name == "Placeholder":
+def fold(ctx, op, inputs, attrs, protected=frozenset()):
+    """The rebuild rule of this pass (runtime.optimize.rewrite): `op` as a constant when
+    its inputs are constants, a captured constant inlined, a constant cond's branch."""
+    d = op.opdef
+    if d.feedable:
         src = ctx.param_sources.get(id(op.outputs[0]))
         value = const_value(src)
         if value is not None:  # a captured constant: inline it into the body
             return [ctx.const(value, src.dtype, op)]
         return None
-    if name in ("If", "StatelessIf"):
+    if is_cond(op):
         return _inline_branch(ctx, op, inputs, attrs)
-    if (name == "Const" or is_control_flow(op) or not op.opdef.pure or op.opdef.kernel is None
+    if (d.constant or is_control_flow(op) or not d.pure or d.kernel is None
             or id(op) in protected):
         return None
     values = [const_value(t) for t in inputs]
@@ -68,10 +71,10 @@ def _fold(ctx, op, inputs, attrs, protected=frozenset()):
         return None
     try:
         with np.errstate(all="ignore"):
-            result = op.opdef.kernel(*values, **attrs)
+            result = d.kernel(*values, **attrs)
     except (ArithmeticError, ValueError, IndexError, TypeError, InvalidArgumentError):
         return None  # it fails at run time too, and reports there
-    results = result if op.opdef.multi_output else (result,)
+    results = result if d.multi_output else (result,)
     if len(results) != len(op.outputs):
         return None
     arrays = []
@@ -99,18 +102,18 @@ def _inline_branch(ctx, op, inputs, attrs):
     body = attrs["then_body" if bool(pred) else "else_body"]
     g = ctx.graph
     feeds = {id(p): t for p, t in zip(body.params, inputs[1:]) if p is not None}
-    for sub in body.graph.operations:
-        if sub.opdef.name == "Placeholder":
+    ops = walk.schedule(body.graph)
+    for sub in ops:
+        if sub.opdef.feedable:
             src = feeds.get(id(sub.outputs[0]))
             if src is None:  # unfed: cannot happen for a well-formed node; keep the node
                 return None
-    for sub in body.graph.operations:
-        if sub.opdef.name == "Placeholder":
+    for sub in ops:
+        if sub.opdef.feedable:
             sub.opdef, sub.inputs, sub.attrs = IDENTITY, (feeds[id(sub.outputs[0])],), {}
         sub.graph = g
         sub.name = g.unique_name(f"{op.name}/{sub.name}")
         for b in bodies(sub):
             b.graph.outer = g
         g.append_operation(sub)
-        g._version += 1
     return list(body.outputs)

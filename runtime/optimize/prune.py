@@ -16,29 +16,31 @@ them, as the executor already does.
 """
 from __future__ import annotations
 
-from ..control_flow import Body
+from ..core import walk
+from ..core.control import Body, is_cond
 from .rewrite import bodies, is_control_flow, rebuild
 
 
 def _live(graph, outputs) -> tuple:
     """(ids of the live ops of `graph` and of its sub-graphs, ids of the placeholders that
     must stay). An op is live when the outputs or a side effect need it; the bodies of a
-    live cond or while need their results and their own side effects. One walk over all
-    graphs, as a body may read an outer tensor directly."""
-    stack = [t.op for t in outputs] + [op for op in graph.operations if op.opdef.side_effect]
-    seen, kept = set(), {id(t) for t in graph.inputs}
-    kept.update(id(op.outputs[0]) for op in graph.operations if op.opdef.name == "Placeholder")
-    while stack:
-        op = stack.pop()
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        stack.extend(t.op for t in op.inputs if id(t.op) not in seen)
-        for b in bodies(op):
-            stack.extend(t.op for t in b.outputs)
-            stack.extend(o for o in b.graph.operations if o.opdef.side_effect)
-            kept.update(id(t) for t in b.graph.inputs)
-    return seen, kept
+    live cond or while need their results and their own side effects (one walk over all
+    graphs, `walk.needed_nested`, as a body may read an outer tensor directly)."""
+    live = walk.needed_nested(graph, outputs)
+    kept = {id(t) for t in graph.inputs}
+    kept.update(id(op.outputs[0]) for op in graph.operations if op.opdef.feedable)
+    _keep_body_inputs(graph, live, kept)
+    return live, kept
+
+
+def _keep_body_inputs(graph, live, kept) -> None:
+    """Adds the inputs of the bodies of the live control-flow ops (recursively) to
+    `kept`: the node still passes them."""
+    for op in graph.operations:
+        if id(op) in live:
+            for b in bodies(op):
+                kept.update(id(t) for t in b.graph.inputs)
+                _keep_body_inputs(b.graph, live, kept)
 
 
 def prune(graph, outputs: list) -> tuple:
@@ -46,7 +48,7 @@ def prune(graph, outputs: list) -> tuple:
     live, kept = _live(graph, outputs)
 
     def rule(ctx, op, inputs, attrs):
-        if op.opdef.name == "Placeholder" and id(op.outputs[0]) in kept:
+        if op.opdef.feedable and id(op.outputs[0]) in kept:
             return None
         if id(op) not in live:
             return [None] * len(op.outputs)
@@ -62,8 +64,8 @@ def prune(graph, outputs: list) -> tuple:
 def _drop_unused_inputs(op, inputs, attrs):
     """A control-flow node's inputs and bodies without the fixed inputs (a cond's
     captures, a while's captured tensors) that no body reads any more."""
-    names = [k for k, v in attrs.items() if isinstance(v, Body)]
-    if op.opdef.name in ("If", "StatelessIf"):
+    names = op.opdef.body_attrs
+    if is_cond(op):
         first, last = 1, len(inputs)
         param_offset = -1  # input i feeds params[i - 1]
     else:

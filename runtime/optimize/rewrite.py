@@ -17,34 +17,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..control_flow import Body
+from ..core import walk
+from ..core.control import Body, WhileInputs, is_cond
 from ..core.graph import Graph, Operation
 from ..core.opdef import CONST, const_specs
 
-CONTROL_FLOW = ("If", "StatelessIf", "While", "StatelessWhile")
-
 
 def is_control_flow(op) -> bool:
-    return op.opdef.name in CONTROL_FLOW
+    """Whether `op` has sub-graphs (a cond or a while loop)."""
+    return bool(op.opdef.body_attrs)
 
 
 def bodies(op) -> list:
     """The Body attributes of a control-flow op (empty for other ops)."""
-    return [v for v in op.attrs.values() if _is_body(v)]
-
-
-def _is_body(v) -> bool:
-    return isinstance(v, Body)
+    return op.opdef.bodies(op)
 
 
 def is_pure(op) -> bool:
     """Same inputs always give the same outputs and nothing else happens. A cond or
     while is pure when every op of its bodies is (placeholders aside)."""
-    if op.opdef.name == "Placeholder":
+    if op.opdef.feedable:
         return False
     if is_control_flow(op):
         return not op.opdef.side_effect and all(
-            sub.opdef.name == "Placeholder" or is_pure(sub)
+            sub.opdef.feedable or is_pure(sub)
             for b in bodies(op) for sub in b.graph.operations)
     return op.opdef.pure and op.opdef.kernel is not None
 
@@ -73,7 +69,6 @@ class Context:
         op = Operation(g, like.name if name is None else g.unique_name(name), opdef, inputs,
                        attrs, specs, location=like.location)
         g.append_operation(op)
-        g._version += 1
         return op
 
     def const(self, value, dtype, like, name=None):
@@ -88,7 +83,6 @@ class Context:
                         [(t.shape, t.dtype) for t in op.outputs], location=op.location)
         new.control_inputs = op.control_inputs
         g.append_operation(new)
-        g._version += 1
         return new
 
 
@@ -114,7 +108,7 @@ def rebuild(graph, outputs, rule, outer=None, param_sources=None, parent=None):
     new.variables = list(graph.variables)
     ctx = Context(new, param_sources or {})
     m = _Mapping(parent)
-    for op in graph.operations:
+    for op in walk.schedule(graph):
         inputs = [m[id(t)] for t in op.inputs]
         attrs = op.attrs
         if is_control_flow(op):
@@ -134,9 +128,8 @@ def _rebuild_bodies(op, inputs, rule, new_graph, mapping) -> dict:
     """The op's attrs with every Body rebuilt into a sub-graph of `new_graph`."""
     attrs = dict(op.attrs)
     fixed = fixed_inputs(op, inputs)
-    for key, body in op.attrs.items():
-        if not _is_body(body):
-            continue
+    for key in op.opdef.body_attrs:
+        body = op.attrs[key]
         sources = {id(p): src for p, src in zip(body.params, fixed)
                    if p is not None and src is not None}
         g, outs, m = rebuild(body.graph, body.outputs, rule, outer=new_graph,
@@ -149,19 +142,16 @@ def _rebuild_bodies(op, inputs, rule, new_graph, mapping) -> dict:
 def _param(t):
     """A body's param as rebuilt: still a placeholder, or None when the rule dropped it or
     replaced it (by an inlined constant): the node's input then feeds nothing."""
-    return t if t is not None and t.op.opdef.name == "Placeholder" else None
+    return t if t is not None and t.op.opdef.feedable else None
 
 
 def fixed_inputs(op, inputs) -> list:
     """Per body param of a control-flow op: the input that feeds it when it is the same
     on every run of the body (a cond's inputs, a while's captured tensors), else None."""
-    if op.opdef.name in ("If", "StatelessIf"):
+    if is_cond(op):
         return list(inputs[1:])
-    n = op.attrs["num_loop_vars"]
-    ext = list(inputs[n:])
-    if op.attrs["has_max"]:
-        ext.pop()
-    return [None] * n + ext
+    init, captured, _ = WhileInputs.of(op, inputs)
+    return [None] * len(init) + captured
 
 
 def set_captures(graph):
@@ -170,11 +160,7 @@ def set_captures(graph):
     for op in graph.operations:
         if not is_control_flow(op):
             continue
-        if op.opdef.name in ("If", "StatelessIf"):
-            feeds = list(op.inputs[1:])
-        else:
-            n = op.attrs["num_loop_vars"]
-            feeds = [None] * n + list(op.inputs[n:len(op.inputs) - int(op.attrs["has_max"])])
+        feeds = fixed_inputs(op, op.inputs)
         for body in bodies(op):
             body.graph.captures = {id(outer_t): (outer_t, p)
                                    for p, outer_t in zip(body.params, feeds)

@@ -20,34 +20,44 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops.array_ops import TRANSPOSE
+from ..ops.core import IDENTITY
+from ..ops.math_ops import BINARY, UNARY
 from .rewrite import const_value, rebuild
+
+NEG = UNARY["Neg"]
+# The ops with a unit that leaves x as it is, on both sides (x op u, u op x) or on the
+# right only (x op u): the unit is 1 for products and quotients, 0 for sums.
+UNIT_BOTH_SIDES = {BINARY["Mul"]: 1, BINARY["AddV2"]: 0}
+UNIT_RIGHT = {BINARY["RealDiv"]: 1, BINARY["Sub"]: 0}
 
 
 def simplify_arithmetic(graph, outputs: list) -> tuple:
     """(new graph, new outputs) with the rewrites above applied."""
-    new, outs, _ = rebuild(graph, outputs, _simplify)
+    new, outs, _ = rebuild(graph, outputs, simplify)
     return new, outs
 
 
-def _simplify(ctx, op, inputs, attrs):
-    name = op.opdef.name
+def simplify(ctx, op, inputs, attrs):
+    """The rebuild rule of this pass (runtime.optimize.rewrite)."""
+    d = op.opdef
     out = op.outputs[0] if op.outputs else None
-    if name == "Identity":
+    if d is IDENTITY:
         return [inputs[0]]
-    if name == "Neg" and inputs[0].op.opdef.name == "Neg" and not out.dtype.is_bool:
+    if d is NEG and inputs[0].op.opdef is NEG and not out.dtype.is_bool:
         return [inputs[0].op.inputs[0]]
-    if name == "Transpose":
+    if d is TRANSPOSE:
         return _transpose(ctx, op, inputs, attrs)
-    if name in ("Mul", "AddV2"):
+    unit = UNIT_BOTH_SIDES.get(d)
+    if unit is not None:
         x, y = inputs
-        unit = 1 if name == "Mul" else 0
         if _keeps(x, y, out, unit):
             return [x]
         if _keeps(y, x, out, unit):
             return [y]
-    if name in ("RealDiv", "Sub"):
+    unit = UNIT_RIGHT.get(d)
+    if unit is not None:
         x, y = inputs
-        unit = 1 if name == "RealDiv" else 0
         if _keeps(x, y, out, unit, negative_zero=False):
             return [x]
     return None
@@ -74,7 +84,7 @@ def _keeps(x, c, out, unit, negative_zero=True) -> bool:
 def _transpose(ctx, op, inputs, attrs):
     (x,) = inputs
     inner = x.op
-    if inner.opdef.name != "Transpose":
+    if inner.opdef is not TRANSPOSE:
         return None
     p, q = inner.attrs.get("perm"), attrs.get("perm")
     if p is None or q is None:
