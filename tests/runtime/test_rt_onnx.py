@@ -262,3 +262,44 @@ def test_drop_asserts_leaves_assertions_out():
     assert _session(model).run(None, {"x": np.asarray(-1.5, np.float32)})[0] == -3.0
     with pytest.raises(rt.errors.InvalidArgumentError):
         cf(rt.constant(-1.5))
+
+
+def _mirrored_and_joined(x, s):
+    y = rt.pad(x, [[1, 1]], mode="SYMMETRIC")
+    if rt.reduce_sum(x) > 0.0:
+        s2 = s + s
+    else:
+        s2 = s
+    return y, s2
+
+
+def test_unsupported_ops_are_listed_with_the_line_that_made_them():
+    """Each op that cannot be exported, in graph order (a branch's ops after its node),
+    with its reason and the user's file:line; a limit of an op that has a rule (a
+    SYMMETRIC pad, string concatenation) is named the same way."""
+    import inspect
+    source, first = inspect.getsourcelines(_mirrored_and_joined)
+    line = {key: first + next(i for i, text in enumerate(source) if key in text)
+            for key in ("SYMMETRIC", "s + s")}
+    here = inspect.getsourcefile(_mirrored_and_joined)
+    cf = _cf(_mirrored_and_joined, rt.TensorSpec([3], F32), rt.TensorSpec([], rt.string))
+    with pytest.raises(rt.onnx.ExportError) as e:
+        rt.onnx.export(cf)
+    text = str(e.value).splitlines()
+    assert text == [
+        "cannot export _mirrored_and_joined to ONNX: these ops have no ONNX equivalent:",
+        f"  MirrorPad ('MirrorPad', made at {here}:{line['SYMMETRIC']} in _mirrored_and_joined): "
+        "ONNX Pad has no SYMMETRIC mode (it has constant, reflect and edge)",
+        f"  AddV2 ('add', made at {here}:{line['s + s']} in _mirrored_and_joined): string "
+        "concatenation has no ONNX operator in opset 17"]
+
+
+def test_drop_prints_leaves_out_what_only_the_print_reads():
+    def fn(x):
+        rt.print("mean", rt.reduce_mean(rt.exp(x)))
+        return x + 1.0
+
+    cf = _cf(fn, rt.TensorSpec([2], F32))
+    model = rt.onnx.export(cf, drop_prints=True)
+    kinds = {n.op_type for n in model.graph.node}
+    assert "Add" in kinds and not kinds & {"Exp", "ReduceMean"}
