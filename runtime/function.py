@@ -11,13 +11,17 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import linecache
 import logging
+import os
 import threading
 import types
 import weakref
 from typing import Callable, Optional
 
+import autograph as ag
 import numpy as np
+from autograph import experimental as ag_experimental
 
 from . import config, nest, traceback_filter
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
@@ -67,7 +71,6 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
                             f"objects, got {input_signature!r}")
     relax = bool(reduce_retracing or experimental_relax_shapes)
     if experimental_autograph_options is not None:
-        from autograph import experimental as ag_experimental
         try:
             if isinstance(experimental_autograph_options, (str, bytes)):
                 raise TypeError
@@ -327,8 +330,7 @@ class Function:
     def _converted_function(self):
         if self._converted is None:
             if self._autograph:
-                import autograph
-                self._converted = autograph.to_graph(
+                self._converted = ag.to_graph(
                     self._python_function,
                     experimental_optional_features=self._autograph_options)
             else:
@@ -499,8 +501,6 @@ def _note_user_line(error: Exception, name: str) -> None:
     passed through (as TensorFlow's "in user code:"), once, unless the message names it."""
     if getattr(error, "_rt_user_line", False):
         return
-    import linecache
-    import os
     ours = (os.path.dirname(os.path.abspath(__file__)),
             os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "autograph"))
     where = None
