@@ -12,6 +12,7 @@ staged control flow, and an executor that runs graphs without the Python that bu
 from __future__ import annotations
 
 from . import config, errors, executor, nest
+from .version import __version__
 from .core import dtypes
 from .control_flow import cond, while_loop
 from .core.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, float64,  # noqa: A004
@@ -42,6 +43,7 @@ from . import autograph_backend  # noqa: E402,F401  (autograph stages symbolic t
 from .gradients import control_flow_grad  # noqa: E402,F401  (the cond/while gradient rules)
 from . import random  # noqa: E402
 from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
+from . import dot  # noqa: E402,F401  (Graph.to_dot)
 from . import onnx_export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)
 
 
@@ -70,4 +72,3 @@ def __getattr__(name):
 
 newaxis = None  # `x[:, rt.newaxis]`, as numpy and TensorFlow spell it
 
-from .version import __version__  # noqa: E402

@@ -81,15 +81,6 @@ class ConcreteFunction:
         self._plan = None
         self._opt = None
 
-    # Temporary aliases for callers not yet switched to the public names (runtime/saved).
-    @property
-    def _py_sig(self):
-        return self.python_signature
-
-    @property
-    def _bound(self):
-        return self.traced_arguments
-
     # -- signature ----------------------------------------------------------------------
     @property
     def structured_input_signature(self):
@@ -272,11 +263,6 @@ class ConcreteFunction:
                 f"have shape {spec.shape} but has shape {TensorShape(np.shape(arr))}")
         return arr
 
-
-    # Temporary aliases for callers not yet switched to the public names (runtime/saved).
-    _match = match_argument
-    _run = run_flat
-    _array_for = array_for
 
 
 class WeakArg:

@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from .core import walk
+from .core import hooks, walk
 from .core.control import CondDef, WhileInputs
 
 _STYLE = {
@@ -155,3 +155,6 @@ def _label(op) -> str:
 
 def _quote(text: str) -> str:
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+hooks.draw_dot = graph_dot       # Graph.to_dot

@@ -16,7 +16,7 @@ from .core.control import CondDef, WhileDef
 from .ops import (array_ops, broadcast_ops, core as core_ops, io_ops, makers, math_ops,
                   pad_ops, random_ops, reduce_ops, slicing, state_ops, string_ops,
                   tensor_array)
-from .ops.slicing import _expand_ellipsis
+from .ops.slicing import expand_ellipsis
 
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min
@@ -363,7 +363,7 @@ def _strided_slice_grad(ex, op, ins):
 def _slice(ex, x, tensors, spec, rank):
     """numpy basic indexing: one Slice over the sliced axes, then Squeeze for integer
     indices and Unsqueeze for `None`s."""
-    spec = _expand_ellipsis(spec, rank)
+    spec = expand_ellipsis(spec, rank)
 
     def scalar(v, default):
         if v is None:

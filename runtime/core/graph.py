@@ -235,9 +235,8 @@ class Graph:
 
     def to_dot(self, outputs=None) -> str:
         """The graph as Graphviz DOT: op types and shapes on the nodes, cond/while bodies
-        as nested clusters (see runtime/dot.py)."""
-        from ..dot import graph_dot      # (drawing is a layer above the core)
-        return graph_dot(self, outputs)
+        as nested clusters (runtime/dot.py, a layer above, registers the drawer)."""
+        return hooks.draw_dot(self, outputs)
 
     def __len__(self):
         return len(self._ops)

@@ -8,6 +8,7 @@ The core (tensors, graphs, `apply_op`) calls these; the modules above register:
   outputs, attrs)` after an op ran eagerly and `record_op(op)` after a graph op was added.
 - `rule_state` / `wanted(k)`: what backprop tells the gradient rules defined beside the
   ops (whether the gradient of input k is used).
+- `draw_dot(graph, outputs)`: `Graph.to_dot`, set by runtime.dot.
 - `graph_building`: (enter, exit) pairs called when a graph becomes the default graph and
   when it stops being it (the autograph bridge uses them: converted functions take their
   staging path while a graph is built).
@@ -33,6 +34,13 @@ record_eager = _not_registered
 record_op = _not_registered
 
 graph_building: list = []       # [(enter, exit)], in registration order
+
+
+def _no_drawer(graph, outputs=None):
+    raise RuntimeError("no DOT drawer is registered (import runtime.dot)")
+
+
+draw_dot = _no_drawer           # Graph.to_dot: runtime.dot sets it
 
 
 class _RuleState(threading.local):

@@ -53,7 +53,7 @@ def _spec(key):
     return tuple(spec), tensors
 
 
-def _expand_ellipsis(spec, rank):
+def expand_ellipsis(spec, rank):
     consumed = sum(1 for s in spec if s[0] in ("int", "slice"))
     out = []
     for s in spec:
@@ -83,7 +83,7 @@ def _slice_infer(inputs, spec):
         raise InvalidArgumentError(f"too many indices for a tensor of shape {x.shape}: "
                                    f"{consumed} were given")
     out, d = [], 0
-    for s in _expand_ellipsis(spec, len(dims)):
+    for s in expand_ellipsis(spec, len(dims)):
         if s[0] == "newaxis":
             out.append(1)
         elif s[0] == "int":

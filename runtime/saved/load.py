@@ -99,7 +99,7 @@ class LoadedFunction:
         for cf in self.concrete_functions:
             arrays = _matched(cf, args, kwargs)
             if arrays is not None:
-                return cf._run(arrays)
+                return cf.run_flat(arrays)
         raise TypeError(f"{self.__name__}: no saved concrete function takes these arguments; "
                         "it was saved for:\n" + self.pretty_printed_concrete_signatures())
 
@@ -113,11 +113,11 @@ class LoadedFunction:
 def _matched(cf, args, kwargs):
     """The input arrays when `cf` accepts the call, else None."""
     try:
-        bound = cf._py_sig.bind_partial(*args, **kwargs)
+        bound = cf.python_signature.bind_partial(*args, **kwargs)
         arrays = [None] * len(cf.inputs)
-        for pname, traced in cf._bound.items():
+        for pname, traced in cf.traced_arguments.items():
             if pname in bound.arguments:
-                cf._match(pname, traced, bound.arguments[pname], arrays)
+                cf.match_argument(pname, traced, bound.arguments[pname], arrays)
         if any(a is None for a in arrays):
             return None
         return arrays

@@ -18,6 +18,7 @@ from ..function import Function
 from ..ops import registry
 from ..ops.io_ops import PRINT
 from ..ops.state_ops import Variable
+from ..version import __version__
 from . import format as fmt
 
 
@@ -57,7 +58,6 @@ def save(obj, path: str, signatures=None) -> None:
             w.functions.append(w.function(cf))
         return index[id(cf)]
 
-    from .. import __version__
     doc = {"format": fmt.FORMAT, "version": fmt.VERSION, "about": fmt.ABOUT,
            "producer": f"autograph-rt {__version__}",
            "objects": {name: [add(cf) for cf in cfs] for name, cfs in objects},
@@ -207,10 +207,10 @@ class _Writer:
     def function(self, cf: ConcreteFunction) -> dict:
         refs = _Refs(cf.graph)
         params = []
-        for p in cf._py_sig.parameters.values():
-            if p.name in cf._bound:
+        for p in cf.python_signature.parameters.values():
+            if p.name in cf.traced_arguments:
                 params.append({"name": p.name, "kind": p.kind.name,
-                               "value": self.structure(cf._bound[p.name], f"argument '{p.name}'")})
+                               "value": self.structure(cf.traced_arguments[p.name], f"argument '{p.name}'")})
         outputs = list(cf.outputs)
         out_index = {id(t): i for i, t in enumerate(outputs)}
         return {"name": cf.name, "parameters": params,

@@ -184,7 +184,7 @@ def test_the_repository_speaks_of_itself_alone():
                  *ROOT.joinpath("docs").rglob("*.md"), ROOT / "README.md"]:
         if path == Path(__file__).resolve():
             continue
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8", "replace")
         wrong += [f"{path.relative_to(ROOT)}: {o}" for o in outside if o in text]
     assert not wrong, wrong
 
