@@ -1,0 +1,198 @@
+"""The XLA backend's values that are not plain arrays while tracing: a TensorArray of
+known size as a fixed-size buffer, and an `rt.range` whose length is known only when the
+graph runs, kept as its bounds (a staged `for i in rt.range(n)` indexes it). Their rules
+join the table of runtime/jax_lowering.py.
+"""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .errors import InvalidArgumentError
+from .jax_lowering import (RULES, STATIC, Unsupported, gather_error, index_error, rule,
+                           static_ints)
+from .ops import array_ops, core, makers, slicing, tensor_array
+
+
+def _np(dtype):
+    return dtype.np_dtype
+
+
+@jax.tree_util.register_pytree_node_class
+class RangeValue:
+    """`rt.range(start, limit, delta)` whose length is known only when the graph runs:
+    kept as its three bounds. Its shape, size and items (an index, a gather) are computed
+    from them; any other use cannot lower (XLA needs the length while compiling)."""
+
+    __slots__ = ("start", "limit", "delta", "dtype")
+
+    def __init__(self, start, limit, delta, dtype):
+        self.start, self.limit, self.delta, self.dtype = start, limit, delta, dtype
+
+    def tree_flatten(self):
+        return (self.start, self.limit, self.delta), self.dtype
+
+    @classmethod
+    def tree_unflatten(cls, dtype, children):
+        return cls(*children, dtype)
+
+    def length(self):
+        span = (jnp.asarray(self.limit) - self.start).astype(jnp.float64 if self.dtype.kind
+                                                             == "f" else self.dtype)
+        if self.dtype.kind == "f":
+            n = jnp.ceil(span / self.delta)
+        else:
+            n = -(-span // self.delta)
+        return jnp.maximum(n, 0).astype(jnp.int32)
+
+    def item(self, i):
+        return (self.start + jnp.asarray(i).astype(self.dtype) * self.delta).astype(self.dtype)
+
+
+RANGE_AWARE: set = set()  # the ops whose rule takes a RangeValue
+
+
+def _range_error(*_):
+    return InvalidArgumentError("Requires delta != 0")
+
+
+@rule(makers.RANGE)
+def _range(lw, op, start, limit, delta):
+    dtype = _np(op.attrs["dtype"])
+    lw.check(op, delta == 0, _range_error)
+    return RangeValue(start, limit, delta, dtype)
+
+
+def range_index(lw, op, r, i, what):
+    n = r.length()
+    lw.check(op, (i < -n) | (i >= n), index_error(0, "its length") if what == "index"
+             else _range_gather_error, i, n)
+    return r.item(jnp.where(i < 0, i + n, i))
+
+
+def _range_gather_error(indices, n):
+    return gather_error(int(n))(indices)
+
+
+def _range_aware(d, on_range):
+    """`d`'s rule, with `on_range(lw, op, r, *args)` when its first input is a range."""
+    base = RULES[d]
+
+    def lower(lw, op, x, *args):
+        if isinstance(x, RangeValue):
+            return on_range(lw, op, x, *args)
+        return base(lw, op, x, *args)
+    RULES[d] = lower
+    RANGE_AWARE.add(d)
+
+
+def _range_slice(lw, op, x, *tensors):
+    spec = op.attrs["spec"]
+    if len(spec) != 1 or spec[0][0] != "int":
+        raise Unsupported("it slices an rt.range whose length is known only when the "
+                          "graph runs (XLA needs every shape while compiling)")
+    i = spec[0][1]
+    return range_index(lw, op, x, tensors[i[1] - 1] if isinstance(i, tuple) else i, "index")
+
+
+_range_aware(slicing.SLICE, _range_slice)
+_range_aware(array_ops.GATHER, lambda lw, op, r, indices: range_index(lw, op, r, indices,
+                                                                          "gather"))
+_range_aware(array_ops.SHAPE, lambda lw, op, r: jnp.reshape(r.length(), (1,)).astype(
+    _np(op.attrs["out_type"])))
+_range_aware(array_ops.SIZE, lambda lw, op, r: r.length().astype(_np(op.attrs["out_type"])))
+_range_aware(array_ops.RANK, lambda lw, op, r: np.int32(1))
+RANGE_AWARE.update({makers.RANGE, core.IDENTITY})
+
+
+# -- TensorArrays: fixed-size buffers --------------------------------------------------------
+
+@jax.tree_util.register_pytree_node_class
+class TensorArrayValue:
+    """A TensorArray while tracing: a buffer [size, *element_shape], or no buffer yet
+    while the element shape is unknown (it comes from the first write)."""
+
+    __slots__ = ("size", "dtype", "buffer")
+
+    def __init__(self, size, dtype, buffer=None):
+        self.size, self.dtype, self.buffer = size, dtype, buffer
+
+    def tree_flatten(self):
+        return ((self.buffer,) if self.buffer is not None else ()), (self.size, self.dtype)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(aux[0], aux[1], children[0] if children else None)
+
+
+def _taindex_error(what, size):
+    def make(i):
+        if what == "write":
+            return InvalidArgumentError(f"Tried to write to index {int(i)} but array is not "
+                                        f"resizeable and size is: {size}")
+        return InvalidArgumentError(f"Tried to read from index {int(i)} but array size is: "
+                                    f"{size}")
+    return make
+
+
+@rule(tensor_array.CREATE)
+def _ta_create(lw, op, size):
+    n = static_ints(op, size, "size")[0]
+    shape, dtype = op.attrs["element_shape"], op.attrs["dtype"]
+    buffer = (jnp.zeros([n] + shape.as_list(), dtype=_np(dtype))
+              if shape.is_fully_defined() else None)
+    return TensorArrayValue(n, _np(dtype), buffer)
+
+
+@rule(tensor_array.WRITE)
+def _ta_write(lw, op, ta, index, value):
+    lw.check(op, (index < 0) | (index >= ta.size), _taindex_error("write", ta.size), index)
+    buffer = ta.buffer
+    if buffer is None:
+        buffer = jnp.zeros((ta.size,) + jnp.shape(value), dtype=ta.dtype)
+    return TensorArrayValue(ta.size, ta.dtype, buffer.at[index].set(value))
+
+
+@rule(tensor_array.READ)
+def _ta_read(lw, op, ta, index):
+    lw.check(op, (index < 0) | (index >= ta.size), _taindex_error("read", ta.size), index)
+    if ta.buffer is None:
+        shape = op.attrs["element_shape"]
+        if not shape.is_fully_defined():
+            raise Unsupported("it reads a TensorArray before anything was written to it, "
+                              "with no element_shape")
+        return jnp.zeros(shape.as_list(), dtype=ta.dtype)
+    return ta.buffer[index]
+
+
+@rule(tensor_array.STACK)
+def _ta_stack(lw, op, ta):
+    if ta.buffer is None:
+        shape = op.attrs["element_shape"]
+        if ta.size and not shape.is_fully_defined():
+            raise InvalidArgumentError("TensorArray has elements that were never written")
+        return jnp.zeros([ta.size] + (shape.as_list() if shape.is_fully_defined() else [0]),
+                         dtype=ta.dtype)
+    return ta.buffer
+
+
+@rule(tensor_array.SIZE)
+def _ta_size(lw, op, ta):
+    return np.int32(ta.size)
+
+
+@rule(tensor_array.UNSTACK)
+def _ta_unstack(lw, op, value):
+    value = jnp.asarray(value)
+    return TensorArrayValue(value.shape[0], value.dtype, value)
+
+
+def _ta_create_reason(op):
+    if op.attrs["dynamic_size"]:
+        return ("a TensorArray with dynamic_size=True grows while the graph runs; XLA needs "
+                "a fixed size: give size= and dynamic_size=False")
+    return None
+
+
+STATIC[tensor_array.CREATE] = _ta_create_reason

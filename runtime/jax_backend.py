@@ -1,0 +1,442 @@
+"""The XLA backend: a graph lowered to one pure JAX function of its inputs (and of the
+Variables it reads), compiled once per plan with `jax.jit`.
+
+    plan = JaxBackend().compile(graph, inputs, outputs)
+    plan(*arrays) -> tuple of numpy arrays          # as the numpy executor's Plan
+
+How the graph's pieces lower (the op rules are in runtime/jax_lowering.py):
+- the walk is `core.walk` (its Visitor): placeholders are the function's inputs, constants
+  numpy values known while tracing (ops whose inputs are all known are computed by their
+  own numpy kernel while tracing, so shapes and sizes stay static for XLA);
+- a cond becomes `lax.cond` (a branch known while tracing is lowered alone); a while
+  loop `lax.while_loop`, its test computed before the loop and at the end of each
+  iteration (so side effects in the test keep their order), with a counter in the carry
+  when it has `maximum_iterations`; sub-graphs lower recursively;
+- Variables: their values enter as extra inputs and flow through the function as a
+  state (threaded through conds and loops); the values written come back and are
+  assigned after the call, so a read after an assign sees the new value;
+- rt.print runs the print op's own numpy kernel in an ordered host callback (exactly the
+  numpy backend's text, in program order); assertions and the kernels' run-time errors
+  (integer division by zero, indices out of range) are checks that call the host only
+  when they fail: the call stops there, the error is raised with the numpy backend's
+  type and message, and the Variables keep what was assigned before it;
+- random ops draw on the host with the op's own numpy generator (ordered callbacks):
+  the same values as the numpy backend, reproducible by the same seeds;
+- TensorArrays of known size are fixed-size buffers (their element shape may come from
+  the first write).
+Ops that cannot lower (strings, py_function, staged lists, dynamic-size TensorArrays)
+give one error at compile time naming each node and where the user made it. Shapes that
+depend on values known only when the graph runs give that error at the first call.
+
+jax is imported by this module alone. Importing it registers nothing: `core.backends`
+imports it when "xla" is first asked for and registers `JaxBackend()`.
+64-bit dtypes are enabled (`jax.enable_x64`) around the calls of a plan whose graph uses
+them, leaving the process-wide JAX setting alone. One plan is not meant to be called from
+two threads at once (its failure record is per plan).
+"""
+from __future__ import annotations
+
+import logging
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.experimental import io_callback
+
+from .core import dtypes, walk
+from .core.control import WhileInputs
+from .core.opdef import quiet_numpy, restore_numpy
+from .errors import InvalidArgumentError, InvalidGraphError, OpError
+from .jax_arrays import RANGE_AWARE, RangeValue, TensorArrayValue
+from .jax_lowering import REDUCTIONS, RULES, Unsupported, is_concrete, reason
+
+__all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
+
+
+class XlaLoweringError(InvalidGraphError):
+    """The graph cannot run on XLA (the message names each op and where it was made)."""
+
+
+class _Stop(Exception):
+    """Raised by a host callback to stop the computation (the real error is recorded)."""
+
+
+class _QuietStop(logging.Filter):
+    def filter(self, record):
+        return not (record.exc_info and isinstance(record.exc_info[1], _Stop))
+
+
+for _logger in ("jax._src.debugging", "jax._src.callback"):
+    logging.getLogger(_logger).addFilter(_QuietStop())
+
+
+def _where(op) -> str:
+    if not op.location:
+        return ""
+    fn, line, func = op.location
+    return f", made at {fn}:{line} in {func}"
+
+
+def _problem(op, why) -> str:
+    return f"{op.type} ('{op.name}'{_where(op)}): {why}"
+
+
+def _op_error(op, e):
+    """`e` raised by node `op`, as the numpy backend reports it."""
+    message = e.message if isinstance(e, OpError) else f"{type(e).__name__}: {e}"
+    where = ""
+    if op.location:
+        fn, line, func = op.location
+        where = f", defined at {fn}:{line} in {func}"
+    cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
+    return cls(f"{message}\n  [[node {op.name} ({op.type}){where}]]", op.name)
+
+
+def _wide(dtype) -> bool:
+    d = dtype.np_dtype
+    return d is not None and getattr(d, "kind", "") in "iuf" and np.dtype(d).itemsize == 8
+
+
+class _Context:
+    """What one plan's lowering shares: its Variables, and the record of a failure."""
+
+    def __init__(self):
+        self.variables: list = []
+        self._index: dict = {}
+        self.written: list = []  # indices into `variables`
+        self.wide = False        # uses 64-bit dtypes
+        self.effects = False     # has host callbacks
+        self.failure = None      # (op, error, variable values) of the failed check
+
+    def add_variable(self, variable, writes: bool):
+        i = self._index.get(id(variable))
+        if i is None:
+            i = self._index[id(variable)] = len(self.variables)
+            self.variables.append(variable)
+            self.wide = self.wide or _wide(variable.dtype)
+        if writes and i not in self.written:
+            self.written.append(i)
+
+    def variable_index(self, variable) -> int:
+        return self._index[id(variable)]
+
+    def fail(self, op, error, values):
+        if self.failure is None:
+            self.failure = (op, error, values)
+        raise _Stop()
+
+    def host_call(self, op, kernel, attrs, values):
+        """Runs `kernel(*values, **attrs)` on the host, in program order."""
+        def call(*arrays):
+            try:
+                kernel(*[np.asarray(a) for a in arrays], **attrs)
+            except Exception as e:  # noqa: BLE001 - reported as the node's error
+                self.fail(op, e, None)
+        jax.debug.callback(call, *values, ordered=True)
+
+    def host_draw(self, op, spec, args):
+        """The op's numpy kernel's result, computed on the host in program order."""
+        kernel, attrs = op.opdef.kernel, op.attrs
+
+        def draw(*arrays):
+            try:
+                return np.asarray(kernel(*[np.asarray(a) for a in arrays], **attrs),
+                                  dtype=spec.dtype)
+            except Exception as e:  # noqa: BLE001 - reported as the node's error
+                self.fail(op, e, None)
+        return io_callback(draw, spec, *args, ordered=True)
+
+
+class _Lowerer(walk.Visitor):
+    """Lowers one graph level while tracing: `env` maps tensor ids to values (jax
+    tracers, or numpy values known while tracing), `state` the Variables' values."""
+
+    def __init__(self, ctx: _Context, env: dict, state: list):
+        self.ctx = ctx
+        self.env = env
+        self.state = state
+
+    def run(self, graph, outputs) -> list:
+        self.walk(graph, outputs)
+        return [self.value(t) for t in outputs]
+
+    def value(self, t):
+        try:
+            return self.env[id(t)]
+        except KeyError:
+            if t.op.opdef.feedable:
+                raise InvalidArgumentError(
+                    f"You must feed a value for placeholder tensor '{t.op.name}' with dtype "
+                    f"{t.dtype.name} and shape {t.shape}", t.op.name) from None
+            raise InvalidArgumentError(
+                f"the graph needs '{t.name}', which has no value: a placeholder that was not "
+                "fed, or a tensor from another graph") from None
+
+    def bind(self, op, results):
+        if op.opdef.multi_output:
+            for t, v in zip(op.outputs, results):
+                self.env[id(t)] = v
+        elif op.outputs:
+            self.env[id(op.outputs[0])] = results
+
+    # -- the Visitor ---------------------------------------------------------------------
+    def placeholder(self, op):
+        return None  # bound by whoever feeds it
+
+    def const(self, op):
+        t = op.outputs[0]
+        self.env[id(t)] = np.asarray(op.attrs["value"], dtype=t.dtype.np_dtype)
+
+    def op(self, op):
+        d = op.opdef
+        args = [self.value(t) for t in op.inputs]
+        try:
+            if d.pure and d.kernel is not None and all(is_concrete(a) for a in args):
+                results = self._fold(op, args)
+            elif d not in RANGE_AWARE and any(isinstance(a, RangeValue) for a in args):
+                raise Unsupported("it reads an rt.range whose length is known only when the "
+                                  "graph runs (XLA needs every shape while compiling; "
+                                  "indexing the range in a loop is fine)")
+            else:
+                results = RULES[d](self, op, *args)
+        except Unsupported as e:
+            raise XlaLoweringError(f"cannot compile with XLA: {_problem(op, e)}") from None
+        except (OpError, ValueError, TypeError, IndexError) as e:
+            if isinstance(e, XlaLoweringError):
+                raise
+            raise _op_error(op, e) from None
+        self.bind(op, results)
+
+    def _fold(self, op, args):
+        """A pure op of values known while tracing: its own numpy kernel computes it."""
+        token = quiet_numpy()
+        try:
+            out = op.opdef.kernel(*args, **op.attrs)
+        finally:
+            restore_numpy(token)
+        if op.opdef.multi_output:
+            return tuple(np.asarray(v, dtype=t.dtype.np_dtype) for v, t in zip(out, op.outputs))
+        return np.asarray(out, dtype=op.outputs[0].dtype.np_dtype)
+
+    # -- run-time checks ------------------------------------------------------------------
+    def check(self, op, bad, make_error, *values):
+        """Raises `make_error(*values)` (on host values) when `bad` holds at run time; the
+        host is called only then. The Variables keep the values written before it."""
+        ctx = self.ctx
+        written = [self.state[i] for i in ctx.written]
+        n = len(values)
+
+        def failed(*arrays):
+            arrays = [np.asarray(a) for a in arrays]
+            ctx.fail(op, make_error(*arrays[:n]), arrays[n:])
+
+        def on_bad(operands):
+            jax.debug.callback(failed, *operands, ordered=True)
+
+        ctx.effects = True
+        if is_concrete(bad):
+            if bool(np.all(bad)):
+                on_bad(list(values) + written)
+            return
+        lax.cond(jnp.asarray(bad, bool).reshape(()), on_bad, lambda operands: None,
+                 list(values) + written)
+
+    # -- sub-graphs ------------------------------------------------------------------------
+    def lower_body(self, body, inputs, state):
+        env = dict(self.env)  # a body may read the enclosing graph's values directly
+        for ph, v in zip(body.params, inputs):
+            if ph is not None:
+                env[id(ph)] = v
+        inner = _Lowerer(self.ctx, env, list(state))
+        return inner.run(body.graph, body.outputs), inner.state
+
+    def cond(self, op):
+        pred, *ext = [self.value(t) for t in op.inputs]
+        then_body, else_body = op.opdef.bodies(op)
+        if is_concrete(pred):
+            outs, self.state = self.lower_body(then_body if bool(pred) else else_body, ext,
+                                               self.state)
+            self.bind_all(op, outs)
+            return
+
+        def branch(body):
+            def fn(operands):
+                state, ext = operands
+                outs, state = self.lower_body(body, ext, state)
+                return list(state), _typed(outs, op.outputs)
+            return fn
+
+        try:
+            state, outs = lax.cond(jnp.asarray(pred, bool).reshape(()), branch(then_body),
+                                   branch(else_body), (list(self.state), ext))
+        except TypeError as e:
+            raise XlaLoweringError(f"cannot compile with XLA: {_problem(op, e)}") from None
+        self.state = list(state)
+        self.bind_all(op, outs)
+
+    def bind_all(self, op, outs):
+        for t, v in zip(op.outputs, outs):
+            self.env[id(t)] = v
+
+    def while_loop(self, op):
+        values = [self.value(t) for t in op.inputs]
+        init, ext, limit = WhileInputs.of(op, values)
+        cond_body, body = op.opdef.bodies(op)
+
+        def test(loop_vars, state):
+            [t], state = self.lower_body(cond_body, list(loop_vars) + ext, state)
+            return jnp.asarray(t, bool).reshape(()), state
+
+        def step(carry):
+            _, n, loop_vars, state = carry
+            outs, state = self.lower_body(body, list(loop_vars) + ext, state)
+            outs = _typed(outs, op.outputs)
+            t, state = test(outs, state)
+            return t, n + 1, outs, list(state)
+
+        def keep_going(carry):
+            t, n = carry[0], carry[1]
+            return t if limit is None else jnp.logical_and(t, n < limit)
+
+        first, state = test(init, list(self.state))
+        carry = (first, jnp.int32(0), _typed(init, op.outputs), list(state))
+        try:
+            carry = _allocate_arrays(step, carry)
+            _, _, outs, state = lax.while_loop(keep_going, step, carry)
+        except TypeError as e:
+            raise XlaLoweringError(
+                f"cannot compile with XLA: {_problem(op, e)}\n(a loop variable must keep "
+                "its dtype and shape from one iteration to the next)") from None
+        self.state = list(state)
+        self.bind_all(op, outs)
+
+
+def _typed(values, tensors):
+    """Values as the dtypes of `tensors` (a constant of the right dtype stays itself)."""
+    out = []
+    for v, t in zip(values, tensors):
+        if not isinstance(v, TensorArrayValue) and t.dtype is not dtypes.variant:
+            np_dtype = t.dtype.np_dtype
+            if jnp.result_type(v) != np_dtype:
+                v = jnp.asarray(v).astype(np_dtype)
+        out.append(v)
+    return out
+
+
+def _allocate_arrays(step, carry):
+    """A TensorArray whose element shape is unknown until the loop writes it enters the
+    loop as zeros of the shape that one iteration gives it (found by tracing the
+    iteration abstractly)."""
+    loop_vars = carry[2]
+    if not any(isinstance(v, TensorArrayValue) and v.buffer is None for v in loop_vars):
+        return carry
+    shapes = jax.eval_shape(step, carry)[2]
+    filled = []
+    for v, s in zip(loop_vars, shapes):
+        if isinstance(v, TensorArrayValue) and v.buffer is None and s.buffer is not None:
+            v = TensorArrayValue(v.size, v.dtype, jnp.zeros(s.buffer.shape, s.buffer.dtype))
+        filled.append(v)
+    return carry[0], carry[1], filled, carry[3]
+
+
+class XlaPlan:
+    """A graph compiled for XLA: call it with input arrays, get numpy arrays back."""
+
+    def __init__(self, fn, ctx: _Context, inputs, outputs, needed_placeholders):
+        self.ctx = ctx
+        self.variables = ctx.variables
+        self.written = [ctx.variables[i] for i in ctx.written]
+        self.needed_placeholders = needed_placeholders
+        self.num_outputs = len(outputs)
+        self.jitted = jax.jit(fn)
+        self._x64 = ctx.wide
+
+    def __call__(self, *arrays):
+        ctx = self.ctx
+        ctx.failure = None
+        variables = [v._value for v in self.variables]
+        try:
+            if self._x64:
+                with jax.enable_x64(True):
+                    outs, written = self.jitted(arrays, variables)
+            else:
+                outs, written = self.jitted(arrays, variables)
+            results = tuple(np.asarray(o) for o in outs)  # waits for the run to end
+            written = [np.array(w) for w in written]
+        except Exception:  # noqa: BLE001 - a failed check says what failed
+            failure = ctx.failure
+            if failure is None:
+                raise
+            ctx.failure = None
+            op, error, values = failure
+            if values is not None:
+                for v, x in zip(self.written, values):
+                    v._value = np.array(x, dtype=v.dtype.np_dtype)
+            raise _op_error(op, error) from None
+        for v, x in zip(self.written, written):
+            v._value = x
+        return results[:self.num_outputs]
+
+
+def _scan(ctx: _Context, graph, outputs, problems: list) -> None:
+    """Records in `ctx` the Variables and dtypes of the ops the outputs and the side
+    effects need (sub-graphs included), and in `problems` each op that cannot lower."""
+    for op in walk.schedule(graph, outputs):
+        d = op.opdef
+        why = reason(op)
+        if why:
+            problems.append(_problem(op, why))
+        if d.reads_variables or d.writes_variables:
+            ctx.add_variable(op.attrs["variable"], d.writes_variables)
+        if d.side_effect and not (d.reads_variables or d.writes_variables):
+            ctx.effects = True
+        for t in list(op.inputs) + list(op.outputs):
+            if _wide(t.dtype):
+                ctx.wide = True
+        if op.inputs and op.inputs[0].dtype is not dtypes.variant and \
+                op.inputs[0].dtype.is_integer and op.outputs and \
+                (op.outputs[0].dtype.is_floating or d in _WIDE_ON_INTEGERS):
+            ctx.wide = True  # int / int gives float64; the integer mean sums in int64
+        for body in d.bodies(op):
+            _scan(ctx, body.graph, body.outputs, problems)
+
+
+_WIDE_ON_INTEGERS = {REDUCTIONS["reduce_mean"]}
+
+
+def compile_graph(graph, inputs, outputs) -> XlaPlan:
+    ctx = _Context()
+    problems: list = []
+    _scan(ctx, graph, outputs, problems)
+    if problems:
+        raise XlaLoweringError("cannot compile with XLA: these ops have no XLA lowering:\n  "
+                               + "\n  ".join(problems))
+    inputs, outputs = list(inputs), list(outputs)
+    for t in outputs:
+        if t.dtype is dtypes.variant:
+            raise XlaLoweringError(f"cannot compile with XLA: the output '{t.name}' is a "
+                                   "TensorArray or list handle, not a tensor")
+
+    def fn(arrays, variables):
+        env = {id(t): v for t, v in zip(inputs, arrays)}
+        lw = _Lowerer(ctx, env, list(variables))
+        outs = lw.run(graph, outputs)
+        for t, v in zip(outputs, outs):
+            if isinstance(v, RangeValue):
+                raise XlaLoweringError(f"cannot compile with XLA: {_problem(t.op, 'its length is known only when the graph runs (XLA needs every shape while compiling)')}")
+        if ctx.effects and not outs:
+            outs = [jnp.zeros((), jnp.int32)]  # something to wait on: the run's end
+        return tuple(outs), tuple(lw.state[i] for i in ctx.written)
+
+    needed = {id(op.outputs[0]) for op in walk.schedule(graph, outputs) if op.opdef.feedable}
+    return XlaPlan(fn, ctx, inputs, outputs, needed)
+
+
+class JaxBackend:
+    """XLA through JAX, as a Backend (see core.backends)."""
+
+    name = "xla"
+
+    def compile(self, graph, inputs, outputs) -> XlaPlan:
+        return compile_graph(graph, inputs, outputs)
