@@ -148,6 +148,11 @@ class Graph:
                 self._name_counts[name] = 1
                 return name
 
+    def reserve_names_of(self, other: "Graph") -> None:
+        """Makes the names `other` gave out taken here too (a graph rebuilt from `other`
+        keeps its nodes' names, and new nodes get names of their own)."""
+        self._name_counts.update(other._name_counts)
+
     def add_op(self, opdef, inputs, attrs, out_specs, name=None) -> Operation:
         # A node reads only tensors of its own graph: an outer graph's tensor (the initial
         # value of a loop nested in a branch, say) comes in as a capture.

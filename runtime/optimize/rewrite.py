@@ -104,7 +104,7 @@ def rebuild(graph, outputs, rule, outer=None, param_sources=None, parent=None):
     """(new graph, new outputs, mapping id(old tensor) -> new tensor) for `graph` rebuilt
     with `rule` (see the module docstring)."""
     new = Graph(graph.name, outer=outer)
-    new._name_counts = dict(graph._name_counts)
+    new.reserve_names_of(graph)
     new.variables = list(graph.variables)
     ctx = Context(new, param_sources or {})
     m = _Mapping(parent)
