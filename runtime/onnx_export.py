@@ -77,8 +77,11 @@ def export(concrete_fn, path: Optional[str] = None, *, drop_prints: bool = False
         ex.add("Identity", [ex.env[id(t)]], [name])
         outputs.append(ex.value_info(name, t.dtype, t.shape))
     graph = helper.make_graph(ex.nodes, cf.name, inputs, outputs)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                              producer_name="autograph-rt")
+    opsets = [helper.make_opsetid("", opset)]
+    # The oldest IR version that holds the opset, not the newest this onnx writes: the
+    # model then loads in every onnxruntime that runs the opset.
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="autograph-rt",
+                              ir_version=helper.find_min_ir_version_for(opsets))
     onnx.checker.check_model(model)
     if path is not None:
         onnx.save(model, path)
