@@ -37,7 +37,7 @@ def bad_matmul(x):
 
 def frames(e):
     got = traceback.extract_tb(e.__traceback__)
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11) and rt.debugging.is_traceback_filtering_enabled():
         # Before 3.11 a re-raised exception keeps the frame that re-raises it (the filter
         # can drop every other one): rt.function's own call, right after the caller's.
         ours = [f for f in got if f.filename.startswith(HIDDEN)]
