@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .errors import InvalidArgumentError
-from .jax_lowering import (RULES, STATIC, Unsupported, gather_error, index_error, rule,
+from .jax_lowering import (MAY_FAIL, RULES, STATIC, Unsupported, gather_error, index_error, rule,
                            static_ints)
 from .ops import array_ops, core, makers, slicing, tensor_array
 
@@ -60,19 +60,26 @@ def _range_error(*_):
 @rule(makers.RANGE)
 def _range(lw, op, start, limit, delta):
     dtype = _np(op.attrs["dtype"])
-    lw.check(op, delta == 0, _range_error)
+    lw.defer(op, delta == 0, _range_error)
     return RangeValue(start, limit, delta, dtype)
 
 
 def range_index(lw, op, r, i, what):
     n = r.length()
-    lw.check(op, (i < -n) | (i >= n), index_error(0, "its length") if what == "index"
-             else _range_gather_error, i, n)
-    return r.item(jnp.where(i < 0, i + n, i))
+    if what == "index":
+        lw.defer(op, (i < -n) | (i >= n), index_error(0, None), i, n)
+        return r.item(jnp.where(i < 0, i + n, i))
+    bad = jnp.reshape(jnp.asarray((i < 0) | (i >= n)), (-1,))
+    position = jnp.argmax(bad)
+    lw.defer(op, jnp.any(bad), _range_gather_error(jnp.shape(i)), position,
+             jnp.reshape(jnp.asarray(i), (-1,))[position], n)
+    return r.item(i)
 
 
-def _range_gather_error(indices, n):
-    return gather_error(int(n))(indices)
+def _range_gather_error(shape):
+    def make(position, value, n):
+        return gather_error(n, shape)(position, value)
+    return make
 
 
 def _range_aware(d, on_range):
@@ -104,6 +111,7 @@ _range_aware(array_ops.SHAPE, lambda lw, op, r: jnp.reshape(r.length(), (1,)).as
 _range_aware(array_ops.SIZE, lambda lw, op, r: r.length().astype(_np(op.attrs["out_type"])))
 _range_aware(array_ops.RANK, lambda lw, op, r: np.int32(1))
 RANGE_AWARE.update({makers.RANGE, core.IDENTITY})
+MAY_FAIL.update({makers.RANGE, tensor_array.READ, tensor_array.WRITE})
 
 
 # -- TensorArrays: fixed-size buffers --------------------------------------------------------
@@ -126,7 +134,7 @@ class TensorArrayValue:
         return cls(aux[0], aux[1], children[0] if children else None)
 
 
-def _taindex_error(what, size):
+def _ta_index_error(what, size):
     def make(i):
         if what == "write":
             return InvalidArgumentError(f"Tried to write to index {int(i)} but array is not "
@@ -147,7 +155,7 @@ def _ta_create(lw, op, size):
 
 @rule(tensor_array.WRITE)
 def _ta_write(lw, op, ta, index, value):
-    lw.check(op, (index < 0) | (index >= ta.size), _taindex_error("write", ta.size), index)
+    lw.defer(op, (index < 0) | (index >= ta.size), _ta_index_error("write", ta.size), index)
     buffer = ta.buffer
     if buffer is None:
         buffer = jnp.zeros((ta.size,) + jnp.shape(value), dtype=ta.dtype)
@@ -156,7 +164,7 @@ def _ta_write(lw, op, ta, index, value):
 
 @rule(tensor_array.READ)
 def _ta_read(lw, op, ta, index):
-    lw.check(op, (index < 0) | (index >= ta.size), _taindex_error("read", ta.size), index)
+    lw.defer(op, (index < 0) | (index >= ta.size), _ta_index_error("read", ta.size), index)
     if ta.buffer is None:
         shape = op.attrs["element_shape"]
         if not shape.is_fully_defined():

@@ -49,9 +49,13 @@ from .core.control import WhileInputs
 from .core.opdef import quiet_numpy, restore_numpy
 from .errors import InvalidArgumentError, InvalidGraphError, OpError
 from .jax_arrays import RANGE_AWARE, RangeValue, TensorArrayValue
-from .jax_lowering import REDUCTIONS, RULES, Unsupported, is_concrete, reason
+from .jax_lowering import (REDUCTIONS, RULES, Unsupported, calm_size, is_concrete, may_fail,
+                           reason)
 
 __all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
+
+
+SELECT_BUDGET = 16  # a cond whose branches run at most this many cheap ops is a select
 
 
 class XlaLoweringError(InvalidGraphError):
@@ -107,7 +111,9 @@ class _Context:
         self.written: list = []  # indices into `variables`
         self.wide = False        # uses 64-bit dtypes
         self.effects = False     # has host callbacks
-        self.failure = None      # (op, error, variable values) of the failed check
+        self.may_fail = False    # has ops with deferred run-time checks
+        self.failure = None      # (op, error, variable values) of a failed host check
+        self.deferred: list = []  # (op, make_error) of each deferred check, numbered from 1
 
     def add_variable(self, variable, writes: bool):
         i = self._index.get(id(variable))
@@ -126,26 +132,35 @@ class _Context:
             self.failure = (op, error, values)
         raise _Stop()
 
-    def host_call(self, op, kernel, attrs, values):
-        """Runs `kernel(*values, **attrs)` on the host, in program order."""
-        def call(*arrays):
+    def host_call(self, op, kernel, attrs, values, error):
+        """Runs `kernel(*values, **attrs)` on the host, in program order (not once a
+        deferred check has failed: `error` is its number)."""
+        def call(error, *arrays):
+            if error:
+                return
             try:
                 kernel(*[np.asarray(a) for a in arrays], **attrs)
             except Exception as e:  # noqa: BLE001 - reported as the node's error
                 self.fail(op, e, None)
-        jax.debug.callback(call, *values, ordered=True)
+        jax.debug.callback(call, error, *values, ordered=True)
 
-    def host_draw(self, op, spec, args):
+    def host_draw(self, op, spec, args, error):
         """The op's numpy kernel's result, computed on the host in program order."""
         kernel, attrs = op.opdef.kernel, op.attrs
 
-        def draw(*arrays):
+        def draw(error, *arrays):
+            if error:
+                return np.zeros(spec.shape, spec.dtype)
             try:
                 return np.asarray(kernel(*[np.asarray(a) for a in arrays], **attrs),
                                   dtype=spec.dtype)
             except Exception as e:  # noqa: BLE001 - reported as the node's error
                 self.fail(op, e, None)
-        return io_callback(draw, spec, *args, ordered=True)
+        return io_callback(draw, spec, error, *args, ordered=True)
+
+    def deferred_error(self, number, payload):
+        op, make_error = self.deferred[number - 1]
+        return op, make_error(*[int(p) for p in payload])
 
 
 class _Lowerer(walk.Visitor):
@@ -220,9 +235,34 @@ class _Lowerer(walk.Visitor):
         return np.asarray(out, dtype=op.outputs[0].dtype.np_dtype)
 
     # -- run-time checks ------------------------------------------------------------------
+    # The state ends with the number of the deferred check that failed first (0: none)
+    # and two integers it recorded (an index, a size) for its message.
+    @property
+    def error(self):
+        return self.state[-3]
+
+    def ok(self):
+        return self.state[-3] == 0
+
+    def defer(self, op, bad, make_error, *payload):
+        """A check of a kernel's run-time error (`make_error(*payload)` when `bad`): its
+        number is recorded in the state, and from then on nothing happens: no print, no
+        draw, no Variable write, no further iteration. The plan raises it after the call.
+        Costs a few selects (no conditional, no host call)."""
+        if is_concrete(bad) and not np.any(bad):
+            return
+        ctx = self.ctx
+        ctx.deferred.append((op, make_error))
+        fire = jnp.logical_and(self.ok(), jnp.any(bad))
+        self.state[-3] = jnp.where(fire, np.int32(len(ctx.deferred)), self.state[-3])
+        for j, p in enumerate(payload):
+            slot = self.state[-2 + j]
+            self.state[-2 + j] = jnp.where(fire, jnp.asarray(p).astype(slot.dtype), slot)
+
     def check(self, op, bad, make_error, *values):
-        """Raises `make_error(*values)` (on host values) when `bad` holds at run time; the
-        host is called only then. The Variables keep the values written before it."""
+        """Raises `make_error(*values)` (on host values) when `bad` holds at run time: the
+        host is called then, and the run stops there (an assertion: its data may be any
+        tensors). The Variables keep the values written before it."""
         ctx = self.ctx
         written = [self.state[i] for i in ctx.written]
         n = len(values)
@@ -235,12 +275,10 @@ class _Lowerer(walk.Visitor):
             jax.debug.callback(failed, *operands, ordered=True)
 
         ctx.effects = True
-        if is_concrete(bad):
-            if bool(np.all(bad)):
-                on_bad(list(values) + written)
+        if is_concrete(bad) and not np.any(bad):
             return
-        lax.cond(jnp.asarray(bad, bool).reshape(()), on_bad, lambda operands: None,
-                 list(values) + written)
+        bad = jnp.logical_and(jnp.any(bad), self.ok())
+        lax.cond(bad, on_bad, lambda operands: None, list(values) + written)
 
     # -- sub-graphs ------------------------------------------------------------------------
     def lower_body(self, body, inputs, state):
@@ -258,6 +296,16 @@ class _Lowerer(walk.Visitor):
             outs, self.state = self.lower_body(then_body if bool(pred) else else_body, ext,
                                                self.state)
             self.bind_all(op, outs)
+            return
+
+        if all(calm_size(b, SELECT_BUDGET) is not None for b in (then_body, else_body)):
+            # Both branches are cheap and change nothing: compute both and select (XLA's
+            # conditional costs more than a few elementwise ops in a loop).
+            then_outs, _ = self.lower_body(then_body, ext, self.state)
+            else_outs, _ = self.lower_body(else_body, ext, self.state)
+            pred = jnp.asarray(pred, bool).reshape(())
+            self.bind_all(op, [jnp.where(pred, a, b) for a, b in
+                               zip(_typed(then_outs, op.outputs), _typed(else_outs, op.outputs))])
             return
 
         def branch(body):
@@ -283,24 +331,35 @@ class _Lowerer(walk.Visitor):
         values = [self.value(t) for t in op.inputs]
         init, ext, limit = WhileInputs.of(op, values)
         cond_body, body = op.opdef.bodies(op)
+        # A test that changes nothing is XLA's cond_fun, as written by hand; else it runs
+        # before the loop and at the end of each iteration (its effects keep their order)
+        # and the carry holds its result.
+        calm = calm_size(cond_body, 1 << 30) is not None
 
         def test(loop_vars, state):
             [t], state = self.lower_body(cond_body, list(loop_vars) + ext, state)
             return jnp.asarray(t, bool).reshape(()), state
 
         def step(carry):
-            _, n, loop_vars, state = carry
+            t, n, loop_vars, state = carry
             outs, state = self.lower_body(body, list(loop_vars) + ext, state)
             outs = _typed(outs, op.outputs)
-            t, state = test(outs, state)
+            if not calm:
+                t, state = test(outs, state)
             return t, n + 1, outs, list(state)
 
         def keep_going(carry):
-            t, n = carry[0], carry[1]
+            t, n, loop_vars, state = carry
+            if calm:
+                t, _ = test(loop_vars, state)
+            if self.ctx.may_fail:  # a failed check stops every loop
+                t = jnp.logical_and(t, state[-3] == 0)
             return t if limit is None else jnp.logical_and(t, n < limit)
 
-        first, state = test(init, list(self.state))
-        carry = (first, jnp.int32(0), _typed(init, op.outputs), list(state))
+        first = jnp.bool_(True)
+        if not calm:
+            first, self.state = test(init, list(self.state))
+        carry = (first, jnp.int32(0), _typed(init, op.outputs), list(self.state))
         try:
             carry = _allocate_arrays(step, carry)
             _, _, outs, state = lax.while_loop(keep_going, step, carry)
@@ -359,11 +418,18 @@ class XlaPlan:
         try:
             if self._x64:
                 with jax.enable_x64(True):
-                    outs, written = self.jitted(arrays, variables)
+                    outs, written, error = self.jitted(arrays, variables)
             else:
-                outs, written = self.jitted(arrays, variables)
+                outs, written, error = self.jitted(arrays, variables)
             results = tuple(np.asarray(o) for o in outs)  # waits for the run to end
             written = [np.array(w) for w in written]
+            if error is not None and int(error[0]):
+                op, e = ctx.deferred_error(int(error[0]), error[1:])
+                for v, x in zip(self.written, written):
+                    v._value = x
+                raise _op_error(op, e)
+        except OpError:
+            raise
         except Exception:  # noqa: BLE001 - a failed check says what failed
             failure = ctx.failure
             if failure is None:
@@ -391,6 +457,8 @@ def _scan(ctx: _Context, graph, outputs, problems: list) -> None:
             ctx.add_variable(op.attrs["variable"], d.writes_variables)
         if d.side_effect and not (d.reads_variables or d.writes_variables):
             ctx.effects = True
+        if may_fail(op):
+            ctx.may_fail = True
         for t in list(op.inputs) + list(op.outputs):
             if _wide(t.dtype):
                 ctx.wide = True
@@ -420,14 +488,16 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
 
     def fn(arrays, variables):
         env = {id(t): v for t, v in zip(inputs, arrays)}
-        lw = _Lowerer(ctx, env, list(variables))
+        payload = np.int64 if ctx.wide else np.int32
+        lw = _Lowerer(ctx, env, list(variables) + [np.int32(0), payload(0), payload(0)])
         outs = lw.run(graph, outputs)
         for t, v in zip(outputs, outs):
             if isinstance(v, RangeValue):
                 raise XlaLoweringError(f"cannot compile with XLA: {_problem(t.op, 'its length is known only when the graph runs (XLA needs every shape while compiling)')}")
         if ctx.effects and not outs:
             outs = [jnp.zeros((), jnp.int32)]  # something to wait on: the run's end
-        return tuple(outs), tuple(lw.state[i] for i in ctx.written)
+        error = tuple(lw.state[-3:]) if ctx.may_fail else None
+        return tuple(outs), tuple(lw.state[i] for i in ctx.written), error
 
     needed = {id(op.outputs[0]) for op in walk.schedule(graph, outputs) if op.opdef.feedable}
     return XlaPlan(fn, ctx, inputs, outputs, needed)

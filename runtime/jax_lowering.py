@@ -119,9 +119,8 @@ def _integer_checked(fn):
     check at run time, unless the divisor is a constant)."""
     def lower(lw, op, x, y):
         if op.inputs[1].dtype.is_integer:
-            bad = np.any(y == 0) if is_concrete(y) else jnp.any(y == 0)
-            if not (is_concrete(bad) and not bad):
-                lw.check(op, bad, _division_by_zero)
+            lw.defer(op, np.any(y == 0) if is_concrete(y) else jnp.any(y == 0),
+                     _division_by_zero)
         return fn(x, y)
     return lower
 
@@ -295,20 +294,28 @@ def _concat(lw, op, *xs):
     return jnp.concatenate(xs, axis=op.attrs["axis"])
 
 
-def gather_error(n):
-    def make(indices):
-        bad = (indices < 0) | (indices >= n)
-        i = tuple(np.argwhere(bad)[0])
+def gather_error(n, shape):
+    def make(position, value):
+        i = np.unravel_index(position, shape) if shape else ()
         return InvalidArgumentError(
-            f"indices[{','.join(map(str, i))}] = {np.asarray(indices)[i]} is not in [0, {n})")
+            f"indices[{','.join(map(str, i))}] = {value} is not in [0, {n})")
     return make
+
+
+def defer_gather_check(lw, op, indices, n):
+    """Indices must be in [0, n): the first one that is not is named in the error."""
+    xp = np if is_concrete(indices) else jnp
+    bad = xp.reshape((indices < 0) | (indices >= n), (-1,))
+    position = xp.argmax(bad)
+    lw.defer(op, xp.any(bad), gather_error(n, xp.shape(indices)), position,
+             xp.reshape(indices, (-1,))[position])
 
 
 @rule(array_ops.GATHER)
 def _gather(lw, op, params, indices):
     axis = op.attrs["axis"]
     n = jnp.shape(params)[axis]
-    lw.check(op, jnp.any((indices < 0) | (indices >= n)), gather_error(n), indices)
+    defer_gather_check(lw, op, indices, n)
     return jnp.take(params, indices, axis=axis, mode="clip")
 
 
@@ -380,7 +387,7 @@ def _index(lw, op, x, tensors):
             v = s[1]
             if isinstance(v, tuple) and not is_concrete(tensors[v[1] - 1]):
                 i, n = tensors[v[1] - 1], shape[d]
-                lw.check(op, (i < -n) | (i >= n), index_error(d, n), i)
+                lw.defer(op, (i < -n) | (i >= n), index_error(d, n), i)
                 index.append(i)
             else:
                 index.append(bound(v))
@@ -516,6 +523,8 @@ def _assign_variable(lw, op, value):
     elif mode == "sub":
         value = lw.state[i] - value
     value = jnp.asarray(value).astype(_np(variable.dtype))
+    if lw.ctx.deferred:  # a write after a failed check does not happen
+        value = jnp.where(lw.ok(), value, lw.state[i])
     lw.state[i] = value
     return value
 
@@ -524,7 +533,7 @@ def _assign_variable(lw, op, value):
 
 @rule(io_ops.PRINT)
 def _print(lw, op, *values):
-    lw.ctx.host_call(op, op.opdef.kernel, op.attrs, values)
+    lw.ctx.host_call(op, op.opdef.kernel, op.attrs, values, lw.error)
     return ()
 
 
@@ -546,7 +555,7 @@ def _random(lw, op, *args):
     plan compiled from it, as two numpy plans of one graph share it)."""
     t = op.outputs[0]
     spec = jax.ShapeDtypeStruct(tuple(op.attrs["shape"]), _np(t.dtype))
-    return lw.ctx.host_draw(op, spec, args)
+    return lw.ctx.host_draw(op, spec, args, lw.error)
 
 
 for _d in random_ops.OPS:
@@ -566,6 +575,56 @@ for _d in list_ops.OPS:
                 "needs fixed sizes: use an rt.TensorArray of known size")
 for _d in string_ops.OPS:
     _WHY[_d] = "XLA has no string type"
+
+
+# -- calm sub-graphs: both branches of a cond may run (a select), a loop test in cond_fun --
+
+def _calm_ops():
+    calm = {d for d in ELEMENTWISE.values()} | set(REDUCTIONS.values())
+    calm -= {ELEMENTWISE["floordiv"], ELEMENTWISE["mod"]}  # unless by a constant (below)
+    calm |= {core.IDENTITY, core.STOP_GRADIENT, core.FULL_LIKE, core.STACK, math_ops.CAST,
+             math_ops.SELECT, math_ops.MATMUL, array_ops.RESHAPE, array_ops.TRANSPOSE,
+             array_ops.EXPAND_DIMS, array_ops.SQUEEZE, array_ops.CONCAT, makers.FILL,
+             broadcast_ops.BROADCAST_TO, broadcast_ops.SUM_TO}
+    return calm
+
+
+CALM = _calm_ops()
+
+
+def calm_size(body, budget: int):
+    """How many ops `body` runs when it is calm: no side effect, no state, no run-time
+    check (so running it when it is not taken changes nothing), each op cheap; None when
+    it is not, or when it runs more than `budget` ops."""
+    count = 0
+    for op in body.graph.operations:
+        d = op.opdef
+        if d.feedable or d.constant:
+            continue
+        if isinstance(d, control.CondDef):
+            inner = [calm_size(b, budget - count) for b in d.bodies(op)]
+            if None in inner:
+                return None
+            count += sum(inner)
+        elif d in CALM or (d in (ELEMENTWISE["floordiv"], ELEMENTWISE["mod"])
+                           and (op.inputs[1].dtype.is_floating
+                                or (op.inputs[1].op.opdef.constant
+                                    and np.all(op.inputs[1].op.attrs["value"])))):
+            count += 1
+        else:
+            return None
+        if count > budget or any(t.dtype is dtypes.variant for t in op.outputs):
+            return None
+    return count
+
+
+MAY_FAIL = {ELEMENTWISE["floordiv"], ELEMENTWISE["mod"], array_ops.GATHER, slicing.SLICE,
+            slicing.SLICE_GRAD}  # (and the TensorArray and range ops: jax_arrays)
+
+
+def may_fail(op) -> bool:
+    """Whether the lowered op has a deferred run-time check."""
+    return op.opdef in MAY_FAIL
 
 
 def reason(op):

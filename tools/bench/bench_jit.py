@@ -1,0 +1,195 @@
+"""The XLA backend side by side with JAX written by hand and with the numpy backend.
+
+    python tools/bench/bench_jit.py [--quick]
+
+For each program: the function in plain Python is traced by rt.function and compiled by
+each backend; the same computation is written by hand with `lax` and `jax.jit`. Times
+are per call, call overhead included (a plan called on numpy arrays, as
+ConcreteFunction calls it; the hand-written function called on the same arrays, its
+results turned into numpy arrays), medians of repeated timings. `ours/hand` is the
+ratio to aim at (<= 1.2); compile is the first call (trace, lowering and XLA's
+compilation) for the JAX rows, `graph.compile` for numpy.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import timeit
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax import lax  # noqa: E402
+
+import runtime as rt  # noqa: E402
+from runtime.jax_backend import JaxBackend  # noqa: E402
+
+
+# -- the programs, in plain Python over tensors -----------------------------------------
+
+def fizzbuzz_count(n):
+    fizz = 0
+    buzz = 0
+    fizzbuzz = 0
+    other = 0
+    for i in rt.range(1, n + 1):
+        if i % 15 == 0:
+            fizzbuzz += 1
+        elif i % 3 == 0:
+            fizz += 1
+        elif i % 5 == 0:
+            buzz += 1
+        else:
+            other += 1
+    return fizz, buzz, fizzbuzz, other
+
+
+def tanh_loop(x):
+    while rt.reduce_sum(x) > 1:
+        x = rt.tanh(x)
+    return x
+
+
+def collatz(x):
+    steps = 0
+    while x != 1:
+        x = rt.where(x % 2 == 0, x // 2, 3 * x + 1)
+        steps += 1
+    return steps
+
+
+def power(x, y):
+    result = rt.eye(10, dtype=rt.int32)
+    for _ in range(y):
+        result = rt.matmul(x, result)
+    return result
+
+
+def dynamic_rnn(input_data, initial_state):
+    input_data = rt.transpose(input_data, [1, 0, 2])
+    max_seq_len = input_data.shape[0]
+    states = rt.TensorArray(rt.float32, size=max_seq_len)
+    state = initial_state
+    for i in rt.range(max_seq_len):
+        state = rt.tanh(input_data[i] + state)
+        states = states.write(i, state)
+    return rt.transpose(states.stack(), [1, 0, 2])
+
+
+# -- the same, by hand in JAX ------------------------------------------------------------
+
+@jax.jit
+def fizzbuzz_count_jax(n):
+    def body(i, c):
+        fizz, buzz, fb, other = c
+        m15, m3, m5 = i % 15 == 0, i % 3 == 0, i % 5 == 0
+        return (fizz + (~m15 & m3), buzz + (~m15 & ~m3 & m5), fb + m15,
+                other + (~m15 & ~m3 & ~m5))
+    zero = jnp.int32(0)
+    return lax.fori_loop(1, n + 1, body, (zero, zero, zero, zero))
+
+
+@jax.jit
+def tanh_loop_jax(x):
+    return lax.while_loop(lambda x: jnp.sum(x) > 1, jnp.tanh, x)
+
+
+@jax.jit
+def collatz_jax(x):
+    def body(c):
+        x, n = c
+        return jnp.where(x % 2 == 0, x // 2, 3 * x + 1), n + 1
+    return lax.while_loop(lambda c: c[0] != 1, body, (x, jnp.int32(0)))[1]
+
+
+@jax.jit
+def power_jax(x):
+    return lax.fori_loop(0, 100, lambda i, r: x @ r, jnp.eye(10, dtype=jnp.int32))
+
+
+@jax.jit
+def dynamic_rnn_jax(data, state):
+    def step(state, inp):
+        state = jnp.tanh(inp + state)
+        return state, state
+    _, states = lax.scan(step, state, jnp.transpose(data, (1, 0, 2)))
+    return jnp.transpose(states, (1, 0, 2))
+
+
+# -- timing --------------------------------------------------------------------------------
+
+def per_call(fn, budget=0.3, repeat=7) -> float:
+    number = 1
+    while True:
+        t = timeit.timeit(fn, number=number)
+        if t > budget / repeat or number >= 1 << 16:
+            break
+        number *= 4
+    return statistics.median(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def timed_first(fn):
+    t0 = timeit.default_timer()
+    out = fn()
+    return timeit.default_timer() - t0, out
+
+
+def to_numpy(out):
+    if isinstance(out, tuple):
+        return tuple(np.asarray(o) for o in out)
+    return (np.asarray(out),)
+
+
+def row(name, fn, specs, args, hand, budget):
+    cf = rt.function(fn).get_concrete_function(*specs)
+    graph, inputs, outputs = cf.graph, list(cf.inputs), list(cf.outputs)
+    t_np_compile, numpy_plan = timed_first(lambda: graph.compile(inputs, outputs))
+    xla_plan = JaxBackend().compile(graph, inputs, outputs)
+    t_ours_compile, ours = timed_first(lambda: xla_plan(*args))
+    t_hand_compile, by_hand = timed_first(lambda: to_numpy(hand(*args)))
+    expected = numpy_plan(*args)
+    for a, b, c in zip(ours, by_hand, expected):
+        np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b, c, rtol=1e-5, atol=1e-6)
+    t_ours = per_call(lambda: xla_plan(*args), budget)
+    t_hand = per_call(lambda: to_numpy(hand(*args)), budget)
+    t_np = per_call(lambda: numpy_plan(*args), budget)
+    print(f"{name:<34}{t_ours * 1e6:10.1f}{t_hand * 1e6:10.1f}{t_np * 1e6:10.1f}"
+          f"{t_ours / t_hand:10.2f}x{t_np / t_ours:9.1f}x"
+          f"{t_ours_compile * 1e3:10.1f}{t_hand_compile * 1e3:9.1f}{t_np_compile * 1e3:8.1f}")
+    return t_ours / t_hand
+
+
+def main(argv=None):
+    argv = argv if argv is not None else sys.argv[1:]
+    quick = "--quick" in argv
+    only = next((a for a in argv if not a.startswith("--")), None)
+    budget = 0.05 if quick else 0.3
+    rng = np.random.default_rng(0)
+    i32 = rt.TensorSpec([], rt.int32)
+    x10 = (rng.integers(-1, 2, size=(10, 10))).astype(np.int32)
+    data = rng.normal(size=(8, 50, 16)).astype(np.float32)
+    state = np.zeros((8, 16), np.float32)
+    rows = [
+        ("fizzbuzz count n=1000", fizzbuzz_count, [i32], [np.int32(1000)], fizzbuzz_count_jax),
+        ("tanh loop (while on a reduction)", tanh_loop, [rt.TensorSpec([10], rt.float32)],
+         [np.ones(10, np.float32)], tanh_loop_jax),
+        ("collatz steps of 77031", collatz, [i32], [np.int32(77031)], collatz_jax),
+        ("power(x, 100) 10x10 int32", power, [rt.TensorSpec([10, 10], rt.int32), 100], [x10],
+         power_jax),
+        ("dynamic_rnn 8x50x16", dynamic_rnn, [rt.TensorSpec([8, 50, 16], rt.float32),
+                                              rt.TensorSpec([8, 16], rt.float32)],
+         [data, state], dynamic_rnn_jax),
+    ]
+    print(f"{'per call, us':<34}{'ours':>10}{'by hand':>10}{'numpy':>10}{'ours/hand':>11}"
+          f"{'np/ours':>10}{'compile ms: ours':>17}{'hand':>6}{'numpy':>8}")
+    ratios = [row(*r, budget=budget) for r in rows if not only or only in r[0]]
+    print(f"worst ours/hand: {max(ratios):.2f}x")
+    return ratios
+
+
+if __name__ == "__main__":
+    main()
