@@ -76,15 +76,28 @@ def reads(op) -> list:
     """The tensors `op` reads: its inputs, and for control flow the tensors of enclosing
     graphs that its sub-graphs read directly rather than through a param (recursively).
     Such a value lives until the whole node has run."""
-    body_list = op.opdef.bodies(op) if op.opdef.body_attrs else ()
-    if not body_list:
+    if not op.opdef.body_attrs:
         return list(op.inputs)
     found = list(op.inputs)
-    for body in body_list:
-        inner = body.graph
-        for sub in inner.operations:
-            found.extend(t for t in reads(sub) if t.op.graph is not inner)
-        found.extend(t for t in body.outputs if t.op.graph is not inner)
+    for body in op.opdef.bodies(op):
+        found.extend(_outer_reads(body))
+    return found
+
+
+def _outer_reads(body) -> list:
+    """The tensors of enclosing graphs that `body` reads directly (its ops, nested
+    bodies included, and its results), worked out once per version of its graph."""
+    inner = body.graph
+    key = (inner._version, id(body.outputs), len(body.outputs))
+    cached = inner.__dict__.get("_outer_reads")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    found = []
+    for sub in inner.operations:
+        found.extend(t for t in (reads(sub) if sub.opdef.body_attrs else sub.inputs)
+                     if t.op.graph is not inner)
+    found.extend(t for t in body.outputs if t.op.graph is not inner)
+    inner._outer_reads = (key, found)
     return found
 
 
