@@ -10,7 +10,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .errors import InvalidArgumentError
-from .jax_lowering import (MAY_FAIL, RULES, STATIC, Unsupported, gather_error, index_error, rule,
+from .jax_analysis import MAY_FAIL
+from .jax_lowering import (RULES, STATIC, Unsupported, gather_error, index_error, rule,
                            static_ints)
 from .ops import array_ops, core, makers, slicing, tensor_array
 
@@ -25,26 +26,29 @@ class RangeValue:
     kept as its three bounds. Its shape, size and items (an index, a gather) are computed
     from them; any other use cannot lower (XLA needs the length while compiling)."""
 
-    __slots__ = ("start", "limit", "delta", "dtype")
+    __slots__ = ("start", "limit", "delta", "dtype", "n")
 
-    def __init__(self, start, limit, delta, dtype):
+    def __init__(self, start, limit, delta, dtype, n=None):
         self.start, self.limit, self.delta, self.dtype = start, limit, delta, dtype
+        self.n = self._length() if n is None else n  # computed once, where it is made
 
     def tree_flatten(self):
-        return (self.start, self.limit, self.delta), self.dtype
+        return (self.start, self.limit, self.delta, self.n), self.dtype
 
     @classmethod
     def tree_unflatten(cls, dtype, children):
-        return cls(*children, dtype)
+        start, limit, delta, n = children
+        return cls(start, limit, delta, dtype, n)
+
+    def _length(self):
+        if self.dtype.kind == "f":
+            n = jnp.ceil((jnp.asarray(self.limit) - self.start) / self.delta)
+        else:
+            n = -(-(jnp.asarray(self.limit) - self.start) // self.delta)
+        return jnp.maximum(n, 0).astype(jnp.int32)
 
     def length(self):
-        span = (jnp.asarray(self.limit) - self.start).astype(jnp.float64 if self.dtype.kind
-                                                             == "f" else self.dtype)
-        if self.dtype.kind == "f":
-            n = jnp.ceil(span / self.delta)
-        else:
-            n = -(-span // self.delta)
-        return jnp.maximum(n, 0).astype(jnp.int32)
+        return self.n
 
     def item(self, i):
         return (self.start + jnp.asarray(i).astype(self.dtype) * self.delta).astype(self.dtype)
@@ -67,6 +71,8 @@ def _range(lw, op, start, limit, delta):
 def range_index(lw, op, r, i, what):
     n = r.length()
     if what == "index":
+        if lw.ctx.bounded(i, of=r):
+            return r.item(i)
         lw.defer(op, (i < -n) | (i >= n), index_error(0, None), i, n)
         return r.item(jnp.where(i < 0, i + n, i))
     bad = jnp.reshape(jnp.asarray((i < 0) | (i >= n)), (-1,))
@@ -155,7 +161,9 @@ def _ta_create(lw, op, size):
 
 @rule(tensor_array.WRITE)
 def _ta_write(lw, op, ta, index, value):
-    lw.defer(op, (index < 0) | (index >= ta.size), _ta_index_error("write", ta.size), index)
+    if not lw.ctx.bounded(index, size=ta.size):
+        lw.defer(op, (index < 0) | (index >= ta.size), _ta_index_error("write", ta.size),
+                 index)
     buffer = ta.buffer
     if buffer is None:
         buffer = jnp.zeros((ta.size,) + jnp.shape(value), dtype=ta.dtype)
@@ -164,7 +172,8 @@ def _ta_write(lw, op, ta, index, value):
 
 @rule(tensor_array.READ)
 def _ta_read(lw, op, ta, index):
-    lw.defer(op, (index < 0) | (index >= ta.size), _ta_index_error("read", ta.size), index)
+    if not lw.ctx.bounded(index, size=ta.size):
+        lw.defer(op, (index < 0) | (index >= ta.size), _ta_index_error("read", ta.size), index)
     if ta.buffer is None:
         shape = op.attrs["element_shape"]
         if not shape.is_fully_defined():

@@ -49,8 +49,8 @@ from .core.control import WhileInputs
 from .core.opdef import quiet_numpy, restore_numpy
 from .errors import InvalidArgumentError, InvalidGraphError, OpError
 from .jax_arrays import RANGE_AWARE, RangeValue, TensorArrayValue
-from .jax_lowering import (REDUCTIONS, RULES, Unsupported, calm_size, is_concrete, may_fail,
-                           reason)
+from .jax_analysis import calm_size, loop_counters, may_fail
+from .jax_lowering import HOST_OPS, REDUCTIONS, RULES, Unsupported, is_concrete, reason
 
 __all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
 
@@ -114,6 +114,7 @@ class _Context:
         self.may_fail = False    # has ops with deferred run-time checks
         self.failure = None      # (op, error, variable values) of a failed host check
         self.deferred: list = []  # (op, make_error) of each deferred check, numbered from 1
+        self.facts: dict = {}     # id(value) -> (value, lo, hi): see `note`
 
     def add_variable(self, variable, writes: bool):
         i = self._index.get(id(variable))
@@ -157,6 +158,26 @@ class _Context:
             except Exception as e:  # noqa: BLE001 - reported as the node's error
                 self.fail(op, e, None)
         return io_callback(draw, spec, error, *args, ordered=True)
+
+    # -- what is known of a value's range while tracing (loop counters, their items) ----
+    def note(self, value, lo: int, hi):
+        """`value` (a tracer) is in [lo, hi): `hi` an int, or a value whose length
+        (dimension 0) it is below."""
+        self.facts[id(value)] = (value, lo, hi)
+
+    def bounded(self, i, size=None, of=None) -> bool:
+        """Whether index `i` is known to be in [0, size), or in [0, len(of))."""
+        fact = self.facts.get(id(i))
+        if fact is None or fact[0] is not i or fact[1] < 0:
+            return False
+        hi = fact[2]
+        if isinstance(hi, int):
+            return size is not None and hi <= size
+        return of is not None and hi is of
+
+    def known_range(self, i):
+        fact = self.facts.get(id(i))
+        return (fact[1], fact[2]) if fact is not None and fact[0] is i else None
 
     def deferred_error(self, number, payload):
         op, make_error = self.deferred[number - 1]
@@ -236,7 +257,7 @@ class _Lowerer(walk.Visitor):
 
     # -- run-time checks ------------------------------------------------------------------
     # The state ends with the number of the deferred check that failed first (0: none)
-    # and two integers it recorded (an index, a size) for its message.
+    # and two integers it noted (an index, a size) for its message.
     @property
     def error(self):
         return self.state[-3]
@@ -335,34 +356,68 @@ class _Lowerer(walk.Visitor):
         # before the loop and at the end of each iteration (its effects keep their order)
         # and the carry holds its result.
         calm = calm_size(cond_body, 1 << 30) is not None
+        # A loop whose iterations have deferred checks stops when one fails (its test
+        # reads the failure number: found by tracing an iteration abstractly first, as
+        # the trace knows which indices are in range); a loop after a failure is skipped.
+        ctx = self.ctx
+        guard = [False]
+        tail = [None]  # the failure record, left out of the carry of a loop that cannot fail
+        counters = loop_counters(op, values)
+
+        def whole(state):
+            return list(state) + tail[0] if tail[0] is not None else list(state)
+
+        def carried(state):
+            return list(state)[:-3] if tail[0] is not None else list(state)
 
         def test(loop_vars, state):
             [t], state = self.lower_body(cond_body, list(loop_vars) + ext, state)
             return jnp.asarray(t, bool).reshape(()), state
 
+        # The carry: (test result or None when calm, iteration count or None when
+        # unbounded, loop variables, state): None costs nothing in XLA's loop.
         def step(carry):
             t, n, loop_vars, state = carry
-            outs, state = self.lower_body(body, list(loop_vars) + ext, state)
+            for k, start, bound, m in counters:
+                ctx.note(loop_vars[k], start, bound if m is None else ext[m - len(init)])
+            outs, state = self.lower_body(body, list(loop_vars) + ext, whole(state))
             outs = _typed(outs, op.outputs)
             if not calm:
                 t, state = test(outs, state)
-            return t, n + 1, outs, list(state)
+            return t, None if n is None else n + 1, outs, carried(state)
 
         def keep_going(carry):
             t, n, loop_vars, state = carry
             if calm:
-                t, _ = test(loop_vars, state)
-            if self.ctx.may_fail:  # a failed check stops every loop
+                t, _ = test(loop_vars, whole(state))
+            if guard[0]:
                 t = jnp.logical_and(t, state[-3] == 0)
             return t if limit is None else jnp.logical_and(t, n < limit)
 
-        first = jnp.bool_(True)
+        def loop(carry):
+            return lax.while_loop(keep_going, step, carry)
+
+        may_have_failed = bool(ctx.deferred)
+        first = None
         if not calm:
             first, self.state = test(init, list(self.state))
-        carry = (first, jnp.int32(0), _typed(init, op.outputs), list(self.state))
+        count = None if limit is None else jnp.int32(0)
+        carry = (first, count, _typed(init, op.outputs), list(self.state))
         try:
             carry = _allocate_arrays(step, carry)
-            _, _, outs, state = lax.while_loop(keep_going, step, carry)
+            if ctx.may_fail and any(may_fail(o) for b in (cond_body, body)
+                                    for o in b.graph.operations):
+                before = len(ctx.deferred)
+                jax.eval_shape(lambda c: (step(c), keep_going(c)), carry)
+                guard[0] = len(ctx.deferred) > before
+            if not guard[0]:
+                tail[0] = self.state[-3:]
+                carry = carry[:3] + (carried(self.state),)
+            if may_have_failed and not guard[0]:
+                _, _, outs, state = lax.cond(self.ok(), loop, lambda c: c, carry)
+            else:
+                _, _, outs, state = loop(carry)
+            state = whole(state)
         except TypeError as e:
             raise XlaLoweringError(
                 f"cannot compile with XLA: {_problem(op, e)}\n(a loop variable must keep "
@@ -408,10 +463,14 @@ class XlaPlan:
         self.written = [ctx.variables[i] for i in ctx.written]
         self.needed_placeholders = needed_placeholders
         self.num_outputs = len(outputs)
-        self.jitted = jax.jit(fn)
         self._x64 = ctx.wide
+        # No Variable, no host call, no check: the jitted function is called as it is.
+        self._plain = not (ctx.variables or ctx.effects or ctx.may_fail or ctx.wide)
+        self.jitted = jax.jit((lambda arrays: fn(arrays, ())[0]) if self._plain else fn)
 
     def __call__(self, *arrays):
+        if self._plain:
+            return tuple(map(np.asarray, self.jitted(arrays)))
         ctx = self.ctx
         ctx.failure = None
         variables = [v._value for v in self.variables]
@@ -455,7 +514,7 @@ def _scan(ctx: _Context, graph, outputs, problems: list) -> None:
             problems.append(_problem(op, why))
         if d.reads_variables or d.writes_variables:
             ctx.add_variable(op.attrs["variable"], d.writes_variables)
-        if d.side_effect and not (d.reads_variables or d.writes_variables):
+        if d in HOST_OPS:
             ctx.effects = True
         if may_fail(op):
             ctx.may_fail = True

@@ -387,7 +387,8 @@ def _index(lw, op, x, tensors):
             v = s[1]
             if isinstance(v, tuple) and not is_concrete(tensors[v[1] - 1]):
                 i, n = tensors[v[1] - 1], shape[d]
-                lw.defer(op, (i < -n) | (i >= n), index_error(d, n), i)
+                if not lw.ctx.bounded(i, size=n):
+                    lw.defer(op, (i < -n) | (i >= n), index_error(d, n), i)
                 index.append(i)
             else:
                 index.append(bound(v))
@@ -401,6 +402,12 @@ def _index(lw, op, x, tensors):
 @rule(slicing.SLICE)
 def _strided_slice(lw, op, x, *tensors):
     index = _index(lw, op, x, tensors)
+    known = lw.ctx.known_range(index[0]) if len(index) == 1 else None
+    if known is not None and is_concrete(x) and np.ndim(x) == 1 and np.size(x) and \
+            np.asarray(x).dtype.kind in "iu" and lw.ctx.bounded(index[0], size=np.size(x)):
+        item = jnp.asarray(x)[index]  # an item of a known vector: within its values
+        lw.ctx.note(item, int(np.min(x)), int(np.max(x)) + 1)
+        return item
     try:
         return jnp.asarray(x)[index]
     except IndexError as e:
@@ -560,6 +567,7 @@ def _random(lw, op, *args):
 
 for _d in random_ops.OPS:
     RULES[_d] = _random
+HOST_OPS = {io_ops.PRINT, io_ops.ASSERT, *random_ops.OPS}  # lowered to host callbacks
 
 
 # -- what cannot lower ---------------------------------------------------------------------
@@ -575,56 +583,6 @@ for _d in list_ops.OPS:
                 "needs fixed sizes: use an rt.TensorArray of known size")
 for _d in string_ops.OPS:
     _WHY[_d] = "XLA has no string type"
-
-
-# -- calm sub-graphs: both branches of a cond may run (a select), a loop test in cond_fun --
-
-def _calm_ops():
-    calm = {d for d in ELEMENTWISE.values()} | set(REDUCTIONS.values())
-    calm -= {ELEMENTWISE["floordiv"], ELEMENTWISE["mod"]}  # unless by a constant (below)
-    calm |= {core.IDENTITY, core.STOP_GRADIENT, core.FULL_LIKE, core.STACK, math_ops.CAST,
-             math_ops.SELECT, math_ops.MATMUL, array_ops.RESHAPE, array_ops.TRANSPOSE,
-             array_ops.EXPAND_DIMS, array_ops.SQUEEZE, array_ops.CONCAT, makers.FILL,
-             broadcast_ops.BROADCAST_TO, broadcast_ops.SUM_TO}
-    return calm
-
-
-CALM = _calm_ops()
-
-
-def calm_size(body, budget: int):
-    """How many ops `body` runs when it is calm: no side effect, no state, no run-time
-    check (so running it when it is not taken changes nothing), each op cheap; None when
-    it is not, or when it runs more than `budget` ops."""
-    count = 0
-    for op in body.graph.operations:
-        d = op.opdef
-        if d.feedable or d.constant:
-            continue
-        if isinstance(d, control.CondDef):
-            inner = [calm_size(b, budget - count) for b in d.bodies(op)]
-            if None in inner:
-                return None
-            count += sum(inner)
-        elif d in CALM or (d in (ELEMENTWISE["floordiv"], ELEMENTWISE["mod"])
-                           and (op.inputs[1].dtype.is_floating
-                                or (op.inputs[1].op.opdef.constant
-                                    and np.all(op.inputs[1].op.attrs["value"])))):
-            count += 1
-        else:
-            return None
-        if count > budget or any(t.dtype is dtypes.variant for t in op.outputs):
-            return None
-    return count
-
-
-MAY_FAIL = {ELEMENTWISE["floordiv"], ELEMENTWISE["mod"], array_ops.GATHER, slicing.SLICE,
-            slicing.SLICE_GRAD}  # (and the TensorArray and range ops: jax_arrays)
-
-
-def may_fail(op) -> bool:
-    """Whether the lowered op has a deferred run-time check."""
-    return op.opdef in MAY_FAIL
 
 
 def reason(op):

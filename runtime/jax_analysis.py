@@ -1,0 +1,108 @@
+"""Static analyses of the graphs the XLA backend lowers (runtime/jax_backend.py): which
+sub-graphs are calm (cheap, no effect: a cond may run both branches and select, a loop
+test may be XLA's cond_fun), which ops have deferred run-time checks, and which loop
+counters stay within a known bound (so indexing with them needs no check).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import control, dtypes
+from .jax_lowering import ELEMENTWISE, REDUCTIONS
+from .ops import array_ops, broadcast_ops, core, makers, math_ops, slicing
+
+
+# -- calm sub-graphs: both branches of a cond may run (a select), a loop test in cond_fun --
+
+def _calm_ops():
+    calm = {d for d in ELEMENTWISE.values()} | set(REDUCTIONS.values())
+    calm -= {ELEMENTWISE["floordiv"], ELEMENTWISE["mod"]}  # unless by a constant (below)
+    calm |= {core.IDENTITY, core.STOP_GRADIENT, core.FULL_LIKE, core.STACK, math_ops.CAST,
+             math_ops.SELECT, math_ops.MATMUL, array_ops.RESHAPE, array_ops.TRANSPOSE,
+             array_ops.EXPAND_DIMS, array_ops.SQUEEZE, array_ops.CONCAT, makers.FILL,
+             broadcast_ops.BROADCAST_TO, broadcast_ops.SUM_TO}
+    return calm
+
+
+CALM = _calm_ops()
+
+
+def calm_size(body, budget: int):
+    """How many ops `body` runs when it is calm: no side effect, no state, no run-time
+    check (so running it when it is not taken changes nothing), each op cheap; None when
+    it is not, or when it runs more than `budget` ops."""
+    count = 0
+    for op in body.graph.operations:
+        d = op.opdef
+        if d.feedable or d.constant:
+            continue
+        if isinstance(d, control.CondDef):
+            inner = [calm_size(b, budget - count) for b in d.bodies(op)]
+            if None in inner:
+                return None
+            count += sum(inner)
+        elif d in CALM or (d in (ELEMENTWISE["floordiv"], ELEMENTWISE["mod"])
+                           and (op.inputs[1].dtype.is_floating
+                                or (op.inputs[1].op.opdef.constant
+                                    and np.all(op.inputs[1].op.attrs["value"])))):
+            count += 1
+        else:
+            return None
+        if count > budget or any(t.dtype is dtypes.variant for t in op.outputs):
+            return None
+    return count
+
+
+MAY_FAIL = {ELEMENTWISE["floordiv"], ELEMENTWISE["mod"], array_ops.GATHER, slicing.SLICE,
+            slicing.SLICE_GRAD}  # (and the TensorArray and range ops: jax_arrays)
+
+
+def may_fail(op) -> bool:
+    """Whether the lowered op may have a deferred run-time check."""
+    d = op.opdef
+    if d not in MAY_FAIL:
+        return any(may_fail(o) for b in d.bodies(op) for o in b.graph.operations)
+    if d in (ELEMENTWISE["floordiv"], ELEMENTWISE["mod"]):
+        y = op.inputs[1]
+        return y.dtype.is_integer and not (y.op.opdef.constant and np.all(y.op.attrs["value"]))
+    if d is slicing.SLICE:
+        return len(op.inputs) > 1
+    if d is array_ops.GATHER:
+        return not op.inputs[1].op.opdef.constant
+    return True
+
+
+def loop_counters(op, values) -> list:
+    """The loop variables of while node `op` that count up from a known non-negative start
+    while below a bound: [(k, start, bound, m)], where `bound` is an int (known while
+    tracing), or None and m is the node input index of a tensor whose length is the bound (the test
+    reads `rt.shape(x)[0]`, as a staged `for` over `x` does). In the body, such a counter
+    is in [start, bound): indexing with it needs no check. `values` are the node's
+    lowered inputs."""
+    n = op.attrs["num_loop_vars"]
+    cond_body, body = op.opdef.bodies(op)
+    test = cond_body.outputs[0].op
+    if test.opdef is not ELEMENTWISE["less"]:
+        return []
+    a, b = test.inputs
+    params = cond_body.params
+    k = next((i for i, p in enumerate(params[:n]) if p is a), None)
+    j = next((i for i, p in enumerate(params) if p is b and i >= n), None)
+    if k is None or j is None or not isinstance(values[k], (np.ndarray, np.generic)) or \
+            values[k] < 0:
+        return []
+    step = body.outputs[k].op
+    if step.opdef is not ELEMENTWISE["add"] or step.inputs[0] is not body.params[k] or \
+            not step.inputs[1].op.opdef.constant or step.inputs[1].op.attrs["value"] < 0:
+        return []
+    bound = values[j]
+    if isinstance(bound, (np.ndarray, np.generic)):
+        return [(k, int(values[k]), int(bound), None)]
+    length = op.inputs[j].op  # rt.shape(x)[0]
+    if length.opdef is not slicing.SLICE or length.attrs["spec"] != (("int", 0),) or \
+            len(length.inputs) != 1 or length.inputs[0].op.opdef is not array_ops.SHAPE:
+        return []
+    x = length.inputs[0].op.inputs[0]
+    end = len(op.inputs) - (1 if op.attrs["has_max"] else 0)
+    m = next((i for i in range(n, end) if op.inputs[i] is x), None)
+    return [] if m is None else [(k, int(values[k]), None, m)]
