@@ -482,8 +482,10 @@ class XlaPlan:
                 outs, written, error = self.jitted(arrays, variables)
             results = tuple(np.asarray(o) for o in outs)  # waits for the run to end
             written = [np.array(w) for w in written]
-            if error is not None and int(error[0]):
-                op, e = ctx.deferred_error(int(error[0]), error[1:])
+            # (int() of a jax array costs tens of us; of a numpy one, nothing)
+            failed = 0 if error is None else int(np.asarray(error[0]))
+            if failed:
+                op, e = ctx.deferred_error(failed, [np.asarray(p) for p in error[1:]])
                 for v, x in zip(self.written, written):
                     v._value = x
                 raise _op_error(op, e)
@@ -548,6 +550,7 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
     def fn(arrays, variables):
         env = {id(t): v for t, v in zip(inputs, arrays)}
         payload = np.int64 if ctx.wide else np.int32
+        checks = len(ctx.deferred)
         lw = _Lowerer(ctx, env, list(variables) + [np.int32(0), payload(0), payload(0)])
         outs = lw.run(graph, outputs)
         for t, v in zip(outputs, outs):
@@ -555,7 +558,8 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
                 raise XlaLoweringError(f"cannot compile with XLA: {_problem(t.op, 'its length is known only when the graph runs (XLA needs every shape while compiling)')}")
         if ctx.effects and not outs:
             outs = [jnp.zeros((), jnp.int32)]  # something to wait on: the run's end
-        error = tuple(lw.state[-3:]) if ctx.may_fail else None
+        # the failure record, when this trace has checks that may fail
+        error = tuple(lw.state[-3:]) if len(ctx.deferred) > checks else None
         return tuple(outs), tuple(lw.state[i] for i in ctx.written), error
 
     needed = {id(op.outputs[0]) for op in walk.schedule(graph, outputs) if op.opdef.feedable}
