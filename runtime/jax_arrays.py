@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 import numpy as np
 
 from .errors import InvalidArgumentError
@@ -167,7 +168,8 @@ def _ta_write(lw, op, ta, index, value):
     buffer = ta.buffer
     if buffer is None:
         buffer = jnp.zeros((ta.size,) + jnp.shape(value), dtype=ta.dtype)
-    return TensorArrayValue(ta.size, ta.dtype, buffer.at[index].set(value))
+    return TensorArrayValue(ta.size, ta.dtype, lax.dynamic_update_index_in_dim(
+        buffer, jnp.asarray(value, ta.dtype), index, 0))
 
 
 @rule(tensor_array.READ)
@@ -180,7 +182,7 @@ def _ta_read(lw, op, ta, index):
             raise Unsupported("it reads a TensorArray before anything was written to it, "
                               "with no element_shape")
         return jnp.zeros(shape.as_list(), dtype=ta.dtype)
-    return ta.buffer[index]
+    return lax.dynamic_index_in_dim(ta.buffer, index, 0, keepdims=False)
 
 
 @rule(tensor_array.STACK)

@@ -408,6 +408,14 @@ def _strided_slice(lw, op, x, *tensors):
         item = jnp.asarray(x)[index]  # an item of a known vector: within its values
         lw.ctx.note(item, int(np.min(x)), int(np.max(x)) + 1)
         return item
+    spec = op.attrs["spec"]
+    if len(spec) == 1 and spec[0][0] == "int" and isinstance(spec[0][1], tuple) and \
+            not is_concrete(index[0]) and jnp.ndim(x):
+        # x[i] with i checked (or known) to be in range: a dynamic slice, not a gather
+        i, n = index[0], jnp.shape(x)[0]
+        if not lw.ctx.bounded(i, size=n):
+            i = jnp.where(i < 0, i + n, i)
+        return lax.dynamic_index_in_dim(jnp.asarray(x), i, 0, keepdims=False)
     try:
         return jnp.asarray(x)[index]
     except IndexError as e:
