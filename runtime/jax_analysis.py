@@ -1,5 +1,5 @@
 """Static analyses of the graphs the XLA backend lowers (runtime/jax_backend.py): which
-sub-graphs are calm (cheap, no effect: a cond may run both branches and select, a loop
+ops cannot lower and why (`reason`), which sub-graphs are calm (cheap, no effect: a cond may run both branches and select, a loop
 test may be XLA's cond_fun), which ops have deferred run-time checks, and which loop
 counters stay within a known bound (so indexing with them needs no check).
 """
@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from .core import control, dtypes
-from .jax_lowering import ELEMENTWISE, REDUCTIONS
-from .ops import array_ops, broadcast_ops, core, makers, math_ops, slicing
+from .core import opdef as core_opdef
+from .jax_lowering import ELEMENTWISE, REDUCTIONS, RULES, STATIC
+from .ops import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, slicing,
+                  string_ops, tensor_array)
 
 
 # -- calm sub-graphs: both branches of a cond may run (a select), a loop test in cond_fun --
@@ -106,3 +108,41 @@ def loop_counters(op, values) -> list:
     end = len(op.inputs) - (1 if op.attrs["has_max"] else 0)
     m = next((i for i in range(n, end) if op.inputs[i] is x), None)
     return [] if m is None else [(k, int(values[k]), None, m)]
+
+
+# -- what cannot lower ---------------------------------------------------------------------
+
+_WHY = {
+    io_ops.PY_FUNC: "py_function runs Python with results of unknown shape",
+    tensor_array.GRAD_READ: "gradient TensorArrays grow while the graph runs",
+    tensor_array.GRAD_STACK: "gradient TensorArrays grow while the graph runs",
+    tensor_array.ADD: "gradient TensorArrays grow while the graph runs",
+}
+for _d in list_ops.OPS:
+    _WHY[_d] = ("a list that a staged construct appends to grows while the graph runs; XLA "
+                "needs fixed sizes: use an rt.TensorArray of known size")
+for _d in string_ops.OPS:
+    _WHY[_d] = "XLA has no string type"
+
+
+def reason(op):
+    """Why `op` cannot lower to XLA, before tracing; None when it may."""
+    d = op.opdef
+    if d in _WHY:
+        return _WHY[d]
+    if d.feedable or d.constant or isinstance(d, (control.CondDef, control.WhileDef)):
+        pass
+    elif d not in RULES:
+        return "the XLA backend has no rule for this op"
+    for t in list(op.inputs) + list(op.outputs):
+        if t.dtype is dtypes.string:
+            return "XLA has no string type"
+    static = STATIC.get(d)
+    return static(op) if static is not None else None
+
+
+def check_table_covers(registry: dict) -> list:
+    """The registered ops with neither a rule nor a reason (tests keep this empty)."""
+    structural = (core_opdef.CONST, core_opdef.PLACEHOLDER, *control.OPS)
+    return sorted(name for name, d in registry.items()
+                  if d not in RULES and d not in _WHY and d not in structural)

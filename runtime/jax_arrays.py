@@ -142,7 +142,7 @@ class TensorArrayValue:
 
 
 def _ta_index_error(what, size):
-    def make(i):
+    def make(i, *_):
         if what == "write":
             return InvalidArgumentError(f"Tried to write to index {int(i)} but array is not "
                                         f"resizeable and size is: {size}")

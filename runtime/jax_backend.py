@@ -49,8 +49,8 @@ from .core.control import WhileInputs
 from .core.opdef import quiet_numpy, restore_numpy
 from .errors import InvalidArgumentError, InvalidGraphError, OpError
 from .jax_arrays import RANGE_AWARE, RangeValue, TensorArrayValue
-from .jax_analysis import calm_size, loop_counters, may_fail
-from .jax_lowering import HOST_OPS, REDUCTIONS, RULES, Unsupported, is_concrete, reason
+from .jax_analysis import calm_size, loop_counters, may_fail, reason
+from .jax_lowering import HOST_OPS, REDUCTIONS, RULES, Unsupported, is_concrete
 
 __all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
 
@@ -257,13 +257,13 @@ class _Lowerer(walk.Visitor):
 
     # -- run-time checks ------------------------------------------------------------------
     # The state ends with the number of the deferred check that failed first (0: none)
-    # and two integers it noted (an index, a size) for its message.
+    # and three integers it noted (an index, a value, a size) for its message.
     @property
     def error(self):
-        return self.state[-3]
+        return self.state[-4]
 
     def ok(self):
-        return self.state[-3] == 0
+        return self.state[-4] == 0
 
     def defer(self, op, bad, make_error, *payload):
         """A check of a kernel's run-time error (`make_error(*payload)` when `bad`): its
@@ -275,10 +275,10 @@ class _Lowerer(walk.Visitor):
         ctx = self.ctx
         ctx.deferred.append((op, make_error))
         fire = jnp.logical_and(self.ok(), jnp.any(bad))
-        self.state[-3] = jnp.where(fire, np.int32(len(ctx.deferred)), self.state[-3])
+        self.state[-4] = jnp.where(fire, np.int32(len(ctx.deferred)), self.state[-4])
         for j, p in enumerate(payload):
-            slot = self.state[-2 + j]
-            self.state[-2 + j] = jnp.where(fire, jnp.asarray(p).astype(slot.dtype), slot)
+            slot = self.state[-3 + j]
+            self.state[-3 + j] = jnp.where(fire, jnp.asarray(p).astype(slot.dtype), slot)
 
     def check(self, op, bad, make_error, *values):
         """Raises `make_error(*values)` (on host values) when `bad` holds at run time: the
@@ -368,7 +368,7 @@ class _Lowerer(walk.Visitor):
             return list(state) + tail[0] if tail[0] is not None else list(state)
 
         def carried(state):
-            return list(state)[:-3] if tail[0] is not None else list(state)
+            return list(state)[:-4] if tail[0] is not None else list(state)
 
         def test(loop_vars, state):
             [t], state = self.lower_body(cond_body, list(loop_vars) + ext, state)
@@ -391,7 +391,7 @@ class _Lowerer(walk.Visitor):
             if calm:
                 t, _ = test(loop_vars, whole(state))
             if guard[0]:
-                t = jnp.logical_and(t, state[-3] == 0)
+                t = jnp.logical_and(t, state[-4] == 0)
             return t if limit is None else jnp.logical_and(t, n < limit)
 
         def loop(carry):
@@ -411,7 +411,7 @@ class _Lowerer(walk.Visitor):
                 jax.eval_shape(lambda c: (step(c), keep_going(c)), carry)
                 guard[0] = len(ctx.deferred) > before
             if not guard[0]:
-                tail[0] = self.state[-3:]
+                tail[0] = self.state[-4:]
                 carry = carry[:3] + (carried(self.state),)
             if may_have_failed and not guard[0]:
                 _, _, outs, state = lax.cond(self.ok(), loop, lambda c: c, carry)
@@ -551,7 +551,7 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
         env = {id(t): v for t, v in zip(inputs, arrays)}
         payload = np.int64 if ctx.wide else np.int32
         checks = len(ctx.deferred)
-        lw = _Lowerer(ctx, env, list(variables) + [np.int32(0), payload(0), payload(0)])
+        lw = _Lowerer(ctx, env, list(variables) + [np.int32(0), payload(0), payload(0), payload(0)])
         outs = lw.run(graph, outputs)
         for t, v in zip(outputs, outs):
             if isinstance(v, RangeValue):
@@ -559,7 +559,7 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
         if ctx.effects and not outs:
             outs = [jnp.zeros((), jnp.int32)]  # something to wait on: the run's end
         # the failure record, when this trace has checks that may fail
-        error = tuple(lw.state[-3:]) if len(ctx.deferred) > checks else None
+        error = tuple(lw.state[-4:]) if len(ctx.deferred) > checks else None
         return tuple(outs), tuple(lw.state[i] for i in ctx.written), error
 
     needed = {id(op.outputs[0]) for op in walk.schedule(graph, outputs) if op.opdef.feedable}

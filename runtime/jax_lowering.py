@@ -10,7 +10,7 @@ dtypes, numpy's floor semantics for integer `//` and `%`, the run-time errors (i
 division by zero, out-of-range gather and index) raised with the kernel's message.
 
 `STATIC` holds, per OpDef, a function saying why a given node cannot lower (or None)
-before anything is traced; `reason(op)` gives it for any node.
+before anything is traced; `jax_analysis.reason(op)` gives it for any node.
 """
 from __future__ import annotations
 
@@ -19,10 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .core import control, dtypes, opdef as core_opdef
 from .errors import InvalidArgumentError
-from .ops import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, pad_ops,
-                  random_ops, reduce_ops, slicing, state_ops, string_ops, tensor_array)
+from .ops import (array_ops, broadcast_ops, core, io_ops, makers, math_ops, pad_ops, random_ops,
+                  reduce_ops, slicing, state_ops)
 
 
 class Unsupported(Exception):
@@ -106,7 +105,12 @@ for _public, _d in ELEMENTWISE.items():
 
 def _truediv(x, y):
     if jnp.result_type(x).kind in "iu":  # TensorFlow: int / int -> float64
-        return jnp.true_divide(jnp.asarray(x, jnp.float64), jnp.asarray(y, jnp.float64))
+        x, y = jnp.asarray(x, jnp.float64), jnp.asarray(y, jnp.float64)
+    shape = jnp.broadcast_shapes(jnp.shape(x), jnp.shape(y))
+    if is_concrete(y) or jnp.shape(y) != shape:
+        # XLA multiplies by the reciprocal of a constant or broadcast divisor (not
+        # numpy's correctly rounded quotient) unless the divisor is a full opaque array
+        y = lax.optimization_barrier(jnp.broadcast_to(jnp.asarray(y), shape))
     return jnp.true_divide(x, y)
 
 
@@ -295,7 +299,7 @@ def _concat(lw, op, *xs):
 
 
 def gather_error(n, shape):
-    def make(position, value):
+    def make(position, value, *_):
         i = np.unravel_index(position, shape) if shape else ()
         return InvalidArgumentError(
             f"indices[{','.join(map(str, i))}] = {value} is not in [0, {n})")
@@ -358,10 +362,11 @@ def _expanded(spec, rank):
 
 
 def index_error(axis, n):
-    def make(i, size=None):
-        return InvalidArgumentError(f"slice index out of bounds: index {int(i)} is out of "
-                                    f"bounds for axis {axis} with size "
-                                    f"{n if size is None else int(size)}")
+    """numpy's own error for x[i] (the numpy backend runs `x[i]` as Python); the size is
+    the payload's second value when `n` is None."""
+    def make(i, size=0, *_):
+        return IndexError(f"index {int(i)} is out of bounds for axis {axis} with size "
+                          f"{n if n is not None else int(size)}")
     return make
 
 
@@ -576,41 +581,3 @@ def _random(lw, op, *args):
 for _d in random_ops.OPS:
     RULES[_d] = _random
 HOST_OPS = {io_ops.PRINT, io_ops.ASSERT, *random_ops.OPS}  # lowered to host callbacks
-
-
-# -- what cannot lower ---------------------------------------------------------------------
-
-_WHY = {
-    io_ops.PY_FUNC: "py_function runs Python with results of unknown shape",
-    tensor_array.GRAD_READ: "gradient TensorArrays grow while the graph runs",
-    tensor_array.GRAD_STACK: "gradient TensorArrays grow while the graph runs",
-    tensor_array.ADD: "gradient TensorArrays grow while the graph runs",
-}
-for _d in list_ops.OPS:
-    _WHY[_d] = ("a list that a staged construct appends to grows while the graph runs; XLA "
-                "needs fixed sizes: use an rt.TensorArray of known size")
-for _d in string_ops.OPS:
-    _WHY[_d] = "XLA has no string type"
-
-
-def reason(op):
-    """Why `op` cannot lower to XLA, before tracing; None when it may."""
-    d = op.opdef
-    if d in _WHY:
-        return _WHY[d]
-    if d.feedable or d.constant or isinstance(d, (control.CondDef, control.WhileDef)):
-        pass
-    elif d not in RULES:
-        return "the XLA backend has no rule for this op"
-    for t in list(op.inputs) + list(op.outputs):
-        if t.dtype is dtypes.string:
-            return "XLA has no string type"
-    static = STATIC.get(d)
-    return static(op) if static is not None else None
-
-
-def check_table_covers(registry: dict) -> list:
-    """The registered ops with neither a rule nor a reason (tests keep this empty)."""
-    structural = (core_opdef.CONST, core_opdef.PLACEHOLDER, *control.OPS)
-    return sorted(name for name, d in registry.items()
-                  if d not in RULES and d not in _WHY and d not in structural)
