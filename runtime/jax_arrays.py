@@ -215,3 +215,19 @@ def _ta_create_reason(op):
 
 
 STATIC[tensor_array.CREATE] = _ta_create_reason
+
+
+def allocate_arrays(step, carry):
+    """A TensorArray whose element shape is unknown until the loop writes it enters the
+    loop as zeros of the shape that one iteration gives it (found by tracing the
+    iteration abstractly)."""
+    loop_vars = carry[2]
+    if not any(isinstance(v, TensorArrayValue) and v.buffer is None for v in loop_vars):
+        return carry
+    shapes = jax.eval_shape(step, carry)[2]
+    filled = []
+    for v, s in zip(loop_vars, shapes):
+        if isinstance(v, TensorArrayValue) and v.buffer is None and s.buffer is not None:
+            v = TensorArrayValue(v.size, v.dtype, jnp.zeros(s.buffer.shape, s.buffer.dtype))
+        filled.append(v)
+    return carry[0], carry[1], filled, carry[3]

@@ -573,6 +573,9 @@ def _random(lw, op, *args):
     """Drawn on the host by the op's own numpy kernel and generator: the same values, in
     the same sequence, as the numpy backend gives (a graph's generator is shared by every
     plan compiled from it, as two numpy plans of one graph share it)."""
+    drawn = lw.ctx.drawn.get(id(op))
+    if drawn is not None:  # drawn before the call
+        return drawn
     t = op.outputs[0]
     spec = jax.ShapeDtypeStruct(tuple(op.attrs["shape"]), _np(t.dtype))
     return lw.ctx.host_draw(op, spec, args, lw.error)
@@ -581,3 +584,4 @@ def _random(lw, op, *args):
 for _d in random_ops.OPS:
     RULES[_d] = _random
 HOST_OPS = {io_ops.PRINT, io_ops.ASSERT, *random_ops.OPS}  # lowered to host callbacks
+PREDRAWN = {random_ops.UNIFORM, random_ops.NORMAL}  # at the top level: drawn before a call

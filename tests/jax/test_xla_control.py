@@ -252,3 +252,22 @@ def test_a_range_of_run_time_length_used_as_a_tensor_is_named_at_first_call():
     plan = JaxBackend().compile(g, ins, outs)
     with pytest.raises(XlaLoweringError, match=r"Sum .*test_xla_control.py:\d+.*rt.range"):
         plan(np.int32(4))
+
+
+def test_random_draws_inside_a_loop_match_too():
+    def f(n):
+        s = rt.zeros([2])
+        i = 0
+        while i < n:
+            s = s * 2.0 + rt.random.uniform([2], seed=3)
+            i += 1
+        return s
+
+    draws = []
+    for backend in (0, 1):
+        rt.random.set_seed(5)
+        g, ins, outs = traced(f, I32)
+        plan = plans(g, ins, outs)[backend]
+        draws.append([run(plan, [np.int32(3)])[0][0] for _ in range(2)])
+    for a, b in zip(*draws):
+        np.testing.assert_array_equal(a, b)
