@@ -465,9 +465,10 @@ class XlaPlan:
         self.needed_placeholders = needed_placeholders
         self.num_outputs = len(outputs)
         self._x64 = ctx.wide
-        # No Variable, no host call, no check: the jitted function is called as it is.
-        self._plain = not (ctx.variables or ctx.effects or ctx.may_fail or ctx.wide)
-        self.jitted = jax.jit((lambda arrays: fn(arrays, ())[0]) if self._plain else fn)
+        # No Variable, no host call, no 64-bit value: the jitted function of the inputs
+        # alone, giving the outputs and the failure record (None: no check in the trace).
+        self._plain = not (ctx.variables or ctx.effects or ctx.wide)
+        self.jitted = jax.jit((lambda arrays: fn(arrays, ())[::2]) if self._plain else fn)
         self.predrawn = [(op.opdef.kernel, op.attrs, op.outputs[0].dtype.np_dtype)
                          for op in ctx.predrawn]
 
@@ -476,7 +477,10 @@ class XlaPlan:
 
     def __call__(self, *arrays):
         if self._plain:
-            return tuple(map(np.asarray, self.jitted(arrays)))
+            outs, error = self.jitted(arrays)
+            if error is None:
+                return tuple(map(np.asarray, outs))
+            return self._finish(outs, (), error)
         ctx = self.ctx
         ctx.failure = None
         variables = [v._value for v in self.variables]
@@ -486,15 +490,7 @@ class XlaPlan:
                     outs, written, error = self.jitted(arrays, variables, self._draw())
             else:
                 outs, written, error = self.jitted(arrays, variables, self._draw())
-            results = tuple(np.asarray(o) for o in outs)  # waits for the run to end
-            written = [np.array(w) for w in written]
-            # (int() of a jax array costs tens of us; of a numpy one, nothing)
-            failed = 0 if error is None else int(np.asarray(error[0]))
-            if failed:
-                op, e = ctx.deferred_error(failed, [np.asarray(p) for p in error[1:]])
-                for v, x in zip(self.written, written):
-                    v._value = x
-                raise _op_error(op, e)
+            return self._finish(outs, written, error)
         except OpError:
             raise
         except Exception:  # noqa: BLE001 - a failed check says what failed
@@ -507,8 +503,19 @@ class XlaPlan:
                 for v, x in zip(self.written, values):
                     v._value = np.array(x, dtype=v.dtype.np_dtype)
             raise _op_error(op, error) from None
+
+    def _finish(self, outs, written, error):
+        """The results as numpy arrays, the Variables assigned; a failed deferred check
+        raised."""
+        results = tuple(np.asarray(o) for o in outs)  # waits for the run to end
+        written = [np.array(w) for w in written]
         for v, x in zip(self.written, written):
             v._value = x
+        # (int() of a jax array costs tens of us; of a numpy one, nothing)
+        failed = 0 if error is None else int(np.asarray(error[0]))
+        if failed:
+            op, e = self.ctx.deferred_error(failed, [np.asarray(p) for p in error[1:]])
+            raise _op_error(op, e)
         return results[:self.num_outputs]
 
 
