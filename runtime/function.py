@@ -58,11 +58,12 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
     list/tuple) handed to the converter (`autograph.to_graph`'s
     `experimental_optional_features`), as in TensorFlow.
 
-    Where the graphs run (`core.backends`): `jit_compile=True` asks for the "xla"
-    backend, which does not exist yet: that raises NotImplementedError here, at
-    decoration; False or None run on the default numpy backend. `backend` (runtime-specific, mostly for tests and experiments) names a
-    registered backend directly; it cannot be combined with `jit_compile=True`. Gradients
-    through the function run on the same backend."""
+    Where the graphs run (`core.backends`): `jit_compile=True` compiles each concrete
+    function with XLA through JAX (the "xla" backend, runtime/jax_backend.py; without
+    JAX installed, an ImportError naming the install command here, at decoration);
+    False or None run on the default numpy backend. `backend` (runtime-specific, mostly
+    for tests and experiments) names a registered backend directly; it cannot be combined
+    with `jit_compile=True`. Gradients through the function run on the same backend."""
     backend = _backend_name(backend, jit_compile)
     if input_signature is not None:
         if not isinstance(input_signature, (list, tuple)) or not all(
@@ -96,7 +97,7 @@ def _backend_name(backend, jit_compile) -> Optional[str]:
                              f"on backend {backend!r} too")
         backend = "xla"
     if backend is not None:
-        backends.get(backend)  # NotImplementedError (xla) or ValueError (unknown name)
+        backends.get(backend)  # ImportError (xla without JAX) or ValueError (unknown name)
     return backend
 
 

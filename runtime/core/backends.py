@@ -12,7 +12,8 @@ placeholder tensors the outputs and side effects read).
 
 The numpy executor (`runtime.executor`) registers itself as "numpy", the default.
 `ConcreteFunction` picks the backend its function asks for (`rt.function(jit_compile=
-True)` asks for "xla"), and gradients through a function run on the same one.
+True)` asks for "xla": `runtime/jit.py` registers it lazily, and it imports JAX only
+then), and gradients through a function run on the same one.
 """
 from __future__ import annotations
 
@@ -20,10 +21,7 @@ from typing import Optional, Protocol
 
 DEFAULT = "numpy"
 _registered: dict = {}
-# Backends that exist elsewhere, with what a user must do to get them.
-_MISSING = {"xla": "rt.function(jit_compile=True) compiles with XLA through JAX, which this "
-                   "version of the runtime does not have yet; leave jit_compile unset (or "
-                   "False) to run on the numpy backend"}
+_lazy: dict = {}       # name -> loader: a backend whose dependency is imported on first use
 
 
 class Backend(Protocol):
@@ -38,17 +36,24 @@ def register(backend) -> None:
     _registered[backend.name] = backend
 
 
+def register_lazy(name: str, loader) -> None:
+    """Makes a backend available under `name`, built by `loader()` the first time it is
+    asked for (so that its dependency, JAX for "xla", is imported only then; `loader`
+    raises a clear ImportError naming the install command when it is missing)."""
+    _lazy[name] = loader
+
+
 def get(name: Optional[str] = None):
     """The backend registered as `name` (the default when None); a clear error naming
     what to do when there is none."""
-    found = _registered.get(name or DEFAULT)
+    key = name or DEFAULT
+    found = _registered.get(key)
+    if found is None and key in _lazy:
+        found = _registered[key] = _lazy[key]()
     if found is None:
-        if name in _MISSING:
-            raise NotImplementedError(_MISSING[name])
-        raise ValueError(f"no backend named {name!r}; registered: "
-                         f"{', '.join(sorted(_registered)) or 'none'}")
+        raise ValueError(f"no backend named {name!r}; registered: {', '.join(names()) or 'none'}")
     return found
 
 
 def names() -> list:
-    return sorted(_registered)
+    return sorted({*_registered, *_lazy})
