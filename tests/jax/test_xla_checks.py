@@ -92,3 +92,18 @@ def test_sixty_four_bit_values_are_exact():
     big = np.array([2 ** 40 + 1, -(2 ** 35), 12345678901], np.int64)
     compare_traced(f, [rt.TensorSpec([3], rt.int64), rt.TensorSpec([3], rt.int64)],
                    [big, np.array([3, 5, -7], np.int64)])
+
+
+def test_a_loop_test_with_an_effect_keeps_its_order():
+    def f(n):
+        def test(i, s):
+            rt.print("test", i)
+            return i < n
+
+        def body(i, s):
+            rt.print("body", i)
+            return i + 1, s + i
+        return rt.while_loop(test, body, [0, 0])
+
+    _, text = compare_traced(f, [I32], [np.int32(3)])
+    assert text.splitlines()[:3] == ["test 0", "body 0", "test 1"]

@@ -4,6 +4,7 @@ inside rt.function)."""
 import numpy as np
 import pytest
 
+import autograph as ag
 import runtime as rt
 from runtime.errors import InvalidArgumentError
 from runtime.jax_backend import JaxBackend, XlaLoweringError
@@ -271,3 +272,18 @@ def test_random_draws_inside_a_loop_match_too():
         draws.append([run(plan, [np.int32(3)])[0][0] for _ in range(2)])
     for a, b in zip(*draws):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_staged_list_is_named_in_the_error():
+    def f(n):
+        out = []
+        for i in rt.range(n):
+            out.append(i * 2)
+        return ag.stack(out)
+
+    g, ins, outs = traced(f, I32)
+    with pytest.raises(XlaLoweringError) as e:
+        JaxBackend().compile(g, ins, outs)
+    message = str(e.value)
+    assert "StagedListAppend" in message and "test_xla_control.py:" in message
+    assert "TensorArray" in message  # says what to use instead
