@@ -567,6 +567,7 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
     def fn(arrays, variables, draws=()):
         env = {id(t): v for t, v in zip(inputs, arrays)}
         ctx.drawn = {id(op): v for op, v in zip(ctx.predrawn, draws)}
+        ctx.facts = {}  # (the tracers of one trace: not kept after it)
         payload = np.int64 if ctx.wide else np.int32
         checks = len(ctx.deferred)
         lw = _Lowerer(ctx, env, list(variables) + [np.int32(0), payload(0), payload(0), payload(0)])
@@ -576,6 +577,7 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
                 raise XlaLoweringError(f"cannot compile with XLA: {_problem(t.op, 'its length is known only when the graph runs (XLA needs every shape while compiling)')}")
         if ctx.effects and not outs:
             outs = [jnp.zeros((), jnp.int32)]  # something to wait on: the run's end
+        ctx.facts, ctx.drawn = {}, {}
         # the failure record, when this trace has checks that may fail
         error = tuple(lw.state[-4:]) if len(ctx.deferred) > checks else None
         return tuple(outs), tuple(lw.state[i] for i in ctx.written), error
