@@ -1,10 +1,8 @@
-"""The XLA backend's tests need JAX (an optional dependency): without it they are
-skipped, saying how to get it."""
+"""The XLA backend's tests need JAX (an optional dependency). Without it each test module
+is skipped, saying "JAX is not installed: pip install -e '.[jax]'" (`pytest.importorskip`
+at the top of each module: raised here, in a conftest, it would be a collection error
+rather than a skip)."""
 import os
 import sys
-
-import pytest
-
-pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -1,5 +1,9 @@
 """tools/bench/bench_jit.py runs (one quick row): the XLA backend, JAX by hand and the
 numpy backend agree on it, and it reports a ratio."""
+import pytest
+
+pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")
+
 import sys
 from pathlib import Path
 

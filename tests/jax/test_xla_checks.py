@@ -2,11 +2,14 @@
 division by zero) stops the run where the numpy backend stops it: same error, the same
 prints before it and none after, Variables as they were at that point; a cond computed
 as a select never raises for the branch not taken; maximum_iterations."""
+import pytest
+
+pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")
+
 import contextlib
 import io
 
 import numpy as np
-import pytest
 
 import runtime as rt
 from runtime.errors import InvalidArgumentError

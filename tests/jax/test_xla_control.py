@@ -1,8 +1,11 @@
 """Control flow, Variables, prints, assertions, random draws and TensorArrays on the XLA
 backend, against the numpy backend (functions in plain Python, converted by autograph
 inside rt.function)."""
-import numpy as np
 import pytest
+
+pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")
+
+import numpy as np
 
 import autograph as ag
 import runtime as rt

@@ -1,10 +1,13 @@
 """The guides' examples (tests/autograph/guide_examples.py) on the XLA backend, against
 the numpy backend."""
+import pytest
+
+pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")
+
 import os
 import sys
 
 import numpy as np
-import pytest
 
 import runtime as rt
 from xla_helpers import compare_traced

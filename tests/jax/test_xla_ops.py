@@ -1,7 +1,10 @@
 """Every op family on the XLA backend against the numpy backend: same dtypes, same values
 (transcendental functions to float rounding: XLA has its own approximations)."""
-import numpy as np
 import pytest
+
+pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")
+
+import numpy as np
 
 import runtime as rt
 from runtime import jax_analysis, jax_backend  # noqa: F401  (the backend loads every rule)
