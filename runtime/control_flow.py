@@ -7,18 +7,16 @@ which of those inputs, and which of its tensors are the results.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional
 
+from . import control_values as cv
 from . import nest
 from .core import dtypes
-from .errors import DTypeMismatchError
+from .core.control import IF, IF_STATEFUL, Body
 from .core.graph import Graph, current_graph
-from .core.control import IF, IF_STATEFUL, OPS, WHILE, WHILE_STATEFUL, Body  # noqa: F401
-from .core.opdef import placeholder_op
+from .core.tensor import SymbolicTensor, Tensor
+from .errors import DTypeMismatchError
 from .ops.core import constant, convert_to_tensor
-from .core.shapes import TensorShape, as_shape
-from .core.tensor import EagerTensor, SymbolicTensor, Tensor
-from . import control_values as cv
 from .while_staging import placeholder_value, stage_while
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from .core import backends, control, walk
 from .core.shapes import TensorShape
 from .core.opdef import quiet_numpy as _quiet_numpy, restore_numpy as _restore_numpy
+from .core.leaks import no_value_error
 from .errors import InvalidArgumentError, OpError
 
 _counter = itertools.count()
@@ -80,13 +81,7 @@ class _Emitter(walk.Visitor):
         try:
             return self.names[id(t)]
         except KeyError:
-            if t.op.opdef.feedable:
-                raise InvalidArgumentError(
-                    f"You must feed a value for placeholder tensor '{t.op.name}' with dtype "
-                    f"{t.dtype.name} and shape {t.shape}", t.op.name) from None
-            raise InvalidArgumentError(
-                f"the graph needs '{t.name}', which has no value: a placeholder that was not "
-                "fed, or a tensor from another graph") from None
+            raise no_value_error(t) from None
 
     # -- graphs ---------------------------------------------------------------------------
     def emit_graph(self, graph, outputs, indent: int):

@@ -62,6 +62,7 @@ from jax.experimental import io_callback
 from .core import dtypes, walk
 from .core.control import WhileInputs
 from .core.opdef import quiet_numpy, restore_numpy
+from .core.leaks import no_value_error
 from .errors import InvalidArgumentError, InvalidGraphError, OpError
 from .jax_arrays import RANGE_AWARE, RangeValue, TensorArrayValue, allocate_arrays
 from .jax_analysis import calm_size, loop_counters, may_fail, reason
@@ -218,13 +219,7 @@ class _Lowerer(walk.Visitor):
         try:
             return self.env[id(t)]
         except KeyError:
-            if t.op.opdef.feedable:
-                raise InvalidArgumentError(
-                    f"You must feed a value for placeholder tensor '{t.op.name}' with dtype "
-                    f"{t.dtype.name} and shape {t.shape}", t.op.name) from None
-            raise InvalidArgumentError(
-                f"the graph needs '{t.name}', which has no value: a placeholder that was not "
-                "fed, or a tensor from another graph") from None
+            raise no_value_error(t) from None
 
     def bind(self, op, results):
         if op.opdef.multi_output:

@@ -350,17 +350,6 @@ def _rank(lw, op, x):
     return np.asarray(jnp.ndim(x), dtype=np.int32)
 
 
-def _expanded(spec, rank):
-    consumed = sum(1 for s in spec if s[0] in ("int", "slice"))
-    out = []
-    for s in spec:
-        if s[0] == "ellipsis":
-            out.extend([("slice", None, None, None)] * (rank - consumed))
-        else:
-            out.append(s)
-    return out
-
-
 def index_error(axis, n):
     """numpy's own error for x[i] (the numpy backend runs `x[i]` as Python); the size is
     the payload's second value when `n` is None."""
@@ -385,7 +374,7 @@ def _index(lw, op, x, tensors):
         return int(t)
 
     index, d = [], 0
-    for s in _expanded(op.attrs["spec"], len(shape)):
+    for s in slicing.expand_ellipsis(op.attrs["spec"], len(shape)):
         if s[0] == "newaxis":
             index.append(None)
         elif s[0] == "int":

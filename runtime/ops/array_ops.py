@@ -7,13 +7,13 @@ from typing import Optional
 import numpy as np
 
 from ..core import dtypes
-from ..errors import DTypeMismatchError, InvalidArgumentError
+from ..errors import InvalidArgumentError
 from ..core.shapes import TensorShape
-from ..core.tensor import EagerTensor, Tensor
+from ..core.tensor import Tensor
 from . import shape_utils
 from .core import (STACK, UNSTACK, OpDef, apply_op, constant, constant_value,  # noqa: F401
                    convert_to_tensor, same_dtype, stack, stack_values, unstack, values_as_tensors)
-from .shape_utils import single_axis, static_axis
+from .shape_utils import static_axis
 from .slicing import SLICE, SLICE_GRAD, getitem  # noqa: F401  (x[...] is an array op)
 
 

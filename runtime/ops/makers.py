@@ -9,7 +9,7 @@ from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..core.graph import current_graph
 from ..core.shapes import TensorShape
-from ..core.tensor import EagerTensor, Tensor
+from ..core.tensor import Tensor
 from .array_ops import static_shape_arg, stack_values
 from .core import OpDef, apply_op, constant, convert_to_tensor, ones_like, zeros_like  # noqa: F401
 from .math_ops import cast

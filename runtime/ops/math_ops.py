@@ -15,7 +15,6 @@ from ..core.shapes import TensorShape
 from ..core.graph import current_graph
 from ..core.tensor import EagerTensor, Tensor
 from . import shape_utils
-from .shape_utils import single_axis, static_axis  # noqa: F401  (the ops' axis arguments)
 from .broadcast_ops import sum_to
 from .core import OpDef, apply_op, constant_value, convert_to_tensor, ones_like, zeros_like
 
