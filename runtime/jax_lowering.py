@@ -468,9 +468,7 @@ def _sum_to_shape(g, shape):
     gs = jnp.shape(g)
     if gs == shape:
         return g
-    lead = len(gs) - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
-                                      if d == 1 and gs[i + lead] != 1)
+    axes = broadcast_ops.summed_axes(gs, shape)
     out = jnp.sum(g, axis=axes, dtype=jnp.result_type(g)) if axes else g
     return jnp.reshape(out, shape)
 

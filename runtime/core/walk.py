@@ -29,8 +29,8 @@ from .control import CondDef, WhileDef
 def needed(graph, outputs: Iterable) -> set:
     """ids of the ops of `graph` that `outputs` and the graph's side effects depend on
     (through the ops' inputs, and the outer values their sub-graphs read: `reads`)."""
-    stack = [t.op for t in outputs if t.op.graph is graph]
-    stack += [op for op in graph.operations if op.opdef.side_effect]
+    # (`_closure` written out: every compile runs this, and the inline loop is cheaper)
+    stack = [t.op for t in outputs if t.op.graph is graph] + _effects(graph)
     seen: set = set()
     while stack:
         op = stack.pop()
@@ -40,6 +40,22 @@ def needed(graph, outputs: Iterable) -> set:
         for t in (reads(op) if op.opdef.body_attrs else op.inputs):
             if id(t.op) not in seen:
                 stack.append(t.op)
+    return seen
+
+
+def _effects(graph) -> list:
+    return [op for op in graph.operations if op.opdef.side_effect]
+
+
+def _closure(start: list, follow) -> set:
+    """ids of the ops reached from `start` through `follow(op)` (the ops it needs)."""
+    stack, seen = list(start), set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        stack.extend(o for o in follow(op) if id(o) not in seen)
     return seen
 
 
@@ -57,19 +73,12 @@ def needed_nested(graph, outputs: Iterable) -> set:
     the control-flow ops needed, in their sub-graphs (recursively): a body needs its
     results and its own side effects. A body may read an outer tensor directly, which
     makes its op needed too."""
-    stack = [t.op for t in outputs]
-    stack += [op for op in graph.operations if op.opdef.side_effect]
-    seen: set = set()
-    while stack:
-        op = stack.pop()
-        if id(op) in seen:
-            continue
-        seen.add(id(op))
-        stack.extend(t.op for t in op.inputs if id(t.op) not in seen)
+    def follow(op):
+        found = [t.op for t in op.inputs]
         for body in op.opdef.bodies(op):
-            stack.extend(t.op for t in body.outputs)
-            stack.extend(o for o in body.graph.operations if o.opdef.side_effect)
-    return seen
+            found += [t.op for t in body.outputs] + _effects(body.graph)
+        return found
+    return _closure([t.op for t in outputs] + _effects(graph), follow)
 
 
 def reads(op) -> list:

@@ -14,14 +14,21 @@ def _static(shape: TensorShape):
     return tuple(shape.as_list()) if shape.is_fully_defined() else None
 
 
+def summed_axes(from_shape: tuple, to_shape: tuple) -> tuple:
+    """The axes a value of `from_shape`, broadcast from `to_shape`, is summed over to get
+    back to `to_shape` (then reshaped to it): the leading ones, and those `to_shape` has
+    as 1."""
+    lead = len(from_shape) - len(to_shape)
+    return tuple(range(lead)) + tuple(i + lead for i, d in enumerate(to_shape)
+                                      if d == 1 and from_shape[i + lead] != 1)
+
+
 def _sum_to_shape(g, shape):
     shape = tuple(shape)
     gs = np.shape(g)
     if gs == shape:
         return g
-    lead = len(gs) - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
-                                      if d == 1 and gs[i + lead] != 1)
+    axes = summed_axes(gs, shape)
     out = np.sum(g, axis=axes, dtype=np.asarray(g).dtype) if axes else g
     return np.reshape(out, shape)
 
