@@ -12,8 +12,17 @@ def test_bench_quick_runs_and_prints_the_table():
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     header = next(line for line in proc.stdout.splitlines() if line.startswith("workload"))
-    for column in ("workload", "numpy by hand", "eager (ratio)", "rt.function (ratio)", "target"):
+    for column in ("workload", "numpy by hand", "eager (ratio)", "rt.function (ratio)",
+                   "jit (ratio)", "target"):
         assert column in header
+    try:
+        import jax  # noqa: F401
+    except ImportError:  # the jit column says "—" and how to install JAX
+        assert "pip install -e '.[jax]'" in proc.stdout
+    else:  # the jit column is timed, and each workload's XLA compile time printed
+        assert "XLA compile" in proc.stdout
+        row = next(line for line in proc.stdout.splitlines() if line.startswith("tanh_loop"))
+        assert "x (" in row.split("|")[4], row  # the jit column: a ratio and a time
     for workload in ("power(x, 100)", "tanh_loop", "fizzbuzz", "next_collatz", "dynamic_rnn",
                      "dense 2-layer 512", "peak memory", "convert", "trace"):
         assert workload in proc.stdout

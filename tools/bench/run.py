@@ -5,14 +5,21 @@
     python tools/bench/run.py --blas-threads 2   # BLAS threads (default 1, see below)
     python tools/bench/run.py --passes   # also rt.function without the optimisation passes
 
-Every workload is written three ways and run side by side in one process:
+Every workload is written three ways and run side by side in one process (the runtime one
+also compiled with XLA: the jit column):
 - numpy by hand: the honest best plain-numpy program for the same job. Vectorisable work
   is vectorised; a loop the function stages (tanh_loop, fizzbuzz, dynamic_rnn) is the same
   Python loop over numpy values of the same dtypes, written tightly.
 - eager: the plain Python function called with eager tensors (no rt.function).
 - rt.function: the same function traced once, then called.
-All three are checked to give the same results before anything is timed. Timings are
-taken in interleaved rounds (numpy, eager, function, numpy, ...); a time shown is the
+- jit: `rt.function(f, jit_compile=True)`, the same function compiled with XLA through JAX
+  (runtime/jax_backend.py), when JAX is installed (without it the column shows "—":
+  pip install -e '.[jax]'). Below the table, each workload's first jit call: the trace
+  (and graph optimisation, get_concrete_function), then JAX's trace, lowering and XLA's
+  compilation (the first call less one later call).
+All are checked to give the same results (to float tolerance) before anything is timed.
+Timings are taken in interleaved rounds (numpy, eager, function, jit, numpy, ...); a time
+shown is the
 median over the rounds, a ratio the median of the per-round ratios to numpy by hand, so
 the load of a shared machine, which drifts between rounds, moves the ratios little.
 
@@ -214,6 +221,15 @@ def dense2_grads_np(x, t, w1, b1, w2, b2):
 
 # -- measuring ------------------------------------------------------------------------------
 
+def jax_installed() -> bool:
+    """Whether `rt.function(jit_compile=True)` can run (JAX is an optional dependency)."""
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 class Workload:
     def __init__(self, name, np_fn, np_args, rt_fn, rt_args, target, tf=None):
         self.name, self.target, self.tf = name, target, tf
@@ -223,6 +239,24 @@ class Workload:
         self.function = traced
         self.fn_call = lambda: traced(*rt_args)
         self._rt_fn, self._rt_args = rt_fn, rt_args
+        self.jit_call = None        # set by `jit_first_call` (JAX installed)
+        self.jit_times = None       # (trace s, first call s, later call s)
+
+    def jit_first_call(self):
+        """Makes `jit_call` (`rt.function(f, jit_compile=True)`) and times its first call:
+        (trace and optimise, JAX trace + lowering + XLA compile + one run, one later run)."""
+        jitted = rt.function(self._rt_fn, jit_compile=True)
+        args = self._rt_args
+        t0 = timeit.default_timer()
+        cf = jitted.get_concrete_function(*args)
+        cf._optimized()
+        t1 = timeit.default_timer()
+        cf(*args)  # the plan is made; jax.jit traces, lowers and compiles, then runs
+        t2 = timeit.default_timer()
+        cf(*args)
+        t3 = timeit.default_timer()
+        self.jit_call = lambda: jitted(*args)
+        self.jit_times = (t1 - t0, t2 - t1, t3 - t2)
 
     def unoptimised_call(self):
         """A call of the same function compiled without the graph optimisation passes."""
@@ -244,7 +278,10 @@ def _arrays(result):
 
 def check_same(w: Workload):
     expected = _arrays(w.np_call())
-    for label, call in (("eager", w.eager_call), ("rt.function", w.fn_call)):
+    calls = [("eager", w.eager_call), ("rt.function", w.fn_call)]
+    if w.jit_call is not None:
+        calls.append(("rt.function(jit_compile=True)", w.jit_call))
+    for label, call in calls:
         got = _arrays(call())
         ok = len(got) == len(expected) and all(
             g.shape == e.shape and np.allclose(g, e, rtol=1e-5, atol=1e-5)
@@ -358,16 +395,24 @@ def main(argv=None):
           f"{'quick' if args.quick else 'full'} run\n")
     rounds, budget = (3, 0.002) if args.quick else (15, 0.02)
 
+    jit = jax_installed()
+    if not jit:
+        print("jit column: JAX is not installed (rt.function(jit_compile=True) compiles with "
+              "XLA through JAX): pip install -e '.[jax]'\n")
     header = (f"{'workload':<24}| {'numpy by hand':>13} | {'eager (ratio)':>22} | "
-              f"{'rt.function (ratio)':>22} | target (TF 2.21)")
+              f"{'rt.function (ratio)':>22} | {'jit (ratio)':>22} | target (TF 2.21)")
     print(header)
     print("-" * len(header))
     all_ws = workloads()
     misses = []
     for w in all_ws:
+        if jit:
+            w.jit_first_call()
         check_same(w)
-        (t_np, t_eager, t_fn), (_, r_eager, r_fn) = time_side_by_side(
-            [w.np_call, w.eager_call, w.fn_call], rounds, budget)
+        calls = [w.np_call, w.eager_call, w.fn_call] + ([w.jit_call] if jit else [])
+        times, ratios = time_side_by_side(calls, rounds, budget)
+        (t_np, t_eager, t_fn), (_, r_eager, r_fn) = times[:3], ratios[:3]
+        jit_col = f"{ratios[3]:8.2f}x ({_fmt_time(times[3])})" if jit else "—"
         target = "—" if w.target is None else f"<= {w.target:g}x"
         if w.tf is not None:
             target += f" (TF {w.tf:g}x)"
@@ -375,7 +420,19 @@ def main(argv=None):
             misses.append(w.name)
             target += "  MISSED"
         print(f"{w.name:<24}| {_fmt_time(t_np):>13} | {r_eager:8.2f}x ({_fmt_time(t_eager)}) | "
-              f"{r_fn:8.2f}x ({_fmt_time(t_fn)}) | {target}", flush=True)
+              f"{r_fn:8.2f}x ({_fmt_time(t_fn)}) | {jit_col:>22} | {target}", flush=True)
+
+    if jit:
+        print()
+        print("jit_compile=True, first call of each workload (a fresh rt.function):")
+        print(f"  {'workload':<24} {'trace+optimise':>14} {'XLA compile':>12} "
+              f"{'first call':>11} {'later call':>11}")
+        for w in all_ws:
+            trace, first, later = w.jit_times
+            print(f"  {w.name:<24} {trace * 1e3:11.1f} ms {max(first - later, 0) * 1e3:9.1f} ms "
+                  f"{first * 1e3:8.1f} ms {_fmt_time(later):>11}")
+        print("  (XLA compile: the first call (plan, JAX trace, lowering, XLA's compilation, "
+              "one run) less one later call)")
 
     if args.passes:
         print()
