@@ -19,9 +19,8 @@ also compiled with XLA: the jit column):
   compilation (the first call less one later call).
 All are checked to give the same results (to float tolerance) before anything is timed.
 Timings are taken in interleaved rounds (numpy, eager, function, jit, numpy, ...); a time
-shown is the
-median over the rounds, a ratio the median of the per-round ratios to numpy by hand, so
-the load of a shared machine, which drifts between rounds, moves the ratios little.
+shown is the median over the rounds, a ratio the median of the per-round ratios to numpy
+by hand, so the load of a shared machine, which drifts between rounds, moves the ratios little.
 
 Then the peak memory (tracemalloc) of the large dense workload, ours against numpy, and
 the time to convert, trace, optimise and compile a fresh fizzbuzz (a new function with its own source, so
