@@ -2,9 +2,10 @@
 the numpy backend runs (tests/autograph/test_runtime_staging.py's corpus and random
 programs, tests/autograph/test_random_composite.py's composite programs,
 tests/autograph/test_jumps_staged.py's early exits, tests/runtime/test_executor_fuzz.py's
-tensor programs) must give on XLA what it gives on numpy: the same dtypes and values, or
-the same error (type and message: run-time checks such as "'d' was not assigned on the
-path taken" are deferred checks on XLA).
+tensor programs, the guides' functions in tests/function) must give on XLA what it
+gives on numpy: the same dtypes and values, or the same error (type and message:
+run-time checks such as "'d' was not assigned on the path taken" are deferred checks
+on XLA).
 
 Programs that use an op XLA cannot lower (a staged list's ops) are listed below with the
 reason; each must raise the backend's one compile-time error naming those ops.
@@ -29,13 +30,15 @@ import runtime as rt  # noqa: E402
 from runtime.jax_backend import XlaLoweringError  # noqa: E402
 
 _TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for _d in ("autograph", "runtime"):
+for _d in ("autograph", "runtime", "function"):
     if os.path.join(_TESTS, _d) not in sys.path:
         sys.path.insert(0, os.path.join(_TESTS, _d))
 
 import corpus  # noqa: E402
 import random_programs  # noqa: E402
 import test_executor_fuzz as fuzz  # noqa: E402
+import test_guide_api as guide_api  # noqa: E402
+import test_guide_graphs as guide_graphs  # noqa: E402
 import test_jumps_staged as jumps  # noqa: E402
 
 
@@ -119,6 +122,15 @@ def loop_with_return_inside_branch(x, n):   # copied from test_runtime_staging.p
 
 def test_loop_with_return_inside_branch():
     assert_agree(loop_with_return_inside_branch, [(3, 10), (1, 5), (-2, 5)])
+
+
+# -- the guides' module-level functions (tests/function/test_guide_*.py) -------------------
+
+def test_guide_functions():
+    # reduce_mean over two float32 values: the same sum in any order, so exact
+    assert_agree(guide_api.f, [(np.array([[2.0, 3.0]], np.float32),
+                                np.array([[3.0, -2.0]], np.float32))])
+    assert_agree(guide_graphs.simple_relu, [(1,), (-1,), (0,)])
 
 
 # -- random programs (random_programs.py) ------------------------------------------------
