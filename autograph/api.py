@@ -25,7 +25,7 @@ import gast
 
 from autograph import (experimental, operators, parsing, pipeline, templates, tree, two_paths,
                        unparsing)
-from autograph.converters.context import Context
+from autograph.converters.context import UNKNOWN, Context
 from autograph.operators import calls
 from autograph.errors import ConversionError
 
@@ -68,7 +68,12 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
         found = parsing.introspection(node, namespace)
         if found is not None:
             raise LeftAsWritten(f"{fn.__qualname__} is not converted: {found[0]}")
-    ctx = Context(node, filename, namespace, recursive)
+    # One conversion serves every closure of the code (see the module docstring): what it
+    # decides must not depend on one closure's cell values, so the converters see the
+    # free variables as names of unknown value (a call of one is decided when it runs).
+    shared = (ChainMap(dict.fromkeys(fn.__code__.co_freevars, UNKNOWN), fn.__globals__)
+              if fn.__code__.co_freevars else namespace)
+    ctx = Context(node, filename, shared, recursive)
     ctx.features = features
     ctx.has_class_cell = "__class__" in fn.__code__.co_freevars
     original = copy.deepcopy(node.body) if isinstance(node, gast.Lambda) else None

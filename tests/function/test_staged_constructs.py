@@ -266,3 +266,23 @@ def test_an_early_return_inside_a_with_stages():
 
     for x in (3, -3):
         assert _agree(body, x) == list(body(x))
+
+
+def test_one_conversion_serves_closures_whose_cells_differ():
+    """Closures of one code share a conversion: a callee held in a cell is decided when
+    it is called, not by the first closure's value (a runtime op is left unconverted, a
+    user function with an `if` on a tensor must still be converted)."""
+    def branchy(x):
+        if rt.reduce_sum(x) > 0:
+            return x * 2.0
+        return -x
+
+    def make(fn):
+        def step(x):
+            return fn(x) + 1.0
+        return step
+
+    x = rt.constant([1.0, 2.0])
+    np.testing.assert_allclose(rt.function(make(rt.negative))(x).numpy(), [0.0, -1.0])
+    np.testing.assert_allclose(rt.function(make(branchy))(x).numpy(), [3.0, 5.0])
+    np.testing.assert_allclose(rt.function(make(branchy))(-x).numpy(), [2.0, 3.0])

@@ -139,15 +139,6 @@ def test_loop_gradients_do_not_lower(fn, arrays, how):
                                   rt.function(fn)(*xs).numpy())
 
 
-@pytest.mark.xfail(strict=True, raises=rt.errors.OperatorNotAllowedInGraphError, reason=(
-    "autograph bug, not the XLA backend's: converting `step` resolves its callee `fn`, a "
-    "free variable, to the closure cell's value at conversion time "
-    "(autograph/converters/context.py resolve(): ctx.namespace holds closure values), "
-    "leaves the call unconverted when that value is a runtime op (call_trees: "
-    "is_allowlisted), and caches the conversion per code object: a later closure of the "
-    "same code whose `fn` has an `if` on a tensor then runs it unconverted "
-    "(OperatorNotAllowedInGraphError). Found with jit_compile=True and False alike; this "
-    "module calls `fn` through a parameter (_call) to stay clear of it"))
 def test_conversion_of_a_closure_does_not_depend_on_its_cells():
     def make(fn):
         def step(xs):
