@@ -110,6 +110,42 @@ def loop_counters(op, values) -> list:
     return [] if m is None else [(k, int(values[k]), None, m)]
 
 
+def trip_bound(op, values, known_range) -> int | None:
+    """A bound on how many times while node `op` iterates, known while tracing: its
+    maximum_iterations, or, when its test is `k < b` for an integer loop variable `k` of
+    known start that each iteration adds a constant of at least 1 to, and `b` a
+    constant, an input known while tracing or one that `known_range` says is below an
+    int, the distance from the start to `b`. None when none is known."""
+    bounds = []
+    if op.attrs["has_max"] and isinstance(values[-1], (np.ndarray, np.generic)):
+        bounds.append(max(int(values[-1]), 0))
+    n = op.attrs["num_loop_vars"]
+    cond_body, body = op.opdef.bodies(op)
+    test = cond_body.outputs[0].op
+    if test.opdef is ELEMENTWISE["less"]:
+        a, b = test.inputs
+        k = next((i for i, p in enumerate(cond_body.params[:n]) if p is a), None)
+        j = next((i for i, p in enumerate(cond_body.params) if p is b and i >= n), None)
+        start = None if k is None else values[k]
+        step = None if k is None else body.outputs[k].op
+        if isinstance(start, (np.ndarray, np.generic)) and start.dtype.kind in "iu" and \
+                step.opdef is ELEMENTWISE["add"] and step.inputs[0] is body.params[k] and \
+                step.inputs[1].op.opdef.constant and \
+                np.min(step.inputs[1].op.attrs["value"]) >= 1:
+            limit = None
+            if b.op.opdef.constant:
+                limit = b.op.attrs["value"]
+            elif j is not None and isinstance(values[j], (np.ndarray, np.generic)):
+                limit = values[j]
+            elif j is not None:
+                known = known_range(values[j])
+                if known and isinstance(known[1], int):
+                    limit = known[1] - 1   # below the int: at most one less
+            if limit is not None and np.ndim(limit) == 0 and np.ndim(start) == 0:
+                bounds.append(max(int(np.ceil(limit)) - int(start), 0))
+    return min(bounds) if bounds else None
+
+
 # -- what cannot lower ---------------------------------------------------------------------
 
 _WHY = {

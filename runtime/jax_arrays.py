@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import InvalidArgumentError
 from .jax_analysis import MAY_FAIL
-from .jax_lowering import (RULES, STATIC, Unsupported, gather_error, index_error, rule,
+from .jax_lowering import (RULES, Unsupported, gather_error, index_error, is_concrete, rule,
                            static_ints)
 from .ops import array_ops, core, makers, slicing, tensor_array
 
@@ -126,28 +126,56 @@ MAY_FAIL.update({makers.RANGE, tensor_array.READ, tensor_array.WRITE})
 @jax.tree_util.register_pytree_node_class
 class TensorArrayValue:
     """A TensorArray while tracing: a buffer [size, *element_shape], or no buffer yet
-    while the element shape is unknown (it comes from the first write)."""
+    while the element shape is unknown (it comes from the first write). One made with
+    dynamic_size=True (`origin`, its create op) has `length`, the elements it holds (a
+    traced int), and `size` its capacity: None until the first while loop it enters
+    gives it that loop's bound on iterations (see `size_arrays`)."""
 
-    __slots__ = ("size", "dtype", "buffer")
+    __slots__ = ("size", "dtype", "buffer", "length", "origin")
 
-    def __init__(self, size, dtype, buffer=None):
+    def __init__(self, size, dtype, buffer=None, length=None, origin=None):
         self.size, self.dtype, self.buffer = size, dtype, buffer
+        self.length, self.origin = length, origin
 
     def tree_flatten(self):
-        return ((self.buffer,) if self.buffer is not None else ()), (self.size, self.dtype)
+        return (self.buffer, self.length), (self.size, self.dtype, self.origin)
 
     @classmethod
     def tree_unflatten(cls, aux, children):
-        return cls(aux[0], aux[1], children[0] if children else None)
+        return cls(aux[0], aux[1], children[0], children[1], aux[2])
+
+    def replace(self, buffer, length=None):
+        return TensorArrayValue(self.size, self.dtype, buffer,
+                                self.length if length is None else length, self.origin)
+
+
+class UnboundedArray(Unsupported):
+    """A dynamic-size TensorArray used where no bound on its size is known while
+    compiling (`op` its create op)."""
+
+    def __init__(self, op):
+        super().__init__(_DYNAMIC)
+        self.op = op
+
+
+_DYNAMIC = ("a TensorArray with dynamic_size=True grows while the graph runs, here in a "
+            "loop with no bound known while compiling (XLA needs a fixed size): give "
+            "size= and dynamic_size=False, or the loop maximum_iterations or a count "
+            "known while compiling")
 
 
 def _ta_index_error(what, size):
-    def make(i, *_):
+    def make(i, n=None, *_):
+        n = size if n is None else n
         if what == "write":
             return InvalidArgumentError(f"Tried to write to index {int(i)} but array is not "
-                                        f"resizeable and size is: {size}")
+                                        f"resizeable and size is: {n}")
+        if what == "capacity":
+            return InvalidArgumentError(
+                f"Tried to write to index {int(i)} of a dynamic_size TensorArray past the "
+                f"{n} elements that the XLA backend gave it (its loop's bound on iterations)")
         return InvalidArgumentError(f"Tried to read from index {int(i)} but array size is: "
-                                    f"{size}")
+                                    f"{n}")
     return make
 
 
@@ -155,26 +183,41 @@ def _ta_index_error(what, size):
 def _ta_create(lw, op, size):
     n = static_ints(op, size, "size")[0]
     shape, dtype = op.attrs["element_shape"], op.attrs["dtype"]
+    if op.attrs["dynamic_size"]:
+        return TensorArrayValue(None, _np(dtype), None, np.int32(n), op)
     buffer = (jnp.zeros([n] + shape.as_list(), dtype=_np(dtype))
               if shape.is_fully_defined() else None)
     return TensorArrayValue(n, _np(dtype), buffer)
 
 
+def _sized(ta):
+    if ta.size is None:
+        raise UnboundedArray(ta.origin)
+    return ta
+
+
 @rule(tensor_array.WRITE)
 def _ta_write(lw, op, ta, index, value):
+    _sized(ta)
     if not lw.ctx.bounded(index, size=ta.size):
-        lw.defer(op, (index < 0) | (index >= ta.size), _ta_index_error("write", ta.size),
-                 index)
+        what = "write" if ta.origin is None else "capacity"
+        lw.defer(op, (index < 0) | (index >= ta.size), _ta_index_error(what, ta.size),
+                 index, ta.size)
     buffer = ta.buffer
     if buffer is None:
         buffer = jnp.zeros((ta.size,) + jnp.shape(value), dtype=ta.dtype)
-    return TensorArrayValue(ta.size, ta.dtype, lax.dynamic_update_index_in_dim(
-        buffer, jnp.asarray(value, ta.dtype), index, 0))
+    length = None if ta.origin is None else jnp.maximum(ta.length, index + 1).astype(np.int32)
+    return ta.replace(lax.dynamic_update_index_in_dim(
+        buffer, jnp.asarray(value, ta.dtype), index, 0), length)
 
 
 @rule(tensor_array.READ)
 def _ta_read(lw, op, ta, index):
-    if not lw.ctx.bounded(index, size=ta.size):
+    _sized(ta)
+    if ta.origin is not None:
+        lw.defer(op, (index < 0) | (index >= ta.length), _ta_index_error("read", None),
+                 index, ta.length)
+    elif not lw.ctx.bounded(index, size=ta.size):
         lw.defer(op, (index < 0) | (index >= ta.size), _ta_index_error("read", ta.size), index)
     if ta.buffer is None:
         shape = op.attrs["element_shape"]
@@ -187,6 +230,10 @@ def _ta_read(lw, op, ta, index):
 
 @rule(tensor_array.STACK)
 def _ta_stack(lw, op, ta):
+    if ta.origin is not None:
+        raise Unsupported("it stacks a TensorArray with dynamic_size=True, whose size is "
+                          "known only when the graph runs (XLA needs every shape while "
+                          "compiling)")
     if ta.buffer is None:
         shape = op.attrs["element_shape"]
         if ta.size and not shape.is_fully_defined():
@@ -198,7 +245,7 @@ def _ta_stack(lw, op, ta):
 
 @rule(tensor_array.SIZE)
 def _ta_size(lw, op, ta):
-    return np.int32(ta.size)
+    return np.int32(ta.size) if ta.origin is None else ta.length
 
 
 @rule(tensor_array.UNSTACK)
@@ -207,14 +254,29 @@ def _ta_unstack(lw, op, value):
     return TensorArrayValue(value.shape[0], value.dtype, value)
 
 
-def _ta_create_reason(op):
-    if op.attrs["dynamic_size"]:
-        return ("a TensorArray with dynamic_size=True grows while the graph runs; XLA needs "
-                "a fixed size: give size= and dynamic_size=False")
-    return None
+def size_arrays(carry, bound):
+    """The dynamic-size TensorArrays entering a while loop with no capacity yet get room
+    for `bound` more elements (the loop's bound on iterations: each iteration may write
+    one), or raise UnboundedArray when `bound` is None."""
+    loop_vars = carry[2]
+    if not any(isinstance(v, TensorArrayValue) and v.size is None for v in loop_vars):
+        return carry
+    sized = []
+    for v in loop_vars:
+        if isinstance(v, TensorArrayValue) and v.size is None:
+            if bound is None:
+                raise UnboundedArray(v.origin)
+            if not is_concrete(v.length):
+                raise UnboundedArray(v.origin)
+            n = int(v.length) + bound
+            shape = v.origin.attrs["element_shape"]
+            buffer = (jnp.zeros([n] + shape.as_list(), dtype=v.dtype)
+                      if shape.is_fully_defined() else None)
+            v = TensorArrayValue(n, v.dtype, buffer, jnp.asarray(v.length, np.int32), v.origin)
+        sized.append(v)
+    return carry[0], carry[1], sized, carry[3]
 
 
-STATIC[tensor_array.CREATE] = _ta_create_reason
 
 
 def allocate_arrays(step, carry):
@@ -228,6 +290,6 @@ def allocate_arrays(step, carry):
     filled = []
     for v, s in zip(loop_vars, shapes):
         if isinstance(v, TensorArrayValue) and v.buffer is None and s.buffer is not None:
-            v = TensorArrayValue(v.size, v.dtype, jnp.zeros(s.buffer.shape, s.buffer.dtype))
+            v = v.replace(jnp.zeros(s.buffer.shape, s.buffer.dtype))
         filled.append(v)
     return carry[0], carry[1], filled, carry[3]

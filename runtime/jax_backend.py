@@ -35,11 +35,12 @@ of run-time length: runtime/jax_arrays.py; static analyses: runtime/jax_analysis
   callback inside a loop costs about 100 us per iteration with jax 0.10 on CPU: prints
   and draws in hot loops are much slower than on the numpy backend;
 - TensorArrays of known size are fixed-size buffers (their element shape may come from
-  the first write); `rt.range` of run-time length is kept as its bounds (indexed by a
-  staged `for`).
-Ops that cannot lower (strings, py_function, staged lists, dynamic-size TensorArrays)
-give one error at compile time naming each node and where the user made it. Shapes that
-depend on values known only when the graph runs give that error at the first call.
+  the first write), a dynamic-size one has room for the bound on its loop's iterations;
+  `rt.range` of run-time length is kept as its bounds (indexed by a staged `for`).
+Ops that cannot lower (strings, py_function, staged lists) give one error at compile
+time naming each node and where the user made it; a dynamic-size TensorArray in a loop
+with no bound known while compiling gives it at the first call, as do shapes that
+depend on values known only when the graph runs.
 Transcendental functions (tanh, exp, ...) are XLA's own approximations: equal to float
 rounding, not always bit for bit.
 
@@ -64,8 +65,9 @@ from .core.control import WhileInputs
 from .core.opdef import quiet_numpy, restore_numpy
 from .core.leaks import no_value_error
 from .errors import InvalidArgumentError, InvalidGraphError, OpError
-from .jax_arrays import RANGE_AWARE, RangeValue, TensorArrayValue, allocate_arrays
-from .jax_analysis import calm_size, loop_counters, may_fail, reason
+from .jax_arrays import (RANGE_AWARE, RangeValue, TensorArrayValue, UnboundedArray,
+                         allocate_arrays, size_arrays)
+from .jax_analysis import calm_size, loop_counters, may_fail, reason, trip_bound
 from .jax_lowering import HOST_OPS, PREDRAWN, REDUCTIONS, RULES, Unsupported, is_concrete
 
 __all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
@@ -249,7 +251,8 @@ class _Lowerer(walk.Visitor):
             else:
                 results = RULES[d](self, op, *args)
         except Unsupported as e:
-            raise XlaLoweringError(f"cannot compile with XLA: {_problem(op, e)}") from None
+            where = e.op if isinstance(e, UnboundedArray) else op
+            raise XlaLoweringError(f"cannot compile with XLA: {_problem(where, e)}") from None
         except (OpError, ValueError, TypeError, IndexError) as e:
             if isinstance(e, XlaLoweringError):
                 raise
@@ -415,6 +418,11 @@ class _Lowerer(walk.Visitor):
             first, self.state = test(init, list(self.state))
         count = None if limit is None else jnp.int32(0)
         carry = (first, count, _typed(init, op.outputs), list(self.state))
+        if any(isinstance(v, TensorArrayValue) and v.size is None for v in carry[2]):
+            try:  # dynamic-size TensorArrays get room for the loop's bound on iterations
+                carry = size_arrays(carry, trip_bound(op, values, ctx.known_range))
+            except UnboundedArray as e:
+                raise XlaLoweringError(f"cannot compile with XLA: {_problem(e.op, e)}") from None
         try:
             carry = allocate_arrays(step, carry)
             if ctx.may_fail and any(may_fail(o) for b in (cond_body, body)

@@ -7,8 +7,9 @@ finite differences.
 
 Sampled: each unary op on shapes () and (2, 3); each binary op on three of the six
 broadcast shape pairs; each reduction on axes None and (0, 2); every control-flow
-function of test_grad_control_flow.py that check_gradients runs (the loops are expected
-not to lower: see LOOPS)."""
+function of test_grad_control_flow.py that check_gradients runs (a loop's gradient
+lowers when its trip count has a bound known while compiling: see LOWERING_LOOPS; the
+others give a clear error: see LOOPS)."""
 import pytest
 
 pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")
@@ -110,33 +111,80 @@ def test_conds(fn, arrays):
     check(fn, arrays)
 
 
-# Expected not to lower: the gradient of a staged while loop keeps each iteration's
-# values in a TensorArray with dynamic_size=True (the trip count is known only while the
-# graph runs), which XLA cannot compile (fixed sizes). This holds both ways: with the tape
-# inside the function, and for a function called under a tape (its forward graph then
-# saves those values). Each must raise the one compile-time error naming TensorArrayV3
-# and the user's line (the `tape.gradient` call, or the call under the tape).
-LOOPS = [
-    (gcf.power_loop, [RNG.normal(size=3), np.int32(5)]),
-    (gcf.loop_with_branch_and_capture, [RNG.uniform(0.2, 1.0, size=3),
-                                        RNG.uniform(0.5, 1.5, size=3)]),
-    (gcf.nested_loops, [RNG.normal(size=(2, 2))]),
-    (gcf.cond_around_loop, [RNG.uniform(0.5, 1, size=3), np.int32(3)]),
+# The gradient of a staged while loop keeps each iteration's values in TensorArrays with
+# dynamic_size=True. They lower when the loop's trip count has a bound known while
+# compiling (maximum_iterations, or a counter below a known limit: a staged `for` over
+# rt.range(4)): each array gets room for that many elements.
+def _max_iterations(x, n):
+    _, y = rt.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y * x + 1.0),
+                         [rt.constant(0), x], maximum_iterations=3)
+    return y
+
+
+def _max_iterations_reached_early(x, n):
+    _, y = rt.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, rt.sin(y) * x),
+                         [rt.constant(0), x], maximum_iterations=6)
+    return y
+
+
+LOWERING_LOOPS = [
+    (_staged, gcf.loop_with_branch_and_capture, [RNG.uniform(0.2, 1.0, size=3),
+                                                 RNG.uniform(0.5, 1.5, size=3)]),
+    (_staged, _max_iterations, [RNG.normal(size=2), np.int32(10)]),
+    (_staged, _max_iterations_reached_early, [RNG.normal(size=2), np.int32(2)]),
 ]
 
 
-@pytest.mark.parametrize("how", [_staged, _function_call], ids=lambda f: f.__name__)
-@pytest.mark.parametrize("fn, arrays", LOOPS, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("how, fn, arrays", LOWERING_LOOPS,
+                         ids=lambda v: getattr(v, "__name__", "").lstrip("_"))
+def test_loop_gradients_with_a_bound(how, fn, arrays):
+    arrays = [np.asarray(a) for a in arrays]
+    expected, got = how(fn, arrays, False), how(fn, arrays, True)
+    numeric = gh.numeric_grads(fn, arrays)
+    assert len(got) == len(expected)
+    for k, (e, g, n) in enumerate(zip(expected, got, numeric)):
+        if e is None:
+            assert g is None, k
+            continue
+        e, g = e.numpy(), g.numpy()
+        assert (g.dtype, g.shape) == (e.dtype, e.shape), k
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-14, err_msg=f"input {k}")
+        np.testing.assert_allclose(g, n, rtol=1e-5, atol=1e-7, err_msg=f"input {k}")
+
+
+# Still not lowering: no bound on the trip count is known while compiling.
+# - power_loop, cond_around_loop: `while i < n` with `n` an input;
+# - nested_loops: the inner loop's limit (the outer counter) is, in the backward pass,
+#   a value read back from the outer loop's saved TensorArray;
+# - any loop through _function_call: the function's gradient graph receives the loop
+#   node's inputs (its counter's start and limit, its maximum_iterations) as
+#   placeholders, known only when the graph runs.
+# Each raises the one error naming TensorArrayV3 (dynamic_size=True) and the user's line
+# (the `tape.gradient` call, or the call under the tape).
+LOOPS = [
+    (gcf.power_loop, [RNG.normal(size=3), np.int32(5)], (_staged, _function_call)),
+    (gcf.loop_with_branch_and_capture, [RNG.uniform(0.2, 1.0, size=3),
+                                        RNG.uniform(0.5, 1.5, size=3)], (_function_call,)),
+    (gcf.nested_loops, [RNG.normal(size=(2, 2))], (_staged, _function_call)),
+    (gcf.cond_around_loop, [RNG.uniform(0.5, 1, size=3), np.int32(3)],
+     (_staged, _function_call)),
+    (_max_iterations, [RNG.normal(size=2), np.int32(10)], (_function_call,)),
+]
+
+
+@pytest.mark.parametrize("fn, arrays, how", [(f, a, h) for f, a, hs in LOOPS for h in hs],
+                         ids=lambda v: getattr(v, "__name__", ""))
 def test_loop_gradients_do_not_lower(fn, arrays, how):
     with pytest.raises(XlaLoweringError, match="cannot compile with XLA") as info:
         how(fn, arrays, True)
     message = str(info.value)
     assert "TensorArrayV3" in message and "dynamic_size=True" in message, message
     assert "test_xla_gradients.py:" in message, message
-    # the forward function alone compiles, and agrees with numpy
+    # the forward function alone compiles, and agrees with numpy (to a few ulps: XLA
+    # may fuse a multiply and an add)
     xs = [rt.constant(a) for a in arrays]
-    np.testing.assert_array_equal(rt.function(fn, jit_compile=True)(*xs).numpy(),
-                                  rt.function(fn)(*xs).numpy())
+    np.testing.assert_allclose(rt.function(fn, jit_compile=True)(*xs).numpy(),
+                               rt.function(fn)(*xs).numpy(), rtol=1e-12, atol=1e-14)
 
 
 def test_conversion_of_a_closure_does_not_depend_on_its_cells():
