@@ -38,6 +38,7 @@ import corpus  # noqa: E402
 import random_programs  # noqa: E402
 import test_executor_fuzz as fuzz  # noqa: E402
 import test_guide_api as guide_api  # noqa: E402
+import test_runtime_staging as runtime_staging  # noqa: E402
 import test_guide_graphs as guide_graphs  # noqa: E402
 import test_jumps_staged as jumps  # noqa: E402
 
@@ -109,19 +110,8 @@ def test_fall_off_is_the_same_staging_error():
         rt.function(corpus.fall_off, jit_compile=True)(rt.constant(1))
 
 
-def loop_with_return_inside_branch(x, n):   # copied from test_runtime_staging.py
-    if x > 0:
-        for i in rt.range(n):
-            if i * x > 10:
-                return i
-        y = x * 100
-    else:
-        y = -x
-    return y
-
-
 def test_loop_with_return_inside_branch():
-    assert_agree(loop_with_return_inside_branch, [(3, 10), (1, 5), (-2, 5)])
+    assert_agree(runtime_staging.loop_with_return_inside_branch, [(3, 10), (1, 5), (-2, 5)])
 
 
 # -- the guides' module-level functions (tests/function/test_guide_*.py) -------------------
