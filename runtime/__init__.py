@@ -11,7 +11,7 @@ staged control flow, and an executor that runs graphs without the Python that bu
 """
 from __future__ import annotations
 
-from . import config, errors, executor, jit, nest
+from . import config, distribute, errors, executor, jit, nest
 from .version import __version__
 from .core import dtypes
 from .control_flow import cond, while_loop

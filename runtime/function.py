@@ -23,7 +23,7 @@ import autograph as ag
 import numpy as np
 from autograph import experimental as ag_experimental
 
-from . import config, nest, traceback_filter
+from . import config, distribute, nest, traceback_filter
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
 from .core import backends, dtypes, hooks
 from .core.graph import Graph, current_graph
@@ -41,6 +41,7 @@ from .ops.tensor_array import TensorArray
 logger = logging.getLogger("runtime")
 
 _PRIMITIVES = (int, float, str, bool, bytes, type(None), complex)
+_NUMERIC_DTYPES = {d.np_dtype: d for d in dtypes.ALL if not d.is_string}
 _tracing = threading.local()  # stack of (Function id, key) being traced, for recursion
 
 VARIABLE_ADVICE = (
@@ -52,7 +53,7 @@ VARIABLE_ADVICE = (
 def function(func: Optional[Callable] = None, *, input_signature=None, autograph: bool = True,
              reduce_retracing: bool = False, jit_compile=None, experimental_relax_shapes=None,
              experimental_autograph_options=None, name: Optional[str] = None,
-             backend: Optional[str] = None):
+             backend: Optional[str] = None, data_parallel=None):
     """Makes `func` a `Function` (also a decorator, with or without arguments).
     `experimental_autograph_options`: `autograph.experimental.Feature` values (one, or a
     list/tuple) handed to the converter (`autograph.to_graph`'s
@@ -63,8 +64,13 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
     JAX installed, an ImportError naming the install command here, at decoration);
     False or None run on the default numpy backend. `backend` (runtime-specific, mostly
     for tests and experiments) names a registered backend directly; it cannot be combined
-    with `jit_compile=True`. Gradients through the function run on the same backend."""
+    with `jit_compile=True`. Gradients through the function run on the same backend.
+    `data_parallel=True` (or an `rt.distribute.DataParallel`), with `jit_compile=True`,
+    splits each call's batch over the devices JAX sees (runtime/distribute.py)."""
     backend = _backend_name(backend, jit_compile)
+    if data_parallel not in (None, False) and backend != "xla":
+        raise ValueError("rt.function: data_parallel runs on XLA: pass jit_compile=True too")
+    data_parallel = distribute.as_data_parallel(data_parallel)
     if input_signature is not None:
         if not isinstance(input_signature, (list, tuple)) or not all(
                 isinstance(s, TensorSpec) for s in nest.flatten(input_signature)):
@@ -84,7 +90,8 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
     def make(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
                         reduce_retracing=relax, name=name,
-                        autograph_options=experimental_autograph_options, backend=backend)
+                        autograph_options=experimental_autograph_options, backend=backend,
+                        data_parallel=data_parallel)
     return make if func is None else make(func)
 
 
@@ -127,9 +134,10 @@ class Function:
 
     def __init__(self, python_function, input_signature=None, autograph=True,
                  reduce_retracing=False, name=None, _instance_ref=None, autograph_options=None,
-                 backend=None):
+                 backend=None, data_parallel=None):
         self._python_function = python_function
         self._backend = backend       # the backend's name for its ConcreteFunctions
+        self._data_parallel = data_parallel  # an rt.distribute.DataParallel, or None
         self._autograph_options = autograph_options
         self._input_signature = input_signature
         self._autograph = autograph
@@ -187,7 +195,7 @@ class Function:
             if bound is None:
                 bound = Function(self._python_function, self._input_signature, self._autograph,
                                  self._reduce_retracing, self.__name__, weakref.ref(instance),
-                                 self._autograph_options, self._backend)
+                                 self._autograph_options, self._backend, self._data_parallel)
                 self._instances[instance] = bound
         return bound
 
@@ -223,6 +231,11 @@ class Function:
                         arrays.append(a._value)
                     elif t in _PRIMITIVES:
                         key.append((t, a))
+                    elif t is np.ndarray and a.dtype in _NUMERIC_DTYPES:
+                        # as the slow path has it: the key of _leaf_key, the user's
+                        # array copied (as concrete.array_for does)
+                        key.append(("T", _NUMERIC_DTYPES[a.dtype], a.shape))
+                        arrays.append(np.array(a))
                     else:
                         break
                 else:
@@ -473,6 +486,8 @@ class Function:
                               [t for t in nest.flatten(outputs) if isinstance(t, Tensor)],
                               backend=self._backend)
         cf.inputs_specs = [ph for _, ph in placeholders]
+        if self._data_parallel is not None:
+            self._data_parallel.attach(cf)
         self._concretes.append(cf)
         return cf, created
 
