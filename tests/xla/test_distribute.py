@@ -285,3 +285,22 @@ def test_worker_a_method_runs_data_parallel(placed):
     np.testing.assert_allclose(Model()(rt.constant(x)).numpy(), x @ data(3, 2, seed=5),
                                rtol=RTOL)
     assert _split(placed[0][0])
+
+
+@worker
+def test_worker_random_draws_are_one_devices():
+    def f(x, n):
+        noise = rt.random.uniform([8, 2], seed=1)
+        acc = rt.zeros([2])
+        for _ in rt.range(n):
+            acc += rt.random.normal([2], seed=2)  # drawn on the host, in the loop
+        return x + noise + acc
+
+    results = []
+    for dp in (True, one_device()):
+        rt.random.set_seed(0)
+        g = rt.function(f, jit_compile=True, data_parallel=dp)
+        x = rt.constant(data(8, 2))
+        results.append([g(x, rt.constant(3)).numpy() for _ in range(2)])
+    np.testing.assert_allclose(results[0], results[1], rtol=RTOL)
+    assert not np.allclose(results[0][0], results[0][1])  # drawn anew at each call
