@@ -9,9 +9,11 @@ from __future__ import annotations
 from autograph.operators import calls as _calls       # (autograph never imports us)
 from autograph.operators import lists as _lists
 from autograph.operators import python_path as _staging
+from autograph.operators import unrolling as _unrolling
 
 from .control_flow import stage_cond
 from .core import dtypes, hooks
+from .core.graph import current_graph
 from .core.tensor import SymbolicTensor, Tensor
 from .ops.array_ops import shape
 from .ops.core import constant, convert_to_tensor
@@ -124,3 +126,11 @@ SymbolicTensor.__autograph_backend__ = StagedList.__autograph_backend__ = BACKEN
 _lists.register_default_backend(BACKEND)
 _calls.register_library("runtime")     # never converted; its context managers re-raise
 hooks.on_graph_building(_staging.enter, _staging.exit)
+
+
+def _graph_size():
+    graph = current_graph()
+    return None if graph is None else len(graph.operations)
+
+
+_unrolling.register_graph_size(_graph_size)   # (a Python loop unrolled while tracing warns)

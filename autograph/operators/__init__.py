@@ -29,8 +29,8 @@ from autograph.operators.calls import (converted, converted_call, converted_call
 from autograph.operators.composite import attribute_name, set_attr, set_global, set_item
 from autograph.operators.lists import set_element_type, stack
 from autograph.operators.py_builtins import in_, len_, not_in, print_
-from autograph.operators.control_flow import (backend_of, enumerate_, for_stmt, if_exp, if_stmt,
-                                              range_, while_stmt)
+from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
+from autograph.operators.iterables import backend_of, enumerate_, range_
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, ld

@@ -28,18 +28,15 @@ from autograph.errors import (_PACKAGE_DIR, StagingError, StagingStructureError,
                               user_location)
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
+from autograph.operators import unrolling
+from autograph.operators.iterables import PLAIN, _StagedEnumerate, backend_of  # noqa: F401
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
 from autograph.operators.watch import Watch
 
 
-# Types that are never staged: the Python paths test them first, because converted code
-# runs on Python values far more often than on tensors, once per iteration of every loop.
-PLAIN = frozenset({bool, int, float, str, bytes, type(None), list, tuple, dict, set, range})
-
-
-def backend_of(value: Any) -> Any:
-    """The staging backend of `value`, or None for a Python value."""
-    return getattr(type(value), "__autograph_backend__", None)
+# A Python loop that runs this many iterations while tracing is watched for unrolling.
+_WATCHED = unrolling.ITERATIONS
+_SHORT = frozenset({range, list, tuple, str, bytes, dict, set, frozenset})   # with a len()
 
 
 _OPERATORS = (__file__[:-len("control_flow.py")],)    # this directory, with its separator
@@ -336,6 +333,7 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
     try:
         n = len(names)
         state = tuple(state)
+        count = 0
         while True:
             cond = test(*state)
             if type(cond) is not bool:
@@ -347,7 +345,13 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
                                                      opts, places, Watch([test, body])), n)
             if not cond:
                 return _pack(state, n)
-            result = body(*state)
+            if count != _WATCHED:
+                result = body(*state)
+            else:     # unrolled into a graph? (see unrolling)
+                before = unrolling.graph_size()
+                result = body(*state)
+                unrolling.check(before, count + 1, unrolling.location())
+            count += 1
             state = result if n > 1 else (result,) if n else ()
     except BaseException as e:
         _hide_own_frames(e)
@@ -509,6 +513,8 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
             places, state = _staging(backend, composite, state, lists)
             return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
                                places)
+        if type(iterable) not in _SHORT or len(iterable) > _WATCHED:
+            iterable = unrolling.watched(iterable, unrolling.location())
         if extra_test is None:
             if n == 1:
                 value = state[0]
@@ -584,31 +590,3 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
 def _staged_and(backend, a, b_fn):
     outs, _ = backend.cond(a, lambda: (unwrap(b_fn()),), lambda: (False,), ("and",), is_undefined)
     return outs[0]
-
-
-def range_(*args: Any) -> Any:
-    """`range(...)` in a `for`: a staged range when a bound is a tensor."""
-    args = tuple(unwrap(a) for a in args)
-    for a in args:
-        backend = backend_of(a)
-        if backend is not None:
-            start, limit, delta = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
-            return backend.range(start, limit, delta)
-    return range(*args)
-
-
-class _StagedEnumerate:
-    """`enumerate(t)` of a staged tensor, for `for_stmt` to iterate as a staged loop."""
-
-    __slots__ = ("tensor", "start")
-
-    def __init__(self, tensor: Any, start: Any):
-        self.tensor, self.start = tensor, start
-
-
-def enumerate_(iterable: Any, start: Any = 0) -> Any:
-    """`enumerate(...)` in a `for`: staged when it enumerates a staged tensor."""
-    iterable = unwrap(iterable)
-    if backend_of(iterable) is None:
-        return enumerate(iterable, start)
-    return _StagedEnumerate(iterable, start)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from autograph.errors import user_location
-from autograph.operators.control_flow import backend_of
+from autograph.operators.iterables import backend_of
 from autograph.operators.undefined import unwrap
 
 

@@ -16,7 +16,7 @@ from builtins import dict, isinstance, len, list, print, tuple, type  # the orig
 
 from typing import Any
 
-from autograph.operators.control_flow import PLAIN, backend_of
+from autograph.operators.iterables import PLAIN, backend_of
 from autograph.operators.undefined import unwrap
 
 

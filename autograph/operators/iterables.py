@@ -1,0 +1,46 @@
+"""What decides whether a construct is staged: `backend_of(value)`, and the iterables of
+a `for` that stay staged (`range_`, `enumerate_`: the builtins on Python values)."""
+from __future__ import annotations
+
+from builtins import enumerate, range, tuple, type  # the originals: see operators/__init__
+
+from typing import Any
+
+from autograph.operators.undefined import unwrap
+
+# Types that are never staged: the Python paths test them first, because converted code
+# runs on Python values far more often than on tensors, once per iteration of every loop.
+PLAIN = frozenset({bool, int, float, str, bytes, type(None), list, tuple, dict, set, range})
+
+
+def backend_of(value: Any) -> Any:
+    """The staging backend of `value`, or None for a Python value."""
+    return getattr(type(value), "__autograph_backend__", None)
+
+
+def range_(*args: Any) -> Any:
+    """`range(...)` in a `for`: a staged range when a bound is a tensor."""
+    args = tuple(unwrap(a) for a in args)
+    for a in args:
+        backend = backend_of(a)
+        if backend is not None:
+            start, limit, delta = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+            return backend.range(start, limit, delta)
+    return range(*args)
+
+
+class _StagedEnumerate:
+    """`enumerate(t)` of a staged tensor, for `for_stmt` to iterate as a staged loop."""
+
+    __slots__ = ("tensor", "start")
+
+    def __init__(self, tensor: Any, start: Any):
+        self.tensor, self.start = tensor, start
+
+
+def enumerate_(iterable: Any, start: Any = 0) -> Any:
+    """`enumerate(...)` in a `for`: staged when it enumerates a staged tensor."""
+    iterable = unwrap(iterable)
+    if backend_of(iterable) is None:
+        return enumerate(iterable, start)
+    return _StagedEnumerate(iterable, start)

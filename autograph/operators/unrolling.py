@@ -1,0 +1,70 @@
+"""A warning when a Python loop is unrolled into the graph being built.
+
+A `for` over a Python iterable, or a `while` whose test stays a Python bool, runs as
+Python while a graph is traced: each iteration adds its ops to the graph again. For a
+few iterations that is what the user wants (the loop is "unrolled"); for thousands it
+makes tracing slow and the graph huge, silently. So once a Python loop has run
+`ITERATIONS` iterations while staging, the next one is watched: if it adds ops to the
+graph, a warning names the loop's file and line (once per loop) and says how to stage it
+as one loop instead.
+
+The backend says how large the graph being built is (`register_graph_size`); without
+one, nothing is checked.
+"""
+from __future__ import annotations
+
+import sys
+from itertools import islice
+from typing import Any, Callable, Iterable, Iterator, Optional
+
+ITERATIONS = 1000       # iterations a Python loop runs while tracing before one is watched
+
+_graph_size: list = [lambda: None]   # () -> ops in the graph being built, or None
+_warned: set = set()                 # (file, line) of the loops warned about
+
+
+def register_graph_size(fn: Callable[[], Optional[int]]) -> None:
+    """`fn()`: the number of ops in the graph being built now, or None (a backend
+    registers it when imported)."""
+    _graph_size[0] = fn
+
+
+def location(depth: int = 2) -> tuple:
+    """(file, line) of the converted code that called the operator calling this."""
+    frame = sys._getframe(depth)
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+def watched(iterable: Iterable, where: tuple) -> Iterator:
+    """`iterable`'s items; the iteration after the first `ITERATIONS` is checked for
+    ops added to the graph (the body runs between two items)."""
+    items = iter(iterable)
+    yield from islice(items, ITERATIONS)
+    for item in items:
+        before = _graph_size[0]()
+        yield item
+        check(before, ITERATIONS + 1, where)
+        break
+    yield from items
+
+
+def check(before: Optional[int], iterations: int, where: tuple) -> None:
+    """Warns (once per loop) when the graph grew since it had `before` ops."""
+    if before is None or where in _warned:
+        return
+    after = _graph_size[0]()
+    if after is None or after <= before:
+        return
+    _warned.add(where)
+    import logging     # (not imported by converted code until a warning is due)
+    file, line = where
+    logging.getLogger("autograph").warning(
+        "%s:%d: a Python loop ran %d iterations while tracing, each adding ops to the "
+        "graph (%d so far): it is unrolled into the graph, which makes tracing slow and "
+        "the graph large. To stage it as one loop, iterate over a tensor (`for i in "
+        "rt.range(n)`, a tensor argument) or make the `while` condition a tensor.",
+        file, line, iterations, after)
+
+
+def graph_size() -> Any:
+    return _graph_size[0]()
