@@ -17,6 +17,8 @@ import gc
 import linecache
 import logging
 import os
+import sys
+import time
 import types
 from collections import ChainMap
 from typing import Any, Callable, Optional
@@ -485,7 +487,10 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
             if _generated_without_source(fn):
                 raise LeftAsWritten(f"{fn.__qualname__} has no source to convert "
                                     f"(made by exec or eval: {fn.__code__.co_filename})")
+            start = time.perf_counter()
             code = _compile(fn, recursive, features)
+            if logger.isEnabledFor(logging.INFO):
+                _log_conversion(fn, recursive, features, time.perf_counter() - start)
         except LeftAsWritten as e:
             logger.info("autograph: %s", e)
             code = _AS_WRITTEN
@@ -538,11 +543,45 @@ def to_code(entity: Any, recursive: bool = True, experimental_optional_features:
     return unparsing.unparse(node) + "\n"
 
 
-def set_verbosity(level: int) -> None:
-    """0: warnings only; 1: conversion decisions; 2: debug detail."""
+def _log_conversion(fn, recursive: bool, features: frozenset, seconds: float) -> None:
+    code = fn.__code__
+    logger.info("autograph: converted %s (%s:%d) in %.1f ms", fn.__qualname__,
+                code.co_filename, code.co_firstlineno, seconds * 1000)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("autograph: the converted code of %s:\n%s", fn.__qualname__,
+                     to_code(fn, recursive, features or None))
+
+
+class _UnlessConfigured(logging.StreamHandler):
+    """Prints to stderr what no handler of the root logger would print: with
+    `logging.basicConfig()` (before or after `set_verbosity`), records reach the user's
+    handlers only, not twice."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not logging.getLogger().handlers:
+            super().emit(record)
+
+
+def set_verbosity(level: int, alsologtostdout: bool = False) -> None:
+    """How much the `autograph` logger says, as TensorFlow's `tf.autograph.set_verbosity`:
+    0, warnings only (functions left unconverted, loops unrolled while tracing); 1, also
+    each conversion (function, file:line, time) and each decision to leave code as
+    Python; 2 and above, also the converted code of each function. Also set by the
+    environment variable `AUTOGRAPH_VERBOSITY`. Records go to the handlers the program
+    configured (`logging.basicConfig()`), else to stderr (`alsologtostdout=True`: stdout
+    too). The runtime's own logger, `runtime`, tells each trace of an `rt.function`."""
     logger.setLevel(logging.WARNING if level <= 0 else logging.INFO if level == 1 else logging.DEBUG)
-    if not logger.handlers and level > 0:
-        logger.addHandler(logging.StreamHandler())
+    while _HANDLERS:
+        logger.removeHandler(_HANDLERS.pop())
+    if level > 0:
+        _HANDLERS.append(_UnlessConfigured())
+    if alsologtostdout:
+        _HANDLERS.append(logging.StreamHandler(sys.stdout))
+    for handler in _HANDLERS:
+        logger.addHandler(handler)
+
+
+_HANDLERS: list = []     # the handlers set_verbosity added
 
 
 if os.environ.get("AUTOGRAPH_VERBOSITY"):
