@@ -534,6 +534,9 @@ def to_code(entity: Any, recursive: bool = True, experimental_optional_features:
     `to_graph` compiles also starts with `if not ag__.staging:` and the original body,
     which runs on Python values outside tracing (see `autograph.operators.python_path`);
     `autograph convert` writes both."""
+    python_function = getattr(entity, "python_function", None)    # an `rt.function`
+    if not isinstance(entity, types.FunctionType) and callable(python_function):
+        entity = python_function
     if isinstance(entity, types.MethodType):
         entity = entity.__func__
     entity = getattr(entity, "__wrapped__", entity) if getattr(entity, _CONVERTED, False) else entity
