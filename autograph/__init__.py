@@ -24,3 +24,8 @@ def __getattr__(name: str):
     value = getattr(api, name)
     globals()[name] = value
     return value
+
+
+def __dir__():
+    """The public names (the converter's among them, though imported when first used)."""
+    return sorted(__all__ + ["errors"])
