@@ -1,6 +1,8 @@
 """`rt.config`: global switches."""
 from __future__ import annotations
 
+import os
+
 _run_eagerly = False
 
 
@@ -30,12 +32,16 @@ def graphs_optimized() -> bool:
     return _optimize_graphs
 
 
-_filter_tracebacks = True
+# RUNTIME_TRACEBACK_FILTERING=off (or 0, false, no) in the environment shows every frame
+# from the start, as JAX_TRACEBACK_FILTERING=off does for JAX.
+_filter_tracebacks = os.environ.get("RUNTIME_TRACEBACK_FILTERING", "on").strip().lower() not in (
+    "off", "0", "false", "no")
 
 
 def disable_traceback_filtering() -> None:
     """Show every frame in errors from `rt.function`, the runtime's and autograph's too
-    (they are hidden by default: see runtime/traceback_filter.py)."""
+    (they are hidden by default: see runtime/traceback_filter.py; the environment
+    variable RUNTIME_TRACEBACK_FILTERING=off does the same from the start)."""
     global _filter_tracebacks
     _filter_tracebacks = False
 

@@ -78,6 +78,25 @@ def test_the_switch_shows_every_frame():
     assert rt.debugging.is_traceback_filtering_enabled()
 
 
+def test_the_environment_variable_shows_every_frame(tmp_path):
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "bad.py"
+    script.write_text("import runtime as rt\n\n@rt.function\ndef f(x, w):\n"
+                      "    return rt.matmul(x, w)\n\nf(rt.ones([2, 3]), rt.ones([4, 5]))\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    runtime_dir = os.path.join(root, "runtime")
+    shown = {}
+    for value in ("on", "off"):
+        env = dict(os.environ, PYTHONPATH=root, RUNTIME_TRACEBACK_FILTERING=value)
+        out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert "Matrix size-incompatible" in out.stderr
+        shown[value] = runtime_dir in out.stderr
+    assert shown == {"on": False, "off": True}
+
+
 def test_logging_while_tracing_names_the_users_function():
     logger = logging.getLogger("test_tracebacks")
     handler = logging.handlers.BufferingHandler(100)
