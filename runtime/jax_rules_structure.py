@@ -103,3 +103,16 @@ def _one_hot(lw, op, indices, on, off):
 
 
 RULES[structure_ops.ONE_HOT] = _one_hot
+
+
+def _cholesky(lw, op, x):
+    _square("Cholesky", x)
+    # the lower triangle only, as numpy (jnp.linalg.cholesky would symmetrize the input);
+    # NaN where numpy's LAPACK fails: the kernel's error then
+    low = lax.linalg.cholesky(jnp.asarray(x), symmetrize_input=False)
+    bad = jnp.logical_and(jnp.any(jnp.isnan(low)), jnp.all(jnp.isfinite(x)))
+    lw.defer(op, bad, lambda *_: InvalidArgumentError(linalg_ops.CHOLESKY_FAILED))
+    return low
+
+
+RULES[linalg_ops.CHOLESKY] = _cholesky

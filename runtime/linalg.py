@@ -1,7 +1,7 @@
-"""`rt.linalg`, as TensorFlow's tf.linalg: matmul, matvec, inv, det, solve, norm, diag,
-diag_part, trace, eye, matrix_transpose / transpose, einsum.
+"""`rt.linalg`, as TensorFlow's tf.linalg: matmul, matvec, inv, det, solve, cholesky,
+norm, diag, diag_part, trace, eye, matrix_transpose / transpose, einsum.
 
-inv, det and solve are ops (runtime/ops/linalg_ops.py); the others are compositions of
+inv, det, solve and cholesky are ops (runtime/ops/linalg_ops.py); the others are compositions of
 existing ops (so their shapes, gradients, ONNX export and XLA lowering are those ops').
 """
 from __future__ import annotations
@@ -16,11 +16,11 @@ from .core.tensor import Tensor
 from .ops import array_ops, makers, math_ops, reduce_ops
 from .ops.core import apply_op, constant, convert_to_tensor, identity, zeros_like
 from .ops.einsum_ops import einsum
-from .ops.linalg_ops import MATRIX_DETERMINANT, MATRIX_INVERSE, MATRIX_SOLVE
+from .ops.linalg_ops import CHOLESKY, MATRIX_DETERMINANT, MATRIX_INVERSE, MATRIX_SOLVE
 from .ops.structure_ops import broadcast_to
 
 __all__ = ["matmul", "matvec", "inv", "det", "solve", "norm", "diag", "diag_part", "trace",
-           "eye", "matrix_transpose", "transpose", "einsum"]
+           "eye", "matrix_transpose", "transpose", "einsum", "cholesky"]
 
 
 def _named(t, name):
@@ -115,6 +115,16 @@ def solve(matrix, rhs, adjoint: bool = False, name: Optional[str] = None):
     if adjoint:
         a = matrix_transpose(a)
     return apply_op(MATRIX_SOLVE, [a, b], name=name)
+
+
+def cholesky(input, name: Optional[str] = None):  # noqa: A002
+    """The lower-triangular L with L @ L^T = input, for a symmetric positive definite
+    matrix or a batch of them (tf.linalg.cholesky; only the lower triangle is read). A
+    matrix that is not positive definite raises InvalidArgumentError.
+
+        rt.linalg.cholesky([[4., 2.], [2., 2.]])   # [[2., 0.], [1., 1.]]
+    """
+    return apply_op(CHOLESKY, [convert_to_tensor(input)], name=name)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32,

@@ -64,4 +64,5 @@ RULES = {
 NO_EQUIVALENT = {
     linalg_ops.MATRIX_INVERSE: "ONNX (opset 17) has no matrix inverse operator",
     linalg_ops.MATRIX_SOLVE: "ONNX (opset 17) has no linear-system solve operator",
+    linalg_ops.CHOLESKY: "ONNX (opset 17) has no Cholesky decomposition operator",
 }

@@ -1,12 +1,14 @@
-"""The matrix ops that cannot be composed: MatrixInverse, MatrixDeterminant and
-MatrixSolve (batched over leading dimensions, as TensorFlow's), with their gradients:
+"""The matrix ops that cannot be composed: MatrixInverse, MatrixDeterminant, MatrixSolve
+and Cholesky (batched over leading dimensions, as TensorFlow's), with their gradients:
 
     d inv(A)      = -inv(A)^T g inv(A)^T
     d det(A)      = g det(A) inv(A)^T
     d solve(A, B) : gB = solve(A^T, g), gA = -gB X^T   (X = solve(A, B))
+    d cholesky(A) = sym(L^-T Phi(L^T g) L^-1) / 2     (Phi: lower triangle, diagonal halved)
 
 A singular matrix makes inv and solve raise InvalidArgumentError, as TensorFlow's kernels
-do (when LAPACK's LU meets an exact zero pivot).
+do (when LAPACK's LU meets an exact zero pivot); cholesky raises for a matrix that is not
+positive definite.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import numpy as np
 from ..core.shapes import TensorShape
 from ..errors import DTypeMismatchError, InvalidArgumentError
 from . import array_ops
-from .core import OpDef, apply_op
+from .core import OpDef, apply_op, constant
 from .math_ops import FLOAT, check_kind, matmul
 
 
@@ -140,4 +142,46 @@ def _solve_grad(inputs, outputs, grads):
 
 MATRIX_SOLVE.grad = _solve_grad
 
-OPS = [MATRIX_INVERSE, MATRIX_DETERMINANT, MATRIX_SOLVE]
+
+
+def _cholesky_infer(inputs):
+    x = inputs[0]
+    return [(_square("Cholesky", x), x.dtype)]
+
+
+CHOLESKY_FAILED = "Cholesky decomposition was not successful. The input might not be valid."
+
+
+def _cholesky_kernel(x):
+    _check_square_run("Cholesky", x)
+    try:
+        return np.linalg.cholesky(x)  # reads the lower triangle, as TensorFlow's
+    except np.linalg.LinAlgError:
+        raise InvalidArgumentError(CHOLESKY_FAILED) from None
+
+
+CHOLESKY = OpDef("Cholesky", _cholesky_infer, _cholesky_kernel, allocates=True)
+
+
+def _lower_half_diagonal(m):
+    """The lower triangle of `m` with its diagonal halved (TensorFlow's Cholesky grad)."""
+    n = m.shape[-1]
+    if n is None:
+        raise ValueError("the gradient of rt.linalg.cholesky needs the matrix size known")
+    mask = np.tril(np.ones((n, n), m.dtype.np_dtype)) - 0.5 * np.eye(n, dtype=m.dtype.np_dtype)
+    return m * constant(mask)
+
+
+def _cholesky_grad(inputs, outputs, grads):
+    """Murray's formula, as TensorFlow's: with P = Phi(L^T g) (the lower triangle, the
+    diagonal halved), grad A = sym(L^-T P L^-1) / 2."""
+    low = outputs[0]
+    low_inv = apply_op(MATRIX_INVERSE, [low])
+    middle = _lower_half_diagonal(matmul(low, grads[0], transpose_a=True))
+    ga = matmul(matmul(low_inv, middle, transpose_a=True), low_inv)
+    return [(ga + array_ops.transpose(ga, _swap_last(low.shape.rank))) * 0.5]
+
+
+CHOLESKY.grad = _cholesky_grad
+
+OPS = [MATRIX_INVERSE, MATRIX_DETERMINANT, MATRIX_SOLVE, CHOLESKY]

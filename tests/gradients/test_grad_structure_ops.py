@@ -98,6 +98,15 @@ def test_inv_det_solve(m):
     check_gradients(lambda a, b: rt.linalg.solve(a, b, adjoint=True), [m, rhs], rtol=1e-5)
 
 
+def test_cholesky():
+    # of a symmetric matrix built from the input: the formula is for symmetric changes
+    def fn(m):
+        spd = rt.linalg.matmul(m, m, transpose_b=True) + rt.constant(3.0 * np.eye(3))
+        return rt.linalg.cholesky(spd)
+    check_gradients(fn, [A / 4.0], rtol=1e-5)
+    check_gradients(fn, [B / 4.0], rtol=1e-5)
+
+
 def test_linalg_compositions():
     check_gradients(lambda a, v: rt.linalg.matvec(a, v), [A, RHS[:, 0]])
     check_gradients(rt.linalg.trace, [B])

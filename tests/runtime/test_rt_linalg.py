@@ -145,3 +145,16 @@ def test_norm_errors():
         rt.norm(np.ones((2, 2)), ord=2, axis=(0, 1))
     with pytest.raises(InvalidArgumentError):
         rt.norm(rt.constant([1, 2]))
+
+
+def test_cholesky():
+    for m in (A, B, A.astype(np.float32)):
+        got = both(rt.linalg.cholesky, m, rtol=1e-6)
+        np.testing.assert_allclose(got.numpy(), np.linalg.cholesky(m), rtol=1e-6)
+        assert got.dtype.np_dtype == m.dtype
+    upper_ignored = np.triu(np.full((3, 3), 100.0), 1) + np.tril(A)
+    np.testing.assert_allclose(rt.linalg.cholesky(upper_ignored).numpy(), np.linalg.cholesky(A))
+    with pytest.raises(InvalidArgumentError, match="Cholesky"):
+        rt.linalg.cholesky(-A)
+    with pytest.raises(InvalidArgumentError, match="square"):
+        rt.linalg.cholesky(np.ones((2, 3)))

@@ -84,6 +84,15 @@ def test_singular_matrices_raise_as_on_numpy():
                                    rt.function(fn)(rt.constant(np.eye(2))).numpy())
 
 
+def test_cholesky():
+    upper_ignored = np.triu(np.full((3, 3), 100.0), 1) + np.tril(A)
+    for m in (A, B, A.astype(np.float32), upper_ignored):
+        compare_fn(rt.linalg.cholesky, m, exact=False, rtol=1e-5)
+    f = rt.function(rt.linalg.cholesky, jit_compile=True)
+    with pytest.raises(InvalidArgumentError, match="Cholesky"):
+        f(rt.constant(-A))
+
+
 def test_boolean_mask_is_refused_with_its_reason():
     f = rt.function(lambda x: rt.boolean_mask(x, x > 0.0), jit_compile=True)
     with pytest.raises(XlaLoweringError, match=r"boolean_mask.*test_xla_structure_ops.py:\d+.*"
@@ -101,6 +110,7 @@ def test_gradients_lower():
             y = rt.reduce_sum(rt.tile(x, [2, 1]) * 1.5) + rt.reduce_sum(rt.sort(x, axis=0) ** 2)
             y += rt.reduce_sum(rt.einsum("ij,kj->ik", x, x)) + rt.reduce_sum(rt.split(x, 2, 1)[1])
             y += rt.linalg.det(a) + rt.reduce_sum(rt.linalg.inv(a)) + rt.norm(x)
+            y += rt.reduce_sum(rt.linalg.cholesky(rt.linalg.matmul(a, a, transpose_b=True)))
             y += rt.reduce_sum(rt.linalg.solve(a, a[:, :1])) + rt.reduce_sum(rt.slice(x, [1, 1],
                                                                                        [1, 2]))
         return tape.gradient(y, [x, a])
