@@ -306,3 +306,23 @@ def test_onnx_names_inv_and_solve():
     cf = rt.function(lambda a: rt.linalg.inv(a)).get_concrete_function(rt.TensorSpec([2, 2]))
     with pytest.raises(Exception, match="matrix inverse"):
         rt.onnx.export(cf)
+
+
+# -- saving ---------------------------------------------------------------------------------------------
+
+def test_saved_and_loaded(tmp_path):
+    @rt.function(input_signature=[rt.TensorSpec([3, 4]), rt.TensorSpec([2], rt.int32)])
+    def fn(x, i):
+        return (rt.tile(x, [2, 1]), rt.sort(x, direction="DESCENDING"), rt.argsort(x, axis=0),
+                rt.einsum("ij,kj->ik", x, x), rt.one_hot(i, 4, axis=0),
+                rt.linalg.inv(x[:, :3]), rt.linalg.det(x[:, :3]), rt.boolean_mask(x, x > 0.5),
+                rt.linalg.cholesky(rt.linalg.matmul(x, x, transpose_b=True)),
+                rt.linalg.solve(x[:, :3], x), rt.split(x, [1, -1], axis=1)[1])
+
+    rt.saved.save(fn, str(tmp_path / "m"))
+    loaded = rt.saved.load(str(tmp_path / "m"))
+    x = V + 4 * np.eye(3, 4, dtype=np.float32)
+    args = [rt.constant(x), rt.constant([1, -1])]
+    for a, b in zip(fn(*args), loaded.fn(*args)):
+        assert a.dtype is b.dtype
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
