@@ -383,18 +383,19 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                                        f"received: {axis}")
         rank_axis = rank if axis == -1 else axis
     d = constant_value(depth) if isinstance(depth, Tensor) else depth
-    if d is None:  # a depth known only when the graph runs: a comparison with a range
-        if rank_axis is None or rank_axis != rank:
-            raise ValueError("one_hot: a depth known only when the graph runs needs indices "
-                             "of known rank and axis=-1")
-        positions = makers.range(0, depth, 1, dtype=idx.dtype)
+    if d is not None and int(d) < 0:
+        raise InvalidArgumentError(f"depth must be non-negative, got: {int(d)}")
+    if d is None or rank_axis is None:
+        # a depth known only when the graph runs, or indices of unknown rank: a comparison
+        # with a range, along the last axis
+        if rank_axis is not None and rank_axis != rank or rank_axis is None and axis != -1:
+            raise ValueError("one_hot: a depth known only when the graph runs, or indices of "
+                             "unknown rank, need axis=-1")
+        positions = makers.range(0, depth, 1, dtype=idx.dtype) if d is None else \
+            constant(np.arange(int(d)).astype(idx.dtype.np_dtype))
         hot = math_ops.equal(array_ops.expand_dims(idx, -1), positions)
         return math_ops.where(hot, on, off, name=name)
     d = int(d)
-    if d < 0:
-        raise InvalidArgumentError(f"depth must be non-negative, got: {d}")
-    if rank_axis is None:
-        raise ValueError("one_hot needs indices of known rank")
     return apply_op(ONE_HOT, [idx, on, off], {"depth": d, "axis": rank_axis}, name=name)
 
 

@@ -53,6 +53,12 @@ def test_one_hot_tensorflow_examples():
 def test_one_hot_shapes_and_errors():
     assert staged_shape(lambda i: rt.one_hot(i, 4, axis=1),
                         rt.TensorSpec([None, 5], rt.int32)) == [rt.TensorShape([None, 4, 5])]
+    g = rt.Graph()
+    with g.as_default():  # indices of unknown rank
+        p = rt.placeholder(rt.int32, None)
+        y = rt.one_hot(p, 3)
+    assert g.run(y, {p: [[0, 2], [1, -1]]}).numpy().tolist() == [
+        [[1, 0, 0], [0, 0, 1]], [[0, 1, 0], [0, 0, 0]]]
     with pytest.raises(TypeError):
         rt.one_hot(rt.constant([1.0]), 3)
     with pytest.raises(TypeError):
