@@ -45,6 +45,9 @@ from . import random  # noqa: E402
 from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
 from . import dot  # noqa: E402,F401  (Graph.to_dot)
 from . import onnx_export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)
+# rt.Module and rt.optimizers (issue 16: Module, optimizers)
+from .module import Module  # noqa: E402
+from . import optimizers  # noqa: E402
 
 
 class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow

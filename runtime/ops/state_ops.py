@@ -16,6 +16,7 @@ import numpy as np
 from ..core import dtypes
 from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..core import hooks
+from ..core import graph as _graph_module
 from ..core.graph import current_graph, eager_scope
 from ..core.shapes import TensorShape
 from ..core.tensor import EagerTensor, Tensor
@@ -65,6 +66,14 @@ ASSIGN.grad = lambda inputs, outputs, grads, variable, mode: [None]  # TensorFlo
 OPS = [READ, ASSIGN]
 
 
+def _current_scope() -> str:
+    """The open rt.name_scope's full name ("outer/inner/" or ""), in a graph or eagerly."""
+    g = current_graph()
+    if g is None:
+        return getattr(_graph_module._state, "eager_names", "")
+    return g._name_stack
+
+
 class Variable:
     """A mutable tensor value: `read_value`, `assign`, `assign_add`, `assign_sub`.
 
@@ -78,6 +87,7 @@ class Variable:
         hook = getattr(_creation_hooks, "hook", None)
         if hook is not None:
             hook(self)
+        scope = _current_scope()  # (read before eager_scope below leaves the graph)
         with eager_scope():  # the initial value is computed once, outside any graph
             if callable(initial_value):
                 initial_value = initial_value()
@@ -94,7 +104,7 @@ class Variable:
         self._shape = TensorShape(shape) if shape is not None else TensorShape(self._value.shape)
         self.trainable = bool(trainable)
         self._unique_id = next(_ids)
-        self._name = name or "Variable"
+        self._name = scope + (name or "Variable")  # as TF: "block/w" inside rt.name_scope("block")
 
     # -- attributes ------------------------------------------------------------------------
     @property

@@ -35,6 +35,14 @@ MAX_RANK = 32
 MAX_DEPTH = 48                  # nesting of sub-graphs and of structures
 
 
+def usable_object_name(name: str) -> bool:
+    """Whether a saved function can be the loaded object's attribute `name`: an identifier
+    not starting with "_" (or `__call__`: calling the loaded object) that does not hide
+    the loaded object's own attributes."""
+    return name == "__call__" or (name.isidentifier() and not name.startswith("_") and name
+                                  not in ("signatures", "variables", "trainable_variables"))
+
+
 class FormatError(InvalidGraphError):
     """A saved file that cannot be loaded; the message says which file and where."""
 

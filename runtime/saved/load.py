@@ -57,7 +57,7 @@ def _load(r: Reader, doc: dict, ctx) -> "Loaded":
     objects = {}
     for name, idxs in r.get(doc, "objects", dict, "top level").items():
         where = f"objects.{name}"
-        if not name.isidentifier() or name.startswith("_") or name in ("signatures", "variables"):
+        if not fmt.usable_object_name(name):
             raise r.fail(where, "not a usable attribute name")
         r.check(idxs, list, where)
         if not idxs:
@@ -70,8 +70,8 @@ def _load(r: Reader, doc: dict, ctx) -> "Loaded":
 
 
 class Loaded:
-    """What `rt.saved.load` returns: one attribute per saved function, `signatures`, and
-    `variables`."""
+    """What `rt.saved.load` returns: one attribute per saved function, `signatures`,
+    `variables` and `trainable_variables`; calling it calls a saved `__call__`."""
 
     def __init__(self, objects: dict, signatures: dict, variables: list):
         self.signatures = signatures
@@ -79,6 +79,18 @@ class Loaded:
         self._names = sorted(objects)
         for name, f in objects.items():
             setattr(self, name, f)
+
+    @property
+    def trainable_variables(self) -> list:
+        """The restored Variables saved with trainable=True."""
+        return [v for v in self.variables if v.trainable]
+
+    def __call__(self, *args, **kwargs):
+        """Calls the saved `__call__` (an rt.Module's, for example)."""
+        f = self.__dict__.get("__call__")
+        if f is None:
+            raise TypeError("this saved object is not callable: no __call__ function was saved")
+        return f(*args, **kwargs)
 
     def __repr__(self):
         return (f"<rt.saved.Loaded functions={self._names} "

@@ -3,6 +3,7 @@ written as saved.json + arrays.npz (see format.py and docs/saved_format.md)."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 from typing import Optional
@@ -15,11 +16,14 @@ from ..core.control import Body
 from ..core.tensor import Tensor
 from ..errors import InvalidGraphError
 from ..function import Function
+from ..module import Module
 from ..ops import registry
 from ..ops.io_ops import PRINT
 from ..ops.state_ops import Variable
 from ..version import __version__
 from . import format as fmt
+
+logger = logging.getLogger("runtime")
 
 
 class SaveError(InvalidGraphError):
@@ -30,8 +34,11 @@ def save(obj, path: str, signatures=None) -> None:
     """Writes `obj`'s concrete functions to the directory `path`.
 
     `obj`: a ConcreteFunction, an `rt.function` (all its traced concrete functions, or
-    the one its input_signature gives), a dict {name: either}, or an object whose
-    attributes are functions. `signatures`: a function or a dict {name: function}; the
+    the one its input_signature gives), a dict {name: either}, an object whose
+    attributes are functions, or an `rt.Module`: its traced or input_signature'd
+    rt.function methods (`__call__` too; untraced ones are left out with a warning) and
+    all its Variables (`loaded.variables` / `loaded.trainable_variables`, in its order).
+    `signatures`: a function or a dict {name: function}; the
     default is the one concrete function when there is exactly one ("serving_default").
     `rt.saved.load(path)` gives them back without the Python that defined them.
     """
@@ -50,6 +57,9 @@ def save(obj, path: str, signatures=None) -> None:
         sigs[str(name)] = cfs[0]
 
     w = _Writer()
+    if isinstance(obj, Module):  # all its Variables, in its order, used by a function or not
+        for v in obj.variables:
+            w.variable(v)
     index = {}
 
     def add(cf):
@@ -105,6 +115,8 @@ def _objects(obj) -> list:
     """[(attribute name, [ConcreteFunction])] for what `save` was given."""
     if isinstance(obj, (ConcreteFunction, Function)):
         items = [(_name(obj), obj)]
+    elif isinstance(obj, Module):
+        items = _module_functions(obj)
     elif isinstance(obj, dict):
         items = list(obj.items())
     else:
@@ -117,11 +129,32 @@ def _objects(obj) -> list:
     out = []
     for name, f in items:
         name = str(name)
-        if not name.isidentifier() or name.startswith("_") or name in ("signatures", "variables"):
+        if not fmt.usable_object_name(name):
             raise SaveError(f"cannot save a function under the name {name!r}: use a Python "
-                            "identifier not starting with '_' (and not 'signatures'/'variables')")
+                            "identifier not starting with '_' (or '__call__'; not "
+                            "'signatures'/'variables'/'trainable_variables')")
         out.append((name, _concretes(f, name)))
     return out
+
+
+def _module_functions(module) -> list:
+    """An rt.Module's rt.functions (its attributes and methods, `__call__` included) that
+    can be saved: traced ones and those with an input_signature. The others are left out
+    with a warning, as TensorFlow does."""
+    found = [(k, v) for k, v in sorted(vars(module).items())
+             if isinstance(v, (ConcreteFunction, Function)) and fmt.usable_object_name(k)]
+    found += [(k, getattr(module, k)) for k in sorted(dir(type(module)))
+              if fmt.usable_object_name(k) and isinstance(getattr(type(module), k, None), Function)]
+    items, untraced = [], []
+    for k, f in found:
+        if isinstance(f, Function) and not f._concretes and f.input_signature is None:
+            untraced.append(k)
+        else:
+            items.append((k, f))
+    if untraced:
+        logger.warning("Found untraced functions such as %s. These functions will not be "
+                       "directly callable after loading.", ", ".join(untraced))
+    return items
 
 
 class _Writer:

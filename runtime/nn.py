@@ -1,0 +1,486 @@
+"""`rt.nn`: TensorFlow's `tf.nn` — activations, softmax, losses, dropout, moments, bias_add,
+conv2d and pooling — with TensorFlow's names, arguments, defaults and results.
+
+The activations, softmax, losses and moments are compositions of existing ops (their
+shape inference, gradients, ONNX and XLA come from those ops), written in the numerically
+stable forms TensorFlow uses; conv2d and the pools are ops of their own
+(`runtime/ops/nn_ops.py`).
+
+    import runtime as rt
+    rt.nn.relu(rt.constant([-1.0, 2.0]))                      # [0., 2.]
+    rt.nn.softmax(rt.constant([[1.0, 2.0]]))                  # [[0.269, 0.731]]
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Optional
+
+import numpy as np
+
+from .core import dtypes
+from .core.tensor import Tensor
+from .errors import InvalidArgumentError
+from .ops import nn_ops
+from .ops.array_ops import expand_dims, reshape, shape, squeeze, transpose
+from .ops.core import (apply_op, constant, constant_value, convert_to_tensor, stop_gradient,
+                       zeros_like)
+from .ops.io_ops import assert_that
+from .ops.makers import range as range_
+from .ops.math_ops import (FLOAT, NUMERIC, binary_operands, cast, check_kind, equal, exp,
+                           greater, greater_equal, less, log, logical_and, maximum, minimum,
+                           sigmoid, square, tanh, where)
+from .ops.random_ops import uniform
+from .ops.reduce_ops import reduce_all, reduce_max, reduce_mean, reduce_sum
+from .ops.shape_utils import normalize_axes
+
+__all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "softmax",
+           "log_softmax", "softplus", "dropout", "l2_loss", "moments", "bias_add",
+           "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
+           "sigmoid_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d"]
+
+
+def _tensor(x, opname, kind=FLOAT):
+    x = convert_to_tensor(x)
+    check_kind(opname, x.dtype, kind)
+    return x
+
+
+def _c(value, like):
+    """A Python number as a constant of `like`'s dtype."""
+    return constant(np.asarray(value, dtype=like.dtype.np_dtype), like.dtype)
+
+
+# -- activations ------------------------------------------------------------------------------
+
+def relu(features, name: Optional[str] = None):
+    """max(features, 0), elementwise; the gradient is 0 where features <= 0 (as
+    TensorFlow's ReluGrad), and NaN stays NaN.
+
+    rt.nn.relu([-1.0, 0.0, 2.0])   # [0., 0., 2.]"""
+    x = _tensor(features, "Relu", NUMERIC)
+    return maximum(zeros_like(x), x, name=name)  # the zero first: at 0 its side gets the gradient
+
+
+def relu6(features, name: Optional[str] = None):
+    """min(max(features, 0), 6); the gradient flows only where 0 < features < 6.
+
+    rt.nn.relu6([-1.0, 3.0, 9.0])   # [0., 3., 6.]"""
+    x = _tensor(features, "Relu6", NUMERIC)
+    return minimum(_c(6, x), maximum(zeros_like(x), x), name=name)
+
+
+def leaky_relu(features, alpha: float = 0.2, name: Optional[str] = None):
+    """features where features > 0, else alpha * features. Integer features become float32,
+    as in TensorFlow.
+
+    rt.nn.leaky_relu([-1.0, 2.0])   # [-0.2, 2.]"""
+    x = convert_to_tensor(features)
+    if x.dtype.is_integer:
+        x = cast(x, dtypes.float32)
+    check_kind("LeakyRelu", x.dtype, FLOAT)
+    return where(greater(x, zeros_like(x)), x, x * _c(alpha, x), name=name)
+
+
+def _expm1_negative(x):
+    """exp(min(x, 0)) - 1: never overflows, so the unselected side of a `where` keeps
+    finite gradients."""
+    return exp(minimum(x, zeros_like(x))) - _c(1, x)
+
+
+def elu(features, name: Optional[str] = None):
+    """features where features > 0, else exp(features) - 1.
+
+    rt.nn.elu([-1.0, 2.0])   # [-0.632, 2.]"""
+    x = _tensor(features, "Elu")
+    return where(greater(x, zeros_like(x)), x, _expm1_negative(x), name=name)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(features, name: Optional[str] = None):
+    """scale * (features where > 0, else alpha * (exp(features) - 1)), with TensorFlow's
+    alpha 1.6732632 and scale 1.0507010.
+
+    rt.nn.selu([-1.0, 2.0])   # [-1.111, 2.101]"""
+    x = _tensor(features, "Selu")
+    neg = _c(_SELU_ALPHA, x) * _expm1_negative(x)
+    return _c(_SELU_SCALE, x) * where(greater(x, zeros_like(x)), x, neg)
+
+
+def gelu(features, approximate: bool = False, name: Optional[str] = None):
+    """Gaussian error linear unit: 0.5 * x * (1 + erf(x / sqrt(2))), or with
+    approximate=True 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3))).
+
+    rt.nn.gelu([-1.0, 1.0])   # [-0.159, 0.841]"""
+    x = _tensor(features, "Gelu")
+    half = _c(0.5, x)
+    if approximate:
+        inner = _c(0.7978845608028654, x) * (x + _c(0.044715, x) * (x * x * x))
+        return half * x * (_c(1, x) + tanh(inner))
+    erf = apply_op(nn_ops.ERF, [x / _c(1.4142135623730951, x)])
+    return half * x * (_c(1, x) + erf)
+
+
+def _log1p_small(u):
+    """log(1 + u) for 0 <= u <= 1, accurate for small u (Kahan: log(w) * u / (w - 1) with
+    w = 1 + u rounded); the gradient is that of log(1 + u), 1 / (1 + u)."""
+    one = _c(1, u)
+    w = u + one
+    exact = equal(w, one)
+    denominator = where(exact, one, w - one)
+    accurate = where(exact, u, log(w) * (u / denominator))
+    plain = log(w)
+    return stop_gradient(accurate - plain) + plain
+
+
+def _softplus_parts(x, positive):
+    """(max(x, 0), log1p(exp(-|x|))), where `positive` says which side of 0 counts as
+    positive (its derivative decides the gradient at 0)."""
+    zero = zeros_like(x)
+    return where(positive, x, zero), _log1p_small(exp(where(positive, -x, x)))
+
+
+def softplus(features, name: Optional[str] = None):
+    """log(exp(features) + 1), computed as max(x, 0) + log1p(exp(-|x|)): no overflow for
+    large x, no loss of the small values of very negative x. Its gradient is sigmoid(x).
+
+    rt.nn.softplus([-1.0, 0.0, 100.0])   # [0.313, 0.693, 100.]"""
+    x = _tensor(features, "Softplus")
+    relu_part, log_part = _softplus_parts(x, greater(x, zeros_like(x)))
+    return relu_part + log_part
+
+
+# -- softmax ----------------------------------------------------------------------------------
+
+def _softmax_axis(x, axis, opname):
+    if x.shape.rank == 0:
+        raise InvalidArgumentError(f"{opname}: logits must have rank >= 1, got a scalar")
+    axis = -1 if axis is None else axis
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{opname}: axis must be a Python int, got {axis!r}")
+    return int(axis) if x.shape.rank is None else normalize_axes(int(axis), x.shape.rank)[0]
+
+
+def _shifted(x, axis):
+    """x minus its maximum along `axis` (a constant for the gradient: softmax does not
+    change when every logit moves by the same amount)."""
+    return x - stop_gradient(reduce_max(x, axis, keepdims=True))
+
+
+def softmax(logits, axis: Optional[int] = None, name: Optional[str] = None):
+    """exp(logits) / reduce_sum(exp(logits), axis), computed after subtracting the maximum
+    (no overflow). axis=None means the last axis.
+
+    rt.nn.softmax([[1.0, 2.0, 3.0]])   # [[0.090, 0.245, 0.665]]"""
+    x = _tensor(logits, "Softmax")
+    axis = _softmax_axis(x, axis, "Softmax")
+    e = exp(_shifted(x, axis))
+    return e / reduce_sum(e, axis, keepdims=True)
+
+
+def log_softmax(logits, axis: Optional[int] = None, name: Optional[str] = None):
+    """logits - log(reduce_sum(exp(logits), axis)), computed after subtracting the
+    maximum. axis=None means the last axis.
+
+    rt.nn.log_softmax([[0.0, 0.0]])   # [[-0.693, -0.693]]"""
+    x = _tensor(logits, "LogSoftmax")
+    axis = _softmax_axis(x, axis, "LogSoftmax")
+    s = _shifted(x, axis)
+    return s - log(reduce_sum(exp(s), axis, keepdims=True))
+
+
+# -- dropout, l2_loss, moments, bias_add ------------------------------------------------------
+
+def _noise_shape(x, noise_shape):
+    dims = x.shape.as_list() if x.shape.rank is not None else None
+    if noise_shape is None:
+        wanted = dims
+    else:
+        if isinstance(noise_shape, Tensor):
+            known = constant_value(noise_shape)
+            noise_shape = None if known is None else np.asarray(known).tolist()
+            if noise_shape is None:
+                raise ValueError("rt.nn.dropout: noise_shape must be known when the graph is "
+                                 "built (random draws have static shapes here)")
+        noise_shape = list(noise_shape)
+        if dims is not None and len(noise_shape) != len(dims):
+            raise ValueError(f"rt.nn.dropout: noise_shape {noise_shape} must have the rank of "
+                             f"x, whose shape is {x.shape}")
+        wanted = [d if d is not None else (dims[i] if dims is not None else None)
+                  for i, d in enumerate(noise_shape)]
+    if wanted is None or any(d is None for d in wanted):
+        raise ValueError(
+            f"rt.nn.dropout needs the shape of its random mask known when the graph is built, "
+            f"got x of shape {x.shape}: random draws here have static shapes (give the "
+            "function's input_signature known dimensions, or a noise_shape of known sizes)")
+    return [int(d) for d in wanted]
+
+
+def dropout(x, rate, noise_shape=None, seed: Optional[int] = None, name: Optional[str] = None):
+    """Sets each value to 0 with probability `rate` and scales the others by
+    1 / (1 - rate), so the expected sum is unchanged. `noise_shape` (broadcastable to x's
+    shape) draws one decision for a whole slice; `seed` makes the draws reproducible
+    (with rt.random.set_seed, as TensorFlow's op seeds). rate=0 returns x.
+
+    rt.nn.dropout(rt.ones([2, 4]), rate=0.5, seed=1)   # zeros and 2.0s"""
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise ValueError("x has to be a floating point tensor since it's going to be scaled. "
+                         f"Got a {x.dtype.name} tensor instead.")
+    if isinstance(rate, numbers.Real) and not isinstance(rate, bool):
+        if not 0 <= rate < 1:
+            raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), "
+                             f"got {rate:g}")
+        if rate == 0:
+            return x
+        scale = _c(1.0 / (1.0 - float(rate)), x)
+        rate_t = _c(rate, x)
+    else:
+        rate_t = convert_to_tensor(rate, dtype=x.dtype)
+        if rate_t.shape.rank not in (0, None):
+            raise ValueError(f"rate must be a scalar tensor, got shape {rate_t.shape}")
+        scale = _c(1, x) / (_c(1, x) - rate_t)
+    draws = uniform(_noise_shape(x, noise_shape), dtype=x.dtype, seed=seed)
+    keep = greater_equal(draws, rate_t)
+    return where(keep, x * scale, zeros_like(x), name=name)
+
+
+def l2_loss(t, name: Optional[str] = None):
+    """sum(t ** 2) / 2, a scalar of t's dtype.
+
+    rt.nn.l2_loss([1.0, 2.0])   # 2.5"""
+    x = _tensor(t, "L2Loss")
+    return reduce_sum(square(x)) * _c(0.5, x)
+
+
+def moments(x, axes, shift=None, keepdims: bool = False, name: Optional[str] = None):
+    """(mean, variance) of x over `axes` (a list of ints); with keepdims the reduced axes
+    stay with size 1. float16 is computed in float32, as in TensorFlow. (`shift` is
+    accepted and unused, as in TensorFlow 2.)
+
+    rt.nn.moments(rt.constant([1.0, 2.0, 3.0, 4.0]), axes=[0])   # (2.5, 1.25)"""
+    y = _tensor(x, "moments")
+    axes = list(axes) if isinstance(axes, (list, tuple)) else [axes]
+    out_dtype = y.dtype
+    if y.dtype is dtypes.float16:
+        y = cast(y, dtypes.float32)
+    mean = reduce_mean(y, axes, keepdims=True)
+    variance = reduce_mean(square(y - stop_gradient(mean)), axes, keepdims=True)
+    if not keepdims:
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    return cast(mean, out_dtype), cast(variance, out_dtype)
+
+
+def bias_add(value, bias, data_format: Optional[str] = None, name: Optional[str] = None):
+    """value + bias, with the 1-D `bias` added along the channel axis: the last one
+    (data_format None, "NHWC", "N...C"), or axis 1 ("NCHW", "NC...").
+
+    rt.nn.bias_add([[1.0, 2.0]], [10.0, 20.0])   # [[11., 22.]]"""
+    v = convert_to_tensor(value)
+    b = convert_to_tensor(bias, dtype=v.dtype) if not isinstance(bias, Tensor) else bias
+    if b.dtype is not v.dtype:
+        raise TypeError(f"bias_add: bias has dtype {b.dtype.name} but value has "
+                        f"{v.dtype.name}")
+    if data_format not in (None, "NHWC", "N...C", "NCHW", "NC..."):
+        raise ValueError(f"data_format must be None, 'NHWC', 'N...C', 'NCHW' or 'NC...', got "
+                         f"{data_format!r}")
+    if b.shape.rank not in (1, None):
+        raise ValueError(f"bias_add: bias must be 1-D, got shape {b.shape}")
+    if v.shape.rank is not None and v.shape.rank < 2:
+        raise ValueError(f"bias_add: value must be at least 2-D, got shape {v.shape}")
+    channels_first = data_format in ("NCHW", "NC...")
+    if v.shape.rank is not None and b.shape.rank == 1:
+        c = v.shape[1 if channels_first else -1]
+        if c is not None and b.shape[0] is not None and c != b.shape[0]:
+            raise ValueError(f"bias_add: bias has {b.shape[0]} values but value has {c} "
+                             f"channels (shape {v.shape}); they must match")
+    if channels_first:
+        if v.shape.rank is None:
+            raise ValueError("bias_add with data_format NCHW needs value's rank")
+        b = reshape(b, [-1] + [1] * (v.shape.rank - 2))
+    return v + b
+
+
+# -- cross-entropy ----------------------------------------------------------------------------
+
+def _same_dtype(labels, logits):
+    return binary_operands(labels, logits) if not isinstance(labels, Tensor) else (
+        convert_to_tensor(labels), logits)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
+                                             name: Optional[str] = None):
+    """The cross-entropy of softmax(logits) against integer class `labels`:
+    logsumexp(logits) - logits[label], per example (labels' shape, logits' dtype). Labels
+    outside [0, num_classes) raise InvalidArgumentError when the graph runs.
+
+    rt.nn.sparse_softmax_cross_entropy_with_logits([0], [[2.0, 0.0]])   # [0.127]"""
+    x = _tensor(logits, "SparseSoftmaxCrossEntropyWithLogits")
+    y = convert_to_tensor(labels)
+    if y.dtype not in (dtypes.int32, dtypes.int64):
+        raise ValueError(f"labels must be int32 or int64, got {y.dtype.name}")
+    if x.shape.rank == 0:
+        raise ValueError(f"Logits cannot be scalars - received shape {x.shape}.")
+    if x.shape.rank is not None and y.shape.rank is not None:
+        if y.shape.rank != x.shape.rank - 1:
+            raise ValueError(f"Rank mismatch: Rank of labels (received {y.shape.rank}) should "
+                             f"equal rank of logits minus 1 (received {x.shape.rank}).")
+        if not y.shape.is_compatible_with(x.shape[:-1]):
+            raise ValueError(f"Shape mismatch: The shape of labels (received {y.shape}) should "
+                             f"equal the shape of logits except for the last dimension "
+                             f"(received {x.shape}).")
+    n = x.shape[-1] if x.shape.rank is not None else None
+    classes = constant(np.int64(n), dtypes.int64) if n is not None else \
+        cast(shape(x, out_type=dtypes.int64)[-1], dtypes.int64)
+    y64 = cast(y, dtypes.int64)
+    zero = constant(np.int64(0), dtypes.int64)
+    in_range = reduce_all(logical_and(greater_equal(y64, zero), less(y64, classes)))
+    assert_that(in_range, "Received a label value outside the valid range of [0, "
+                f"{n if n is not None else 'num_classes'}). Label values:", (y,))
+    chosen = equal(expand_dims(y64, -1), range_(classes, dtype=dtypes.int64))
+    lsm = log_softmax(x)
+    return -reduce_sum(where(chosen, lsm, zeros_like(lsm)), -1)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
+                                      name: Optional[str] = None):
+    """-reduce_sum(labels * log_softmax(logits), axis): the cross-entropy against a
+    probability distribution `labels` (same shape and dtype as logits). Gradients flow
+    into both.
+
+    rt.nn.softmax_cross_entropy_with_logits([[1.0, 0.0]], [[2.0, 0.0]])   # [0.127]"""
+    x = _tensor(logits, "SoftmaxCrossEntropyWithLogits")
+    y, x = _same_dtype(labels, x)
+    if x.shape.rank is not None and y.shape.rank is not None and \
+            not y.shape.is_compatible_with(x.shape):
+        raise ValueError(f"logits and labels must have the same shape, received "
+                         f"({x.shape} vs {y.shape})")
+    axis = _softmax_axis(x, axis, "SoftmaxCrossEntropyWithLogits")
+    return -reduce_sum(y * log_softmax(x, axis), axis)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name: Optional[str] = None):
+    """The elementwise cross-entropy of sigmoid(logits) against `labels` in [0, 1], in
+    TensorFlow's stable form max(x, 0) - x * z + log(1 + exp(-|x|)).
+
+    rt.nn.sigmoid_cross_entropy_with_logits([1.0], [0.0])   # [0.693]"""
+    x = _tensor(logits, "SigmoidCrossEntropyWithLogits")
+    z, x = _same_dtype(labels, x)
+    if x.shape.rank is not None and z.shape.rank is not None and \
+            not z.shape.is_compatible_with(x.shape):
+        raise ValueError(f"logits and labels must have the same shape ({x.shape} vs "
+                         f"{z.shape})")
+    relu_part, log_part = _softplus_parts(x, greater_equal(x, zeros_like(x)))
+    return relu_part - x * z + log_part
+
+
+# -- convolution and pooling ------------------------------------------------------------------
+
+def _pair(value, what, channel_index, opname):
+    """TensorFlow's int / [n] / [h, w] / [1, h, w, 1] forms as an (h, w) pair."""
+    if isinstance(value, (int, np.integer)):
+        value = [int(value)]
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        return value[0], value[0]
+    if len(value) == 2:
+        return value[0], value[1]
+    if len(value) == 4:
+        if value[0] != 1 or value[channel_index] != 1:
+            raise InvalidArgumentError(
+                f"{opname}: {what} in the batch and depth dimensions must be 1 (this "
+                f"implementation does not support them), got {value}")
+        spatial = [1, 2] if channel_index == 3 else [2, 3]
+        return value[spatial[0]], value[spatial[1]]
+    raise ValueError(f"{what} should be of length 1, 2 or 4 but was {len(value)}")
+
+
+def _padding(padding, channel_index, opname, explicit_ok=True):
+    if isinstance(padding, str):
+        if padding.upper() not in ("SAME", "VALID"):
+            raise ValueError(f"{opname}: padding must be 'SAME' or 'VALID', got {padding!r}")
+        return padding.upper()
+    if not explicit_ok:
+        raise ValueError(f"{opname}: padding must be 'SAME' or 'VALID', got {padding!r}")
+    pairs = [tuple(int(v) for v in p) for p in padding]
+    if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
+        raise ValueError(f"{opname}: explicit padding must be 4 [before, after] pairs, got "
+                         f"{padding!r}")
+    spatial = [1, 2] if channel_index == 3 else [2, 3]
+    if any(pairs[i] != (0, 0) for i in range(4) if i not in spatial):
+        raise ValueError(f"{opname}: explicit padding of the batch and depth dimensions "
+                         f"must be 0, got {padding!r}")
+    if any(v < 0 for p in pairs for v in p):
+        raise ValueError(f"{opname}: explicit padding must be non-negative, got {padding!r}")
+    return tuple(pairs[i] for i in spatial)
+
+
+def _format(data_format, opname):
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"{opname}: data_format must be 'NHWC' or 'NCHW', got "
+                         f"{data_format!r}")
+    return 3 if data_format == "NHWC" else 1
+
+
+def _nhwc(x, channel_index, op):
+    """Runs `op` on x in NHWC, transposing NCHW in and out."""
+    if channel_index == 3:
+        return op(x)
+    return transpose(op(transpose(x, [0, 2, 3, 1])), [0, 3, 1, 2])
+
+
+def conv2d(input, filters, strides, padding, data_format: str = "NHWC",  # noqa: A002
+           dilations=None, name: Optional[str] = None):
+    """2-D convolution (cross-correlation, as TensorFlow's) of `input` [batch, height,
+    width, in_channels] with `filters` [height, width, in_channels, out_channels].
+    `strides` and `dilations`: an int or a list of 1, 2 or 4 ints; `padding`: "SAME"
+    (output size ceil(in / stride), extra padding after), "VALID" (no padding) or explicit
+    [[0, 0], [top, bottom], [left, right], [0, 0]]. data_format "NCHW" is transposed.
+
+    rt.nn.conv2d(rt.ones([1, 3, 3, 1]), rt.ones([2, 2, 1, 1]), 1, "VALID")   # all 4.0"""
+    ci = _format(data_format, "Conv2D")
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filters, dtype=x.dtype) if not isinstance(filters, Tensor) else filters
+    attrs = {"strides": _pair(strides, "strides", ci, "Conv2D"),
+             "padding": _padding(padding, ci, "Conv2D"),
+             "dilations": _pair(1 if dilations is None else dilations, "dilations", ci,
+                                "Conv2D")}
+    if min(attrs["strides"]) < 1 or min(attrs["dilations"]) < 1:
+        raise InvalidArgumentError(f"Conv2D: strides and dilations must be >= 1, got "
+                                   f"{attrs['strides']} and {attrs['dilations']}")
+    return _nhwc(x, ci, lambda t: nn_ops.conv2d_op(t, w, attrs, name=name))
+
+
+def _pool(opdef, opname, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    ci = _format(data_format, opname)
+    attrs = {"ksize": _pair(ksize, "ksize", ci, opname),
+             "strides": _pair(strides, "strides", ci, opname),
+             "padding": _padding(padding, ci, opname, explicit_ok=False)}
+    if min(attrs["ksize"]) < 1 or min(attrs["strides"]) < 1:
+        raise InvalidArgumentError(f"{opname}: ksize and strides must be >= 1, got "
+                                   f"{attrs['ksize']} and {attrs['strides']}")
+    return _nhwc(convert_to_tensor(input), ci, lambda t: apply_op(opdef, [t], attrs, name=name))
+
+
+def max_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noqa: A002
+               name: Optional[str] = None):
+    """The maximum of each ksize window of `input` [batch, height, width, channels],
+    moved by `strides`; `padding` "SAME" or "VALID" (padding never wins the maximum).
+
+    rt.nn.max_pool2d(rt.reshape(rt.range(16.0), [1, 4, 4, 1]), 2, 2, "VALID")
+    # [[[[5.], [7.]], [[13.], [15.]]]]"""
+    return _pool(nn_ops.MAX_POOL, "MaxPool", input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noqa: A002
+               name: Optional[str] = None):
+    """The mean of each ksize window of `input` [batch, height, width, channels]; with
+    "SAME" padding a window's mean is over its input values only (padding is not counted),
+    as in TensorFlow.
+
+    rt.nn.avg_pool2d(rt.ones([1, 3, 3, 1]), 2, 2, "SAME")   # all 1.0"""
+    return _pool(nn_ops.AVG_POOL, "AvgPool", input, ksize, strides, padding, data_format, name)
+
+
