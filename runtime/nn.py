@@ -28,7 +28,7 @@ from .ops.io_ops import assert_that
 from .ops.makers import range as range_
 from .ops.math_ops import (FLOAT, NUMERIC, binary_operands, cast, check_kind, equal, exp,
                            greater, greater_equal, less, log, logical_and, maximum, minimum,
-                           sigmoid, square, tanh, where)
+                           sigmoid, sqrt, square, tanh, where)
 from .ops.random_ops import uniform
 from .ops.reduce_ops import reduce_all, reduce_max, reduce_mean, reduce_sum
 from .ops.shape_utils import normalize_axes
@@ -36,7 +36,8 @@ from .ops.shape_utils import normalize_axes
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "softmax",
            "log_softmax", "softplus", "dropout", "l2_loss", "moments", "bias_add",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "sigmoid_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d"]
+           "sigmoid_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d", "silu",
+           "swish", "tanh", "batch_normalization", "l2_normalize"]
 
 
 def _tensor(x, opname, kind=FLOAT):
@@ -121,6 +122,17 @@ def gelu(features, approximate: bool = False, name: Optional[str] = None):
         return half * x * (_c(1, x) + tanh(inner))
     erf = apply_op(nn_ops.ERF, [x / _c(1.4142135623730951, x)])
     return half * x * (_c(1, x) + erf)
+
+
+def silu(features, beta: float = 1.0, name: Optional[str] = None):
+    """features * sigmoid(beta * features) (also called swish).
+
+    rt.nn.silu([-1.0, 2.0])   # [-0.269, 1.762]"""
+    x = _tensor(features, "Silu")
+    return x * sigmoid(x * _c(beta, x) if beta != 1.0 else x)
+
+
+swish = silu
 
 
 def _log1p_small(u):
@@ -245,6 +257,33 @@ def dropout(x, rate, noise_shape=None, seed: Optional[int] = None, name: Optiona
     draws = uniform(_noise_shape(x, noise_shape), dtype=x.dtype, seed=seed)
     keep = greater_equal(draws, rate_t)
     return where(keep, x * scale, zeros_like(x), name=name)
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon,
+                        name: Optional[str] = None):
+    """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting (as
+    TensorFlow computes it: x * inv + (offset - mean * inv)). offset and scale may be None.
+
+    m, v = rt.nn.moments(x, [0]); rt.nn.batch_normalization(x, m, v, None, None, 1e-3)"""
+    x = _tensor(x, "batch_normalization")
+    mean, variance = (convert_to_tensor(t, dtype=x.dtype) for t in (mean, variance))
+    inv = _c(1, x) / sqrt(variance + _c(variance_epsilon, x))
+    if scale is not None:
+        inv = inv * convert_to_tensor(scale, dtype=x.dtype)
+    shift = -(mean * inv) if offset is None else \
+        convert_to_tensor(offset, dtype=x.dtype) - mean * inv
+    return x * inv + shift
+
+
+def l2_normalize(x, axis=None, epsilon: float = 1e-12, name: Optional[str] = None, dim=None):
+    """x / sqrt(max(reduce_sum(x ** 2, axis), epsilon)): unit L2 norm along `axis` (all
+    axes when None).
+
+    rt.nn.l2_normalize([3.0, 4.0])   # [0.6, 0.8]"""
+    x = _tensor(x, "l2_normalize")
+    axis = dim if axis is None else axis
+    square_sum = reduce_sum(square(x), axis, keepdims=True)
+    return x / sqrt(maximum(square_sum, _c(epsilon, x)))
 
 
 def l2_loss(t, name: Optional[str] = None):

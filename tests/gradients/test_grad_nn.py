@@ -60,6 +60,10 @@ def test_loss_gradients():
     check_gradients(lambda x: rt.nn.moments(x, axes=[0]), [X])
     check_gradients(lambda x: rt.nn.moments(x, axes=[0, 1], keepdims=True), [X])
     check_gradients(lambda v, b: rt.nn.bias_add(v, b), [X, np.array([1.0, -2.0, 0.5, 3.0])])
+    check_gradients(rt.nn.silu, [X])
+    check_gradients(lambda v: rt.nn.l2_normalize(v, axis=1), [X])
+    check_gradients(lambda v, m, s, o, c: rt.nn.batch_normalization(v, m, s, o, c, 1e-3),
+                    [X, X.mean(0), X.var(0) + 0.5, np.arange(4.0), np.linspace(0.5, 2, 4)])
 
 
 def test_dropout_gradient_is_the_mask_scaled():

@@ -363,3 +363,23 @@ def test_saved_function_with_conv_and_pools_loads_and_agrees(tmp_path):
     loaded = rt.saved.load(str(tmp_path))
     x = rt.constant(RNG.normal(size=(3, 6, 6, 2)).astype(np.float32))
     np.testing.assert_array_equal(loaded.f(x).numpy(), f(x).numpy())
+
+
+def test_silu_batch_normalization_l2_normalize():
+    x = RNG.normal(size=(6, 3))
+    np.testing.assert_allclose(_both(rt.nn.silu, x).numpy(), x / (1 + np.exp(-x)), rtol=1e-13)
+    np.testing.assert_allclose(rt.nn.swish(x, beta=2.0).numpy(), x / (1 + np.exp(-2 * x)),
+                               rtol=1e-13)
+    assert rt.nn.tanh is rt.tanh
+    mean, var = rt.nn.moments(x, [0])
+    scale, offset = np.array([1.0, 2.0, 0.5]), np.array([0.0, -1.0, 3.0])
+    got = _both(lambda a, m, v: rt.nn.batch_normalization(a, m, v, offset, scale, 1e-3),
+                x, mean.numpy(), var.numpy())
+    want = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3) * scale + offset
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+    plain = rt.nn.batch_normalization(x, mean, var, None, None, 1e-3).numpy()
+    np.testing.assert_allclose(plain, (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3), atol=1e-12)
+    np.testing.assert_allclose(_both(lambda a: rt.nn.l2_normalize(a, axis=1), x).numpy(),
+                               x / np.linalg.norm(x, axis=1, keepdims=True), rtol=1e-13)
+    np.testing.assert_allclose(rt.nn.l2_normalize([3.0, 4.0]).numpy(), [0.6, 0.8], rtol=1e-6)
+    assert rt.nn.l2_normalize([0.0, 0.0]).numpy().tolist() == [0.0, 0.0]

@@ -31,6 +31,10 @@ def test_losses_moments_bias_add_gelu_approximate():
     compare_fn(lambda x: rt.nn.moments(x, axes=[0]), logits, exact=False)
     compare_fn(rt.nn.bias_add, logits, np.arange(4.0), exact=False)
     compare_fn(lambda x: rt.nn.gelu(x, approximate=True), logits, exact=False)
+    compare_fn(rt.nn.silu, logits, exact=False)
+    compare_fn(lambda x: rt.nn.l2_normalize(x, axis=0), logits, exact=False)
+    compare_fn(lambda x, m, v: rt.nn.batch_normalization(x, m, v, 1.0, 2.0, 1e-3), logits,
+               logits.mean(0), logits.var(0), exact=False)
 
 
 def test_sparse_label_out_of_range_raises_under_xla():
