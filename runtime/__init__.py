@@ -63,6 +63,17 @@ class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
     floormod, truediv = mod, divide
 
 
+# issue 16: math ops and small utilities (TensorFlow's top level vs tf.math placement)
+from .ops import math_extra as _math_extra  # noqa: E402
+from .ops.math_extra import clip_by_value, cumsum, floor, round  # noqa: E402,A004
+from .ops.utility_ops import (ensure_shape, executing_eagerly, get_static_value,  # noqa: E402
+                              is_tensor)
+for _name in ("floor", "ceil", "round", "rsqrt", "log1p", "softplus", "reduce_std",
+              "reduce_variance", "cumsum", "cumprod"):
+    setattr(math, _name, getattr(_math_extra, _name))
+del _name
+
+
 def __getattr__(name):
     """`rt.autograph`: the `autograph` package (TensorFlow's `tf.autograph`:
     `rt.autograph.experimental.set_loop_options`, `rt.autograph.to_graph`), imported when

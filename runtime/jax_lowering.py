@@ -572,3 +572,7 @@ for _d in random_ops.OPS:
     RULES[_d] = _random
 HOST_OPS = {io_ops.PRINT, io_ops.ASSERT, *random_ops.OPS}  # lowered to host callbacks
 PREDRAWN = {random_ops.UNIFORM, random_ops.NORMAL}  # at the top level: drawn before a call
+from . import jax_rules_math  # noqa: E402  (issue 16: floor, cumsum, ensure_shape, shuffle, ...)
+RULES.update(jax_rules_math.RULES)
+HOST_OPS.update(jax_rules_math.HOST_OPS)
+PREDRAWN.update(jax_rules_math.PREDRAWN)

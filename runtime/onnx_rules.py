@@ -556,3 +556,7 @@ RULES = {
     slicing.SLICE_GRAD: _strided_slice_grad, array_ops.GATHER_GRAD: _gather_grad,
     pad_ops.PAD: _pad, pad_ops.MIRROR_PAD: _mirror_pad, pad_ops.PAD_GRAD: _pad_grad,
 }
+from . import onnx_rules_math  # noqa: E402  (issue 16: floor, cumsum, ensure_shape, shuffle, ...)
+RULES.update(onnx_rules_math.RULES)
+NO_EQUIVALENT.update(onnx_rules_math.NO_EQUIVALENT)
+LIMITS.update(onnx_rules_math.LIMITS)

@@ -92,20 +92,34 @@ def _pad_hw(x, pads, value=0):
     return np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=value)
 
 
-def _scatter_windows(cols, x_shape, khw, strides, dilations, geo, dtype):
-    """The adjoint of `_windows`: cols (N, OH, OW, KH, KW, C) added back into an array of
-    the input's shape (N, H, W, C) (padding cropped)."""
+def _scatter_target(x_shape, khw, strides, dilations, geo, dtype):
+    """(zeros of the padded input's shape, views(i, j)): the (N, OH, OW, C) strided view
+    of it that kernel position (i, j) reads."""
     n, h, w, c = x_shape
     (oh, (pt, pb)), (ow, (pl, pr)) = geo
     (kh, kw), (sh, sw), (dh, dw) = khw, strides, dilations
     hp, wp = max(h + pt + pb, (kh - 1) * dh + (oh - 1) * sh + 1), \
         max(w + pl + pr, (kw - 1) * dw + (ow - 1) * sw + 1)
     out = np.zeros((n, hp, wp, c), dtype=dtype)
-    for i in range(kh):
-        for j in range(kw):
-            out[:, i * dh:i * dh + (oh - 1) * sh + 1:sh,
-                j * dw:j * dw + (ow - 1) * sw + 1:sw, :] += cols[:, :, :, i, j, :]
-    return out[:, pt:pt + h, pl:pl + w, :]
+
+    def views(i, j):
+        return out[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw, :]
+    return out, views
+
+
+def _crop(out, x_shape, geo):
+    (_, (pt, _)), (_, (pl, _)) = geo
+    return out[:, pt:pt + x_shape[1], pl:pl + x_shape[2], :]
+
+
+def _scatter_windows(cols, x_shape, khw, strides, dilations, geo, dtype):
+    """The adjoint of `_windows`: cols (N, OH, OW, KH, KW, C) added back into an array of
+    the input's shape (N, H, W, C) (padding cropped)."""
+    out, views = _scatter_target(x_shape, khw, strides, dilations, geo, dtype)
+    for i in range(khw[0]):
+        for j in range(khw[1]):
+            views(i, j)[...] += cols[:, :, :, i, j, :]
+    return _crop(out, x_shape, geo)
 
 
 def _known_sizes(t):
@@ -172,8 +186,16 @@ def _bp_input_infer(inputs, strides, padding, dilations):
 def _bp_input_kernel(sizes, w, g, strides, padding, dilations):
     x_shape = tuple(int(d) for d in sizes)
     geo = geometry("Conv2DBackpropInput", x_shape[1:3], w.shape[:2], strides, dilations, padding)
-    cols = np.tensordot(g, w, axes=([3], [3]))  # (N, OH, OW, KH, KW, C)
-    return _scatter_windows(cols, x_shape, w.shape[:2], strides, dilations, geo, g.dtype)
+    kh, kw = w.shape[:2]
+    out, views = _scatter_target(x_shape, (kh, kw), strides, dilations, geo, g.dtype)
+    g2 = g.reshape(-1, g.shape[3])
+    # One (N*OH*OW, O) x (O, C) product per kernel position, added where its window values
+    # came from (faster than one product whose result is then added by strided slices).
+    for i in range(kh):
+        for j in range(kw):
+            view = views(i, j)
+            view += (g2 @ w[i, j].T).reshape(view.shape)
+    return _crop(out, x_shape, geo)
 
 
 CONV2D_BACKPROP_INPUT = OpDef("Conv2DBackpropInput", _bp_input_infer, _bp_input_kernel,
@@ -191,8 +213,11 @@ def _bp_filter_kernel(x, sizes, g, strides, padding, dilations):
     geo = geometry("Conv2DBackpropFilter", x.shape[1:3], khw, strides, dilations, padding)
     win = _windows(_pad_hw(x, [p for _, p in geo]), khw, strides, dilations,
                    [o for o, _ in geo])
-    dw = np.tensordot(win, g, axes=([0, 1, 2], [0, 1, 2]))  # (C, KH, KW, O)
-    return dw.transpose(1, 2, 0, 3).astype(g.dtype, copy=False)
+    n, oh, ow, c, kh, kw = win.shape
+    # im2col with the channels innermost (contiguous runs), then one matrix product
+    cols = win.transpose(0, 1, 2, 4, 5, 3).reshape(n * oh * ow, kh * kw * c)
+    dw = cols.T @ g.reshape(n * oh * ow, -1)
+    return dw.reshape(kh, kw, c, -1).astype(g.dtype, copy=False)
 
 
 CONV2D_BACKPROP_FILTER = OpDef("Conv2DBackpropFilter", _bp_filter_infer, _bp_filter_kernel,

@@ -1,0 +1,66 @@
+"""ONNX rules for the ops of issue 16's math part (runtime/ops/math_extra.py,
+utility_ops.py, random_extra.py), in the form of runtime/onnx_rules.py's, which adds
+`RULES`, `NO_EQUIVALENT` and `LIMITS` to its own."""
+from __future__ import annotations
+
+import numpy as np
+
+from .ops import math_extra, random_extra, utility_ops
+
+
+def _same(onnx_type):
+    return lambda ex, op, ins: [ex.one(onnx_type, ins)]
+
+
+def _round(ex, op, ins):
+    if op.inputs[0].dtype.is_floating:
+        return [ex.one("Round", ins)]  # half to even, as numpy
+    return [ex.one("Identity", ins)]
+
+
+def _log1p(ex, op, ins):
+    """ONNX has no Log1p: x * log(u) / (u - 1) with u = 1 + x is accurate near 0 (the
+    rounding of u cancels), x itself where u rounds to 1, u where u is infinite."""
+    x = ins[0]
+    np_dtype = op.inputs[0].dtype.np_dtype
+    u = ex.one("Add", [x, ex.const(np.ones((), np_dtype))])
+    ratio = ex.one("Div", [ex.one("Mul", [x, ex.one("Log", [u])]),
+                           ex.one("Sub", [u, ex.const(np.ones((), np_dtype))])])
+    near_zero = ex.one("Where", [ex.one("Equal", [u, ex.const(np.ones((), np_dtype))]), x, ratio])
+    return [ex.one("Where", [ex.one("IsInf", [u]), u, near_zero])]
+
+
+def _cumsum(ex, op, ins):
+    return [ex.one("CumSum", [ins[0], ex.const(np.int64(op.attrs["axis"]))],
+                   exclusive=int(op.attrs["exclusive"]), reverse=int(op.attrs["reverse"]))]
+
+
+def _cumsum_types(op):
+    if op.inputs[0].dtype.np_dtype not in (np.float32, np.float64, np.int32, np.int64):
+        return f"ONNX CumSum does not take {op.inputs[0].dtype.name} tensors"
+    return None
+
+
+def _ensure_shape_limits(op):
+    """The check is left out only where the static shape already proves it."""
+    have, want = op.inputs[0].shape, op.attrs["shape"]
+    if want.rank is None:
+        return None
+    if have.rank == want.rank and all(w is None or h == w for h, w in zip(have, want)):
+        return None
+    return ("a shape checked when the graph runs (rt.ensure_shape of a shape not known while "
+            "tracing) has no ONNX equivalent")
+
+
+RULES = {
+    math_extra.FLOOR: _same("Floor"), math_extra.CEIL: _same("Ceil"),
+    math_extra.ROUND: _round, math_extra.LOG1P: _log1p,
+    math_extra.SOFTPLUS: _same("Softplus"), math_extra.CUMSUM: _cumsum,
+    utility_ops.ENSURE_SHAPE: _same("Identity"),
+}
+NO_EQUIVALENT = {
+    math_extra.CUMPROD: "ONNX opset 17 has no cumulative product",
+    random_extra.PERMUTATION: "ONNX has no random permutation (rt.random.shuffle)",
+    random_extra.PERMUTATION_OF: "ONNX has no random permutation (rt.random.shuffle)",
+}
+LIMITS = {math_extra.CUMSUM: _cumsum_types, utility_ops.ENSURE_SHAPE: _ensure_shape_limits}

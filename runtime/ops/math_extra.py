@@ -1,0 +1,222 @@
+"""More elementwise math and scans, as TensorFlow has them: floor, ceil, round (half to
+even), log1p, softplus, cumsum and cumprod are ops of their own (a composition would lose
+precision or speed); rsqrt, clip_by_value, reduce_variance and reduce_std are
+compositions of existing ops (their gradients, XLA and ONNX forms come with them).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from . import reduce_ops, shape_utils
+from .core import OpDef, apply_op, convert_to_tensor
+from .math_ops import (FLOAT, NUMERIC, binary_operands, check_kind, divide, maximum, minimum,
+                       sigmoid, sqrt, square, subtract)
+
+
+# -- elementwise -------------------------------------------------------------------------
+
+def _unary_infer(opname, kind):
+    def infer(inputs):
+        x = inputs[0]
+        check_kind(opname, x.dtype, kind)
+        return [(x.shape, x.dtype)]
+    return infer
+
+
+def _round(x):
+    return np.round(x) if x.dtype.kind == "f" else np.array(x, copy=True)  # half to even
+
+
+def _softplus(x):
+    return np.logaddexp(x, np.zeros((), x.dtype))  # log(1 + e^x) without overflow
+
+
+FLOOR = OpDef("Floor", _unary_infer("Floor", FLOAT), np.floor)
+CEIL = OpDef("Ceil", _unary_infer("Ceil", FLOAT), np.ceil)
+ROUND = OpDef("Round", _unary_infer("Round", NUMERIC), _round, allocates=True)
+LOG1P = OpDef("Log1p", _unary_infer("Log1p", FLOAT), np.log1p)
+SOFTPLUS = OpDef("Softplus", _unary_infer("Softplus", FLOAT), _softplus, allocates=True)
+
+# As TensorFlow: floor, ceil and round are piecewise constant, no gradient flows through.
+FLOOR.grad = lambda inputs, outputs, grads: [None]
+CEIL.grad = lambda inputs, outputs, grads: [None]
+ROUND.grad = lambda inputs, outputs, grads: [None]
+LOG1P.grad = lambda inputs, outputs, grads: [grads[0] / (inputs[0] + 1)]
+SOFTPLUS.grad = lambda inputs, outputs, grads: [grads[0] * sigmoid(inputs[0])]
+
+
+def floor(x, name: Optional[str] = None):
+    """The largest integer not greater than each element of the float tensor `x`.
+
+    `rt.floor([-1.5, 0.5, 2.0])` -> [-2., 0., 2.]; no gradient flows through it."""
+    return apply_op(FLOOR, [convert_to_tensor(x)], name=name)
+
+
+def ceil(x, name: Optional[str] = None):
+    """The smallest integer not less than each element of the float tensor `x`.
+
+    `rt.math.ceil([-1.5, 0.5, 2.0])` -> [-1., 1., 2.]; no gradient flows through it."""
+    return apply_op(CEIL, [convert_to_tensor(x)], name=name)
+
+
+def round(x, name: Optional[str] = None):  # noqa: A001 - TensorFlow's name
+    """Each element rounded to the nearest integer, halves to the even one (banker's
+    rounding, as TensorFlow and numpy); integer tensors come back unchanged.
+
+    `rt.round([0.5, 1.5, 2.5, -0.5])` -> [0., 2., 2., -0.]"""
+    return apply_op(ROUND, [convert_to_tensor(x)], name=name)
+
+
+def log1p(x, name: Optional[str] = None):
+    """`log(1 + x)` elementwise, accurate for `x` near 0 (float tensors).
+
+    `rt.math.log1p([1e-10])` -> [1e-10] (where `rt.math.log(1 + x)` gives 0 in float32)"""
+    return apply_op(LOG1P, [convert_to_tensor(x)], name=name)
+
+
+def softplus(features, name: Optional[str] = None):
+    """`log(exp(features) + 1)` elementwise, without overflow for large features (float
+    tensors); its gradient is `sigmoid(features)`.
+
+    `rt.math.softplus([-100.0, 0.0, 100.0])` -> [3.7e-44, 0.6931472, 100.]"""
+    return apply_op(SOFTPLUS, [convert_to_tensor(features)], name=name)
+
+
+def rsqrt(x, name: Optional[str] = None):
+    """`1 / sqrt(x)` elementwise (float tensors).
+
+    `rt.math.rsqrt([4.0, 0.25])` -> [0.5, 2.]"""
+    x = convert_to_tensor(x)
+    check_kind("Rsqrt", x.dtype, FLOAT)
+    return divide(1, sqrt(x), name=name)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name: Optional[str] = None):
+    """`t` with values below `clip_value_min` set to it and values above
+    `clip_value_max` set to it (the bounds are scalars, or tensors that broadcast to
+    `t`'s shape without changing it). The gradient flows to `t` where it is within the
+    bounds (bounds included), to a bound where `t` was clipped to it.
+
+    `rt.clip_by_value([-2.0, 0.5, 3.0], 0.0, 1.0)` -> [0., 0.5, 1.]"""
+    values = convert_to_tensor(t)
+    t_min = minimum(*binary_operands(values, clip_value_max))
+    _same_shape(values, t_min)
+    return _same_shape(values, maximum(*binary_operands(t_min, clip_value_min), name=name))
+
+
+def _same_shape(values, clipped):
+    if not values.shape.is_compatible_with(clipped.shape):
+        raise ValueError(f"rt.clip_by_value: the bounds would change the shape of t from "
+                         f"{values.shape} to {clipped.shape}; they must broadcast to t's shape")
+    return clipped
+
+
+def _float_input(fn_name, input_tensor):
+    x = convert_to_tensor(input_tensor)
+    if not x.dtype.is_floating:
+        raise TypeError(f"{fn_name}: input must be real (floating), got a {x.dtype.name} "
+                        "tensor; use rt.cast first")
+    return x
+
+
+def reduce_variance(input_tensor, axis=None, keepdims: bool = False, name: Optional[str] = None):
+    """The variance of the elements along `axis` (all axes when None), as TensorFlow:
+    the mean of the squared deviations from the mean (no Bessel correction).
+
+    `rt.math.reduce_variance([[1.0, 2.0], [3.0, 4.0]], axis=0)` -> [1., 1.]"""
+    x = _float_input("rt.math.reduce_variance", input_tensor)
+    means = reduce_ops.reduce_mean(x, axis, keepdims=True)
+    return reduce_ops.reduce_mean(square(subtract(x, means)), axis, keepdims=keepdims,
+                                  name=name)
+
+
+def reduce_std(input_tensor, axis=None, keepdims: bool = False, name: Optional[str] = None):
+    """The standard deviation of the elements along `axis` (the square root of
+    `reduce_variance`).
+
+    `rt.math.reduce_std([[1.0, 2.0], [3.0, 4.0]])` -> 1.118034"""
+    x = _float_input("rt.math.reduce_std", input_tensor)
+    return sqrt(reduce_variance(x, axis, keepdims=keepdims), name=name)
+
+
+# -- cumulative sums and products -------------------------------------------------------
+
+def _scan_infer(opname):
+    def infer(inputs, axis, exclusive, reverse):
+        x = inputs[0]
+        check_kind(opname, x.dtype, NUMERIC)
+        rank = x.shape.rank
+        if rank is not None and not -rank <= axis < rank:
+            raise InvalidArgumentError(f"{opname}: expected axis in the range [{-rank}, {rank}), "
+                                       f"but got {axis}")
+        return [(x.shape, x.dtype)]
+    return infer
+
+
+def _scan_kernel(fn, identity):
+    def kernel(x, axis, exclusive, reverse):
+        x = np.asarray(x)
+        a = axis % x.ndim
+        if reverse:
+            x = np.flip(x, a)
+        out = fn(x, axis=a, dtype=x.dtype)
+        n = x.shape[a]
+        if exclusive and n:  # shifted by one: the identity first, the last left out
+            first = np.full(x.shape[:a] + (1,) + x.shape[a + 1:], identity, dtype=x.dtype)
+            kept = out[(slice(None),) * a + (slice(0, n - 1),)]
+            out = np.concatenate([first, kept], axis=a)
+        return np.ascontiguousarray(np.flip(out, a) if reverse else out)
+    return kernel
+
+
+CUMSUM = OpDef("Cumsum", _scan_infer("Cumsum"), _scan_kernel(np.cumsum, 0), allocates=True)
+CUMPROD = OpDef("Cumprod", _scan_infer("Cumprod"), _scan_kernel(np.cumprod, 1), allocates=True)
+
+
+def _cumsum_grad(inputs, outputs, grads, axis, exclusive, reverse):
+    return [cumsum(grads[0], axis, exclusive=exclusive, reverse=not reverse)]
+
+
+def _cumprod_grad(inputs, outputs, grads, axis, exclusive, reverse):
+    # TensorFlow's rule: exact where x has no zero (a zero gives inf/nan, as in TensorFlow)
+    x = inputs[0]
+    prod = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    out = cumsum(prod * grads[0], axis, exclusive=exclusive, reverse=not reverse)
+    return [out / x]
+
+
+CUMSUM.grad = _cumsum_grad
+CUMPROD.grad = _cumprod_grad
+
+
+def _scan(opdef, what, x, axis, exclusive, reverse, name):
+    x = convert_to_tensor(x)
+    axis = shape_utils.single_axis(axis, what)
+    if x.shape.rank == 0:
+        raise InvalidArgumentError(f"{opdef.name}: expected axis in the range [0, 0) (the "
+                                   f"input is a scalar), but got {axis}")
+    return apply_op(opdef, [x], {"axis": int(axis), "exclusive": bool(exclusive),
+                                 "reverse": bool(reverse)}, name=name)
+
+
+def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False, name: Optional[str] = None):
+    """The cumulative sum of `x` along `axis`: with `exclusive` each element leaves itself
+    out (the first is 0), with `reverse` the sum runs from the end.
+
+    `rt.cumsum([1, 2, 3])` -> [1, 3, 6]; `exclusive=True` -> [0, 1, 3];
+    `reverse=True` -> [6, 5, 3]"""
+    return _scan(CUMSUM, "rt.cumsum", x, axis, exclusive, reverse, name)
+
+
+def cumprod(x, axis=0, exclusive: bool = False, reverse: bool = False, name: Optional[str] = None):
+    """The cumulative product of `x` along `axis` (`exclusive` and `reverse` as in
+    `rt.cumsum`; the first element of an exclusive product is 1).
+
+    `rt.math.cumprod([1, 2, 3])` -> [1, 2, 6]"""
+    return _scan(CUMPROD, "rt.math.cumprod", x, axis, exclusive, reverse, name)
+
+
+OPS = [FLOOR, CEIL, ROUND, LOG1P, SOFTPLUS, CUMSUM, CUMPROD]
