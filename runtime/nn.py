@@ -3,8 +3,8 @@ conv2d and pooling — with TensorFlow's names, arguments, defaults and results.
 
 The activations, softmax, losses and moments are compositions of existing ops (their
 shape inference, gradients, ONNX and XLA come from those ops), written in the numerically
-stable forms TensorFlow uses; conv2d and the pools are ops of their own
-(`runtime/ops/nn_ops.py`).
+stable forms TensorFlow uses; softplus is rt.math.softplus's op; conv2d, the pools and
+Erf (for gelu) are ops of their own (`runtime/ops/nn_ops.py`).
 
     import runtime as rt
     rt.nn.relu(rt.constant([-1.0, 2.0]))                      # [0., 2.]
@@ -25,6 +25,7 @@ from .ops.array_ops import expand_dims, reshape, shape, squeeze, transpose
 from .ops.core import (apply_op, constant, constant_value, convert_to_tensor, stop_gradient,
                        zeros_like)
 from .ops.io_ops import assert_that
+from .ops.math_extra import log1p, softplus as math_softplus
 from .ops.makers import range as range_
 from .ops.math_ops import (FLOAT, NUMERIC, binary_operands, cast, check_kind, equal, exp,
                            greater, greater_equal, less, log, logical_and, maximum, minimum,
@@ -135,33 +136,20 @@ def silu(features, beta: float = 1.0, name: Optional[str] = None):
 swish = silu
 
 
-def _log1p_small(u):
-    """log(1 + u) for 0 <= u <= 1, accurate for small u (Kahan: log(w) * u / (w - 1) with
-    w = 1 + u rounded); the gradient is that of log(1 + u), 1 / (1 + u)."""
-    one = _c(1, u)
-    w = u + one
-    exact = equal(w, one)
-    denominator = where(exact, one, w - one)
-    accurate = where(exact, u, log(w) * (u / denominator))
-    plain = log(w)
-    return stop_gradient(accurate - plain) + plain
-
-
 def _softplus_parts(x, positive):
-    """(max(x, 0), log1p(exp(-|x|))), where `positive` says which side of 0 counts as
-    positive (its derivative decides the gradient at 0)."""
+    """(max(x, 0), log1p(exp(-|x|))), TensorFlow's form in sigmoid_cross_entropy, where
+    `positive` says which side of 0 counts as positive (its derivative decides the
+    gradient at 0); exp never overflows, so neither side of the `where`s has inf."""
     zero = zeros_like(x)
-    return where(positive, x, zero), _log1p_small(exp(where(positive, -x, x)))
+    return where(positive, x, zero), log1p(exp(where(positive, -x, x)))
 
 
 def softplus(features, name: Optional[str] = None):
-    """log(exp(features) + 1), computed as max(x, 0) + log1p(exp(-|x|)): no overflow for
-    large x, no loss of the small values of very negative x. Its gradient is sigmoid(x).
+    """log(exp(features) + 1) without overflow for large features nor loss of the small
+    values of very negative ones (rt.math.softplus: one op); its gradient is sigmoid(x).
 
     rt.nn.softplus([-1.0, 0.0, 100.0])   # [0.313, 0.693, 100.]"""
-    x = _tensor(features, "Softplus")
-    relu_part, log_part = _softplus_parts(x, greater(x, zeros_like(x)))
-    return relu_part + log_part
+    return math_softplus(_tensor(features, "Softplus"), name=name)
 
 
 # -- softmax ----------------------------------------------------------------------------------
