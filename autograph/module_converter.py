@@ -22,7 +22,7 @@ failures — stays as written, under a one-line comment saying why and
 `@__ag__.do_not_convert`.
 
 Unlike `to_graph`, there is no live function to look at: the names a function calls are
-resolved statically (see `_module_namespace`). A name the module binds is unknown,
+resolved statically (see `module_namespace.py`). A name the module binds is unknown,
 so calls to it go through `__ag__.converted_call`, which decides at run time; only
 imports from the standard library, numpy and our packages resolve, so that calls to
 them stay plain calls, as in `to_code`.
@@ -32,13 +32,9 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
-import contextlib  # noqa: F401  (loaded, so that `contextlib.suppress` resolves to itself)
 import gc
 import io
-import re
-import sys
 import tokenize
-import types
 import warnings
 from collections import ChainMap
 from dataclasses import dataclass, field
@@ -49,7 +45,7 @@ import gast
 from autograph import parsing, pipeline, templates, two_paths, unparsing
 from autograph.converters.context import Context
 from autograph.errors import ConversionError
-from autograph.operators.calls import ALLOWLIST
+from autograph.module_namespace import UNKNOWN, module_namespace
 from autograph.tree import Scan, children
 
 PRELUDE = ("from autograph import operators as __ag__\n"
@@ -129,123 +125,6 @@ def _targets(body: list, prefix: str = "", in_class: bool = False) -> list:
     return found
 
 
-class _Unknown:
-    """What a name the module binds stands for at conversion time: not known."""
-
-    __module__ = None
-    __slots__ = ()
-
-
-UNKNOWN = _Unknown()
-
-
-class _StarNamespace(dict):
-    """After `from somewhere import *`, any name may be bound by the module."""
-
-    def __contains__(self, key):
-        return True
-
-    def __missing__(self, key):
-        return UNKNOWN
-
-    def get(self, key, default=None):
-        return self[key]
-
-
-def _is_library(module: str) -> bool:
-    return module.partition(".")[0] in ALLOWLIST
-
-
-def _import_value(module: str, attr: Optional[str]):
-    """A library module (or its attribute) as conversion-time resolution sees it: the
-    real one when it is loaded already (importing could have side effects), else a
-    stand-in that `is_allowlisted` recognises by its module name."""
-    loaded = sys.modules.get(module)
-    if attr is None:
-        if loaded is not None:
-            return loaded
-        return types.ModuleType(module)       # attributes unknown: calls stay checked
-    if loaded is not None and hasattr(loaded, attr):
-        return getattr(loaded, attr)
-    stand_in = types.SimpleNamespace()
-    stand_in.__module__ = module
-    return stand_in
-
-
-def _module_namespace(tree: ast.Module, source: str) -> dict:
-    """Module-level name -> value for `call_trees` and `loops`: library imports resolve,
-    every other name the module binds (anywhere: `global` in functions counts) is
-    UNKNOWN, so that a module that shadows `range` or `len` keeps its own."""
-    bound: dict = {}
-    star = False
-    # `global x` in a function binds x here. Found in the text (in a string or comment
-    # too, which only makes calls to x go through converted_call, as they may).
-    for names in re.findall(r"\bglobal[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)", source):
-        for name in names.split(","):
-            bound[name.strip()] = UNKNOWN
-
-    def bind(name, value=UNKNOWN):
-        bound[name] = value if name not in bound else UNKNOWN
-
-    todo = list(tree.body)
-    while todo:
-        node = todo.pop()
-        kind = type(node)
-        if kind is ast.Import:
-            for alias in node.names:
-                top = alias.name.partition(".")[0]
-                if alias.asname:
-                    library = _is_library(alias.name)
-                    bind(alias.asname, _import_value(alias.name, None) if library else UNKNOWN)
-                else:
-                    bind(top, _import_value(top, None) if _is_library(top) else UNKNOWN)
-            continue
-        if kind is ast.ImportFrom:
-            library = not node.level and node.module and _is_library(node.module)
-            for alias in node.names:
-                if alias.name == "*":
-                    loaded = sys.modules.get(node.module or "") if library else None
-                    names = getattr(loaded, "__all__", None) if loaded else None
-                    if names is None and loaded is not None:
-                        names = [n for n in vars(loaded) if not n.startswith("_")]
-                    if names is None:
-                        star = True
-                    for name in names or ():
-                        bind(name, getattr(loaded, name, UNKNOWN))
-                    continue
-                bind(alias.asname or alias.name,
-                     _import_value(node.module, alias.name) if library else UNKNOWN)
-            continue
-        if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            bind(node.name)
-            todo.extend(node.decorator_list)
-            if kind is not ast.ClassDef:
-                todo.extend(d for d in node.args.defaults + node.args.kw_defaults if d)
-            else:
-                todo.extend(node.bases)
-            continue
-        if kind is ast.Name and type(node.ctx) is not ast.Load:
-            bind(node.id)
-        elif kind in (ast.MatchAs, ast.MatchStar) and node.name:
-            bind(node.name)
-        elif kind is ast.MatchMapping and node.rest:
-            bind(node.rest)
-        elif kind is ast.ExceptHandler and node.name:
-            bind(node.name)
-        elif kind is ast.Lambda:
-            continue                            # its names are its own
-        elif kind in _COMPREHENSIONS:           # so are theirs, but for `:=` targets
-            for inner in ast.walk(node):
-                if type(inner) is ast.NamedExpr:
-                    bind(inner.target.id)
-            continue
-        todo.extend(ast.iter_child_nodes(node))
-    namespace = _StarNamespace() if star else {}
-    namespace.update(bound)
-    return namespace
-
-
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _BUILTIN_NAMES = frozenset(vars(builtins))
 
 
@@ -489,7 +368,7 @@ def _convert_source(source, filename, only):
     if not targets:
         raise SourceError(f"{filename}: no functions or methods; nothing to convert")
     lines = _split_lines(source)
-    namespace = _module_namespace(tree, source)
+    namespace = module_namespace(tree, source)
     forced = _frame_sensitive(targets, lines, namespace)   # def line -> why it stays as written
     if only is not None:
         def names(t):                  # `f`, `C.f`, and `C` for every method of class C

@@ -72,6 +72,8 @@ _SIMPLE = _STATEMENTS - {c for m in (ast, gast) for c in vars(m).values()
 _VISITORS: dict = {}
 _PLAIN_CONSTANTS = frozenset({str, int, bool, type(None)})
 _CONSTANTS = (ast.Constant, gast.Constant)
+_GAST_NAME, _GAST_ATTRIBUTE, _GAST_CALL, _GAST_CONSTANT = (gast.Name, gast.Attribute, gast.Call,
+                                                           gast.Constant)
 
 if _STDLIB_PRINTER is None:
     Unparser = None
@@ -96,8 +98,24 @@ else:
             self._prefix = prefix
 
         def fill(self, text="", **kwargs):
-            self.maybe_newline()
-            self.write(self._prefix + "    " * self._indent + text)
+            source = self._source
+            if source:                      # (the stdlib's maybe_newline and write)
+                source.append("\n")
+            source.append(self._prefix + "    " * self._indent + text)
+
+        def items_view(self, traverser, items):
+            """As the stdlib's (Python 3.10 to 3.13), without its call per item."""
+            source = self._source
+            if len(items) == 1:
+                traverser(items[0])
+                source.append(",")
+                return
+            comma = False
+            for item in items:
+                if comma:
+                    source.append(", ")
+                comma = True
+                traverser(item)
 
         # The stdlib's are generator-based context managers; these do the same, cheaper.
         def delimit(self, start, end):
@@ -158,38 +176,73 @@ else:
             return self._precedences.get(node, _TEST)
 
         def visit_Call(self, node):
-            self._precedences[node.func] = _ATOM
-            self.traverse(node.func)
-            self._source.append("(")
+            source = self._source
+            func = node.func
+            kind = type(func)
+            if kind is _GAST_ATTRIBUTE:   # (an Attribute or a Name prints no parentheses)
+                self.visit_Attribute(func)
+            elif kind is _GAST_NAME and not self._rename and func.annotation is None:
+                source.append(func.id)
+            else:
+                self._precedences[func] = _ATOM
+                self.traverse(func)
+            source.append("(")
             comma = False
             for e in node.args:
                 if comma:
-                    self._source.append(", ")
+                    source.append(", ")
                 comma = True
-                self.traverse(e)
+                self._argument(e)
             for e in node.keywords:
                 if comma:
-                    self._source.append(", ")
+                    source.append(", ")
                 comma = True
+                if e.arg is not None:
+                    source.append(e.arg)
+                    source.append("=")
+                    self._argument(e.value)
+                else:
+                    self.traverse(e)
+            source.append(")")
+
+        def _argument(self, e):
+            """`traverse(e)`, where `e` is in a call's parentheses (as an argument, or a
+            keyword's value), without its calls for the commonest nodes there."""
+            kind = type(e)
+            if kind is _GAST_NAME and not self._rename and e.annotation is None:
+                self._source.append(e.id)
+            elif kind is _GAST_CALL:
+                self.visit_Call(e)
+            elif kind is _GAST_ATTRIBUTE:
+                self.visit_Attribute(e)
+            elif kind is _GAST_CONSTANT:
+                self.visit_Constant(e)
+            else:
                 self.traverse(e)
-            self._source.append(")")
 
         _operators = None      # the name generated `ag__.<operator>` prints (see `unparse`)
 
         def visit_Attribute(self, node):
             value = node.value
-            if (self._operators is not None and type(value) is gast.Name and value.id == "ag__"
-                    and getattr(value, "ag_generated", False)):
-                self._source.append(self._operators)      # (api.rename_operators, printed)
-                self._source.append(".")
-                self._source.append(node.attr)
-                return
-            self._precedences[value] = _ATOM
-            self.traverse(value)
-            if type(value) in _CONSTANTS and isinstance(value.value, int):
-                self._source.append(" ")        # `3 .real`, not `3.real`
-            self._source.append(".")
-            self._source.append(node.attr)
+            kind = type(value)
+            source = self._source
+            if kind is _GAST_NAME:
+                if value.id == "ag__" and self._operators is not None and getattr(
+                        value, "ag_generated", False):
+                    source.append(self._operators)      # (api.rename_operators, printed)
+                elif not self._rename and value.annotation is None:
+                    source.append(value.id)
+                else:
+                    self.visit_Name(value)
+            elif kind is _GAST_ATTRIBUTE:
+                self.visit_Attribute(value)
+            else:
+                self._precedences[value] = _ATOM
+                self.traverse(value)
+                if kind in _CONSTANTS and isinstance(value.value, int):
+                    source.append(" ")        # `3 .real`, not `3.real`
+            source.append(".")
+            source.append(node.attr)
 
         _visit_constant = locals()["visit_Constant"]
 
@@ -207,18 +260,37 @@ else:
             self.fill()
             source, precedences = self._source, self._precedences
             for target in node.targets:
-                precedences[target] = _TUPLE
-                self.traverse(target)
+                if type(target) is _GAST_NAME and not self._rename and target.annotation is None:
+                    source.append(target.id)
+                else:
+                    precedences[target] = _TUPLE
+                    self.traverse(target)
                 source.append(" = ")
-            self.traverse(node.value)
+            if type(node.value) is _GAST_CALL:
+                self.visit_Call(node.value)
+            else:
+                self.traverse(node.value)
             type_comment = self.get_type_comment(node)
             if type_comment:
                 source.append(type_comment)
 
         def visit_Expr(self, node):
             self.fill()
-            self._precedences[node.value] = _YIELD
-            self.traverse(node.value)
+            if type(node.value) is _GAST_CALL:     # (printed the same at any precedence)
+                self.visit_Call(node.value)
+            else:
+                self._precedences[node.value] = _YIELD
+                self.traverse(node.value)
+
+        def visit_Return(self, node):
+            self.fill("return")
+            value = node.value
+            if value:
+                self._source.append(" ")
+                if type(value) is _GAST_CALL:
+                    self.visit_Call(value)
+                else:
+                    self.traverse(value)
 
         # The three places where gast's nodes differ from ast's.
         def visit_Name(self, node):
