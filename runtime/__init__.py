@@ -45,6 +45,7 @@ from . import random  # noqa: E402
 from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
 from . import dot  # noqa: E402,F401  (Graph.to_dot)
 from . import onnx_export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)
+from . import nn  # noqa: E402  (rt.nn, issue 16: activations, losses, conv2d, pooling)
 # rt.Module and rt.optimizers (issue 16: Module, optimizers)
 from .module import Module  # noqa: E402
 from . import optimizers  # noqa: E402

@@ -576,3 +576,4 @@ from . import jax_rules_math  # noqa: E402  (issue 16: floor, cumsum, ensure_sha
 RULES.update(jax_rules_math.RULES)
 HOST_OPS.update(jax_rules_math.HOST_OPS)
 PREDRAWN.update(jax_rules_math.PREDRAWN)
+from . import jax_rules_nn  # noqa: E402,F401  (rt.nn's conv/pool/Erf rules)

@@ -560,3 +560,4 @@ from . import onnx_rules_math  # noqa: E402  (issue 16: floor, cumsum, ensure_sh
 RULES.update(onnx_rules_math.RULES)
 NO_EQUIVALENT.update(onnx_rules_math.NO_EQUIVALENT)
 LIMITS.update(onnx_rules_math.LIMITS)
+from . import onnx_rules_nn  # noqa: E402,F401  (rt.nn's conv/pool/Erf rules)

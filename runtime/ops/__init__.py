@@ -6,13 +6,15 @@ from __future__ import annotations
 from ..core import control, opdef
 from . import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, operators,
                pad_ops, random_ops, reduce_ops, state_ops, string_ops, tensor_array)
+from . import nn_ops  # rt.nn: convolution, pooling, Erf
 
 
 def _registry() -> dict:
     table = {}
     for module_ops in (core_ops(), math_ops.OPS, array_ops.OPS, io_ops.OPS, random_ops.OPS,
                        state_ops.OPS, string_ops.OPS, tensor_array.OPS, control.OPS,
-                       broadcast_ops.OPS, reduce_ops.OPS, makers.OPS, list_ops.OPS, pad_ops.OPS):
+                       broadcast_ops.OPS, reduce_ops.OPS, makers.OPS, list_ops.OPS, pad_ops.OPS,
+                       nn_ops.OPS):
         for op in module_ops:
             if op.name in table and table[op.name] is not op:
                 raise RuntimeError(f"two ops are named {op.name}")
