@@ -133,3 +133,18 @@ def test_max_pool_ties_route_alike():
     jit = rt.function(lambda a: _grads(lambda t: rt.nn.max_pool2d(t, 2, 2, "SAME"), 1)(a),
                       jit_compile=True)
     assert_same(jit(rt.constant(x))[0].numpy(), fn(rt.constant(x))[0].numpy())
+
+
+def test_gradients_with_unknown_batch_and_spatial_sizes():
+    def step(x, w):
+        with rt.GradientTape() as tape:
+            tape.watch([x, w])
+            y = rt.nn.conv2d(x, w, 2, "SAME")
+            y = rt.nn.avg_pool2d(rt.nn.max_pool2d(y, 2, 1, "SAME"), 2, 2, "SAME")
+            loss = rt.reduce_sum(y * y)
+        return tape.gradient(loss, [x, w])
+    specs = [rt.TensorSpec([None, None, None, 3], rt.float64),
+             rt.TensorSpec([3, 3, 3, 2], rt.float64)]
+    for shape in ((2, 7, 6, 3), (1, 4, 9, 3)):
+        compare_traced(step, specs, [RNG.normal(size=shape), RNG.normal(size=(3, 3, 3, 2))],
+                       exact=False, rtol=1e-10)
