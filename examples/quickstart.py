@@ -30,5 +30,4 @@ print("traced", staged.experimental_get_tracing_count(), "time(s) for 3 tensor c
 print("== the graph it runs ==")
 concrete = staged.get_concrete_function(rt.TensorSpec([], rt.int32))
 print(concrete)
-for node in concrete.graph.as_graph_def().node:
-    print(f"  {node.name:<12} {node.op:<16} <- {', '.join(node.input)}")
+print(concrete.graph.to_text())      # one line per node; the loop's body indented

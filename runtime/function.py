@@ -23,7 +23,7 @@ import autograph as ag
 import numpy as np
 from autograph import experimental as ag_experimental
 
-from . import config, distribute, nest, traceback_filter
+from . import config, distribute, nest, signature, traceback_filter
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
 from .core import backends, dtypes, hooks
 from .core.graph import Graph, current_graph
@@ -161,6 +161,7 @@ class Function:
         self._trace_count = 0
         self._created_variables = False
         self._recent = collections.deque(maxlen=10)
+        self._retrace_warnings: dict = {}    # reason -> times the retracing warning was due
         self._last_key = None
         self._converted = None
         self._instances = weakref.WeakKeyDictionary()
@@ -287,39 +288,21 @@ class Function:
 
     def _apply_signature(self, bound):
         """(arguments as the signature's TensorSpecs, arguments as tensors); ValueError
-        naming both when the call does not fit the signature."""
-        flat_args = nest.flatten(list(bound.args))
-        specs = nest.flatten(list(self._input_signature))
-        ok = len(flat_args) == len(specs) and not bound.kwargs
-        converted, values = [], []
-        if ok:
-            for v, spec in zip(flat_args, specs):
-                if isinstance(v, TensorSpec):
-                    if not (v.dtype is spec.dtype and spec.shape.is_compatible_with(v.shape)):
-                        ok = False
-                        break
-                    converted.append(spec)
-                    values.append(v)
-                    continue
-                try:
-                    t = v.read_value() if isinstance(v, Variable) else convert_to_tensor(
-                        v, dtype_hint=spec.dtype)
-                except (TypeError, ValueError):
-                    ok = False
-                    break
-                if not spec.is_compatible_with(t):
-                    ok = False
-                    break
-                converted.append(spec)
-                values.append(t)
-        if not ok:
+        naming each argument that does not fit (see runtime/signature.py)."""
+        if bound.kwargs:
+            raise ValueError(f"{self.__name__}(): keyword-only arguments "
+                             f"{sorted(bound.kwargs)} are not in the input_signature")
+        try:
+            specs, values = signature.fit(list(self._sig.parameters), list(bound.args),
+                                          list(self._input_signature))
+        except signature.DoesNotFit as e:
+            # TensorFlow's text (the guides print it), then each argument that does not fit
             inputs = ",\n    ".join(str(a) for a in bound.args)
             sig = ",\n    ".join(repr(s) for s in self._input_signature)
             raise ValueError("Python inputs incompatible with input_signature:\n"
-                             f"  inputs: (\n    {inputs})\n  input_signature: (\n    {sig}).")
-        specs_args = nest.pack_sequence_as(list(bound.args), converted)
-        value_args = nest.pack_sequence_as(list(bound.args), values)
-        return self._bind(tuple(specs_args), {}), self._bind(tuple(value_args), {})
+                             f"  inputs: (\n    {inputs})\n  input_signature: (\n    {sig}).\n"
+                             + "\n".join(f"{self.__name__}(): {p}" for p in e.problems)) from None
+        return self._bind(tuple(specs), {}), self._bind(tuple(values), {})
 
     def _call_inline(self, args, kwargs):
         """Called while another function is traced: run the (converted) Python code inside
@@ -391,7 +374,7 @@ class Function:
                     return cf
             cf = self._trace(bound, specs)
             self._cache[key] = cf
-            self._note_trace(key)
+            self._note_trace(key, cf)
             if specs is not None:
                 self._relaxed.setdefault(_shapeless(key), []).append(cf)
             elif self._reduce_retracing:
@@ -420,16 +403,31 @@ class Function:
             relaxed.append(TensorShape(p.spec.shape).most_specific_common(shape))
         return None, relaxed
 
-    def _note_trace(self, key):
+    def _note_trace(self, key, cf):
+        """Logs the trace (INFO), and warns when most recent calls traced: once per
+        reason in full, then with a count at the 2nd, 4th, 8th... time."""
+        why = _why(self._sig, self._last_key, key)
+        self._last_key = key
+        if logger.isEnabledFor(logging.INFO):
+            head = cf.pretty_printed_signature(verbose=False).partition("\n")[0]
+            specs = ", ".join(f"{p.spec.name}: {signature.describe(p.spec.dtype, p.spec.shape)}"
+                              for p in cf.inputs_specs)
+            logger.info("rt.function: traced %s%s (trace %d, because %s)", head,
+                        f" with {specs}" if specs else "", self._trace_count, why)
         self._recent.append(True)
-        if sum(self._recent) >= 5 and len(self._recent) >= 5:
+        if sum(self._recent) < 5 or len(self._recent) < 5:
+            return
+        reason = why.partition(" changed")[0]      # "argument 'x'": one count per argument
+        count = self._retrace_warnings[reason] = self._retrace_warnings.get(reason, 0) + 1
+        if count == 1:
             logger.warning(
                 "%d out of the last %d calls to %s triggered rt.function retracing. Tracing is "
                 "expensive. This call retraced because %s. Pass tensors instead of Python "
                 "values that change, use input_signature, or reduce_retracing=True.",
-                sum(self._recent), len(self._recent), self.__name__,
-                _why(self._sig, self._last_key, key))
-        self._last_key = key
+                sum(self._recent), len(self._recent), self.__name__, why)
+        elif count & (count - 1) == 0:
+            logger.warning("%s retraced for the same reason again (%d times since the first "
+                           "warning): %s", self.__name__, count, why)
 
     # -- tracing ------------------------------------------------------------------------
     def _trace(self, bound, specs=None) -> ConcreteFunction:
@@ -480,6 +478,7 @@ class Function:
                 stack.pop()
                 state_ops._creation_hooks.hook = previous
             outputs = nest.map_structure(lambda v: _output_tensor(graph, v), out)
+        graph.prune([t for t in nest.flatten(outputs) if isinstance(t, Tensor)])
         self._trace_count += 1
         cf = ConcreteFunction(self.__name__, self._sig, graph, traced_args,
                               [p for p, _ in placeholders], outputs,

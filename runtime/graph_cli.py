@@ -1,4 +1,4 @@
-"""`python -m runtime graph FILE.py:FUNC --signature 'float32[None]' --format dot|svg|png|text`
+"""`python -m runtime graph FILE.py:FUNC --signature 'float32[None]' --format dot|svg|png|text|graphdef`
 (also `runtime graph ...`, the console script): draws the graph of a function traced for a
 signature. `python -m runtime graph SAVED_DIR[:NAME]` draws a function saved by
 rt.saved.save, as loaded. The command is the runtime's own: `runtime/__main__.py` routes
@@ -188,8 +188,8 @@ def _check_arity(target: str, python_function, args: list, given: bool) -> None:
 
 
 def render(cf, fmt: str) -> bytes:
-    if fmt == "text":
-        return cf.graph.to_text().encode()
+    if fmt in ("text", "graphdef"):
+        return (cf.graph.to_text(graph_def=fmt == "graphdef") + "\n").encode()
     dot_text = cf.graph.to_dot(list(cf.outputs))
     if fmt == "dot":
         return dot_text.encode()
@@ -210,9 +210,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="the arguments to trace with: DTYPE[DIMS] (float32[None], "
                              "int32[] for a scalar, float32[...] for any rank) or a Python "
                              "literal; repeat it (or separate by ';') for several")
-    parser.add_argument("--format", "-f", choices=["dot", "svg", "png", "text"], default="dot",
+    parser.add_argument("--format", "-f", choices=["dot", "svg", "png", "text", "graphdef"],
+                        default="dot",
                         help="dot (Graphviz text, default), svg or png (rendered by Graphviz's "
-                             "`dot` program), text (the graph's text form)")
+                             "`dot` program), text (one line per node, cond/while bodies "
+                             "indented), graphdef (the GraphDef text form)")
     parser.add_argument("-o", "--output", help="write here instead of stdout (required for png)")
     return parser
 

@@ -2,6 +2,8 @@
 placeholders stand for the loop variables."""
 from __future__ import annotations
 
+import re
+
 from typing import Optional
 
 import numpy as np
@@ -237,12 +239,23 @@ def _over_active(cond_fn, body_fn, init, active):
     return cond, body
 
 
+def _op_name(label: str) -> str:
+    """A loop variable's placeholder name: its Python name (`n`, `state_h`, `x_a` for
+    `x['a']`), so that the graph reads like the code."""
+    name = _NOT_IN_NAMES.sub("_", label.replace(" (defined)", "_defined")).strip("_")
+    return name if name and not name[0].isdigit() else "loop_var"
+
+
+_NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_.]+")
+
+
 def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes, n_flags,
            leaf_labels, is_undefined, top_labels):
     n_user = len(init_tensors) - n_flags
 
     def make_args(g):
-        phs = [placeholder_op(g, t.dtype, s, name="loop_var") for t, s in zip(init_tensors, shapes)]
+        phs = [placeholder_op(g, t.dtype, s, name=_op_name(label))
+               for t, s, label in zip(init_tensors, shapes, leaf_labels)]
         g.inputs = phs
         user = [cv.rebuild(leaf, ph) for leaf, ph in zip(init_leaves, phs[:n_user])]
         packed, k = [], 0

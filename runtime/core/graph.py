@@ -18,8 +18,9 @@ from typing import Iterator, Optional
 
 from .. import nest
 from ..errors import InvalidArgumentError, InvalidGraphError
-from . import backends, dtypes, hooks
+from . import backends, dtypes, hooks, walk
 from .graph_def import graph_def, graph_text, node_def
+from .graph_lines import graph_lines
 from .leaks import foreign_tensor_error
 from .opdef import PLACEHOLDER, placeholder_op, to_array_for, wrap
 from .shapes import TensorShape
@@ -234,9 +235,25 @@ class Graph:
     def as_graph_def(self):
         return graph_def(self)
 
-    def to_text(self) -> str:
-        """The one canonical text form of the graph (see graph_def.graph_text)."""
-        return graph_text(self)
+    def to_text(self, graph_def: bool = False) -> str:
+        """The graph to read: one line per node, cond/while bodies indented under their
+        node (see graph_lines). With `graph_def=True`, the GraphDef text (the exchange
+        form, as `str(graph.as_graph_def())`: see graph_def.graph_text)."""
+        return graph_text(self) if graph_def else graph_lines(self)
+
+    def prune(self, outputs) -> None:
+        """Drops the ops that neither `outputs` nor a side effect needs (placeholders
+        stay), here and in the bodies of the control-flow ops that stay: what tracing
+        made and nothing reads, such as a loop's test evaluated once to find that the
+        loop is staged."""
+        keep = walk.needed_nested(self, outputs)
+        kept = [op for op in self._ops if id(op) in keep or op.opdef.feedable]
+        if len(kept) != len(self._ops):
+            self._ops = kept
+            self._version += 1
+        for op in kept:
+            for body in op.opdef.bodies(op):
+                body.graph.prune(body.outputs)
 
     def to_dot(self, outputs=None) -> str:
         """The graph as Graphviz DOT: op types and shapes on the nodes, cond/while bodies

@@ -91,7 +91,7 @@ def test_help_names_the_command_as_invoked(tmp_path, command, prog):
     out = run(command, "graph", "--help", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(f"usage: {prog} graph ")
-    for word in ("FILE.py:FUNC", "--signature", "--format", "dot,svg,png,text", "--output"):
+    for word in ("FILE.py:FUNC", "--signature", "--format", "dot,svg,png,text,graphdef", "--output"):
         assert word in out.stdout
 
 
@@ -145,6 +145,10 @@ def test_a_missing_signature_says_what_to_pass(steps):
 
 def test_text_format_and_output_file(steps):
     out = run_m("graph", "steps.py:scaled", "-s", "float32[None]; 2.0", "-f", "text",
+                cwd=steps)
+    assert out.returncode == 0, out.stderr
+    assert "= Placeholder(" in out.stdout and "= Mul(" in out.stdout
+    out = run_m("graph", "steps.py:scaled", "-s", "float32[None]; 2.0", "-f", "graphdef",
                 cwd=steps)
     assert out.returncode == 0, out.stderr
     assert 'op: "Placeholder"' in out.stdout and 'op: "Mul"' in out.stdout

@@ -101,7 +101,8 @@ def test_input_signature(capsys):
     assert str(e.value) == (
         "Python inputs incompatible with input_signature:\n  inputs: (\n    rt.Tensor(\n"
         "[[1 2]\n [3 4]], shape=(2, 2), dtype=int32))\n  input_signature: (\n"
-        "    TensorSpec(shape=(None,), dtype=rt.int32, name=None)).")
+        "    TensorSpec(shape=(None,), dtype=rt.int32, name=None)).\n"
+        "next_collatz(): argument 'x': expected int32[?], got int32[2,2]")
     with pytest.raises(ValueError, match="incompatible with input_signature"):
         next_collatz(rt.constant([1.0, 2.0]))
     assert capsys.readouterr().out == ('Tracing with Tensor("x:0", shape=(None,), dtype=int32)\n'

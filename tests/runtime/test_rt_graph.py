@@ -67,7 +67,7 @@ def test_graph_def_nodes():
 def test_graph_def_text_is_readable():
     g, x, (a, b, c, s) = build_small()
     text = str(g.as_graph_def())
-    assert text == g.to_text()
+    assert text == g.to_text(graph_def=True)
     first = text.split("node {")[1]
     assert 'name: "x"' in first and 'op: "Placeholder"' in first
     assert "type: DT_INT32" in first and "dim { size: -1 }" in first

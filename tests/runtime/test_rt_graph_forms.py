@@ -49,7 +49,12 @@ def _check(name, text):
 
 def test_text_form():
     cf = _function()
-    _check("cond_in_while.txt", cf.graph.to_text())
+    _check("cond_in_while.txt", cf.graph.to_text(graph_def=True))
+
+
+def test_lines_form():
+    cf = _function()
+    _check("cond_in_while.lines.txt", cf.graph.to_text() + "\n")
 
 
 def test_dot_picture():
@@ -67,7 +72,7 @@ def test_saved_json(tmp_path):
     here = json.dumps(os.path.abspath(__file__).replace(".pyc", ".py"))
     _check("cond_in_while.saved.json", text.replace(here, '"test_rt_graph_forms.py"'))
     loaded = rt.saved.load(str(tmp_path / "m")).signatures["serving_default"]
-    _check("cond_in_while.loaded.txt", loaded.graph.to_text())
+    _check("cond_in_while.loaded.txt", loaded.graph.to_text(graph_def=True))
 
 
 def _onnx_lines(graph, depth=0):

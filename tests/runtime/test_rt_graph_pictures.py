@@ -93,7 +93,7 @@ def test_cli_text_and_dot(tmp_path, capsys):
     assert graph_cli.main([f"{src}:mean_if_positive", "--signature", "float32[2]; 2.0",
                            "--format", "text"]) == 0
     text = capsys.readouterr().out
-    assert 'op: "Placeholder"' in text and 'op: "AddV2"' in text
+    assert "x: float32[2] = Placeholder(" in text and "= AddV2(" in text
     out = tmp_path / "g.dot"
     assert graph_cli.main([f"{src}:mean_if_positive", "-s", "float32[2]", "-s", "2.0",
                            "-o", str(out)]) == 0
@@ -133,7 +133,7 @@ def test_cli_takes_no_signature_for_a_function_without_parameters(tmp_path, caps
     src = tmp_path / "m.py"
     src.write_text("import runtime as rt\n\ndef f():\n    return rt.constant(1.0) + 2.0\n")
     assert graph_cli.main([f"{src}:f", "-f", "text"]) == 0
-    assert 'op: "AddV2"' in capsys.readouterr().out
+    assert "= AddV2(Const, Const_1)" in capsys.readouterr().out
 
 
 def test_cli_says_how_to_install_graphviz(tmp_path, capsys, monkeypatch):
@@ -185,6 +185,8 @@ def test_cli_draws_a_saved_function(tmp_path, capsys):
     nodes, _ = _parse(dot)
     assert any(lines[:2] == ["while", "StatelessWhile"] for lines, _ in nodes.values())
     assert graph_cli.main([f"{tmp_path / 'saved'}:collatz", "-f", "text"]) == 0
+    assert "= StatelessWhile(" in capsys.readouterr().out
+    assert graph_cli.main([f"{tmp_path / 'saved'}:collatz", "-f", "graphdef"]) == 0
     assert 'op: "StatelessWhile"' in capsys.readouterr().out
     assert graph_cli.main([f"{tmp_path / 'saved'}:nothing"]) == 1
     assert "has no saved function or signature 'nothing'" in capsys.readouterr().err
