@@ -572,19 +572,26 @@ def set_verbosity(level: int, alsologtostdout: bool = False) -> None:
     Python; 2 and above, also the converted code of each function. Also set by the
     environment variable `AUTOGRAPH_VERBOSITY`. Records go to the handlers the program
     configured (`logging.basicConfig()`), else to stderr (`alsologtostdout=True`: stdout
-    too). The runtime's own logger, `runtime`, tells each trace of an `rt.function`."""
-    logger.setLevel(logging.WARNING if level <= 0 else logging.INFO if level == 1 else logging.DEBUG)
-    while _HANDLERS:
-        logger.removeHandler(_HANDLERS.pop())
-    if level > 0:
-        _HANDLERS.append(_UnlessConfigured())
-    if alsologtostdout:
-        _HANDLERS.append(logging.StreamHandler(sys.stdout))
-    for handler in _HANDLERS:
-        logger.addHandler(handler)
+    too). The level applies also to the loggers of the registered tensor libraries (named
+    as the library: the runtime's `runtime` logger tells each trace of an `rt.function`
+    at level 1, and warns about retracing)."""
+    loggers = [logger] + [logging.getLogger(name) for name in sorted(calls.LOGGERS - {"autograph"})]
+    for log in loggers:
+        log.setLevel(logging.WARNING if level <= 0 else logging.INFO if level == 1
+                     else logging.DEBUG)
+    for log, handler in _HANDLERS:
+        log.removeHandler(handler)
+    _HANDLERS.clear()
+    for log in loggers:
+        if level > 0:
+            _HANDLERS.append((log, _UnlessConfigured()))
+        if alsologtostdout:
+            _HANDLERS.append((log, logging.StreamHandler(sys.stdout)))
+    for log, handler in _HANDLERS:
+        log.addHandler(handler)
 
 
-_HANDLERS: list = []     # the handlers set_verbosity added
+_HANDLERS: list = []     # (logger, handler) that set_verbosity added
 
 
 if os.environ.get("AUTOGRAPH_VERBOSITY"):

@@ -15,7 +15,7 @@ from builtins import (  # the originals: see operators/__init__
 import functools
 import sys
 import types
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from autograph.experimental import Feature
 
@@ -28,11 +28,17 @@ ALLOWLIST = {"autograph", "numpy", "gast", "builtins", "_pytest", "pytest",
 LIBRARIES = {"builtins", "numpy", "autograph"}
 
 
-def register_library(package: str) -> None:
+def register_library(package: str, logger: Optional[str] = None) -> None:
     """Marks the top-level package `package` as a library: its functions are called as
-    they are (never converted), and its context managers never swallow exceptions."""
+    they are (never converted), and its context managers never swallow exceptions.
+    `logger`: the name of its logger, whose level `ag.set_verbosity` sets too."""
     ALLOWLIST.add(package)
     LIBRARIES.add(package)
+    if logger is not None:
+        LOGGERS.add(logger)
+
+
+LOGGERS: set = set()     # loggers of registered libraries (see register_library)
 
 _DO_NOT_CONVERT = "__autograph_do_not_convert__"
 _CONVERTED = "__autograph_converted__"    # (module_support.CONVERTED, api._CONVERTED)

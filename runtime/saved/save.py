@@ -85,12 +85,22 @@ def save(obj, path: str, signatures=None) -> None:
 def _write_atomic(target, write):
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".saving-")
     try:
+        # mkstemp makes the file 0600; a saved file gets what open() would give it: 0666
+        # less the umask (read by the group and others where the umask says so)
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as f:
             write(f)
         os.replace(tmp, target)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)      # (the only way to read it is to set it)
+    os.umask(mask)
+    return mask
 
 
 def _name(f) -> str:

@@ -615,3 +615,22 @@ def test_nested_arguments_var_args_and_keywords(tmp_path):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     with pytest.raises(TypeError, match="constructed with int value 3 in scale"):
         loaded.f(*args, scale=4, z=rt.constant(4.0))
+
+
+def test_saved_files_honour_the_umask(tmp_path):
+    import stat
+    def double(x):
+        return x * 2.0
+
+    f = rt.function(double, input_signature=[rt.TensorSpec([], rt.float32)])
+    old = os.umask(0o022)
+    try:
+        rt.saved.save(f, str(tmp_path / "a"))
+        os.umask(0o077)
+        rt.saved.save(f, str(tmp_path / "b"))
+    finally:
+        os.umask(old)
+    for name in os.listdir(tmp_path / "a"):
+        assert stat.S_IMODE(os.stat(tmp_path / "a" / name).st_mode) == 0o644, name
+    for name in os.listdir(tmp_path / "b"):
+        assert stat.S_IMODE(os.stat(tmp_path / "b" / name).st_mode) == 0o600, name
