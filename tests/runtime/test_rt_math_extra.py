@@ -16,7 +16,8 @@ POS = np.array([[0.25, 1.0, 4.0], [1e-3, 9.0, 100.0]], np.float32)
 def _staged(fn, *arrays):
     """fn traced by rt.function with unknown dimensions, run on `arrays`."""
     specs = [rt.TensorSpec([None] * np.ndim(a), rt.as_dtype(np.asarray(a).dtype)) for a in arrays]
-    f = rt.function(lambda *xs: fn(*xs), input_signature=specs)
+    one, two = (lambda a: fn(a)), (lambda a, b: fn(a, b))
+    f = rt.function(one if len(arrays) == 1 else two, input_signature=specs)
     return f(*[rt.constant(a) for a in arrays])
 
 
