@@ -33,5 +33,15 @@ REGISTRY: dict = {}
 
 def registry() -> dict:
     if not REGISTRY:
-        REGISTRY.update(_registry())
+        table = _registry()
+        for op in STRUCTURE_OPS:  # issue 16's structural ops (see below)
+            if op.name in table and table[op.name] is not op:
+                raise RuntimeError(f"two ops are named {op.name}")
+            table[op.name] = op
+        REGISTRY.update(table)
     return REGISTRY
+
+
+# issue 16, structural ops: Tile, OneHot, Sort, ArgSort, Einsum, the rt.linalg ops
+from . import einsum_ops, linalg_ops, sort_ops, structure_ops  # noqa: E402
+STRUCTURE_OPS = [*structure_ops.OPS, *sort_ops.OPS, *einsum_ops.OPS, *linalg_ops.OPS]
