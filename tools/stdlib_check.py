@@ -3,6 +3,7 @@ compiles, and CPython's own tests pass on converted modules as they pass on the 
 
     python tools/stdlib_check.py                 # both parts, all cores for the scan
     python tools/stdlib_check.py --scan-only --jobs 1
+    python tools/stdlib_check.py --scan-only --jobs 1 --sample 80      # a fixed sample, quick
     python tools/stdlib_check.py --tests-only --modules heapq bisect
     python tools/stdlib_check.py --tests-only --repeat 3      # times: best of 3, interleaved
     python tools/stdlib_check.py --tests-only --known    # the modules that differ, and why
@@ -185,9 +186,13 @@ def _progress(done: int, total: int, results: list, wall: float) -> None:
           f"{time.perf_counter() - wall:.0f} s", flush=True)
 
 
-def scan(jobs: int, limit: int | None, every: float = 5.0) -> bool:
-    """Converts every file; prints its progress every `every` seconds as it goes."""
-    files = stdlib_files()[:limit]
+def scan(jobs: int, limit: int | None, every: float = 5.0, sample: int | None = None) -> bool:
+    """Converts every file (or a `sample` of them, spread evenly: every k-th file, the same
+    ones in every run); prints its progress every `every` seconds as it goes."""
+    files = stdlib_files()
+    if sample:
+        files = files[::max(1, len(files) // sample)][:sample]
+    files = files[:limit]
     wall = time.perf_counter()
     results: list = []
     pool = multiprocessing.Pool(jobs) if jobs > 1 else None
@@ -510,6 +515,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--limit", type=int, default=None, help="scan only the first N files")
+    parser.add_argument("--sample", type=int, default=None, metavar="N",
+                        help="scan N files spread over the standard library (every k-th), "
+                             "the same ones each run: rates to compare in a minute")
     parser.add_argument("--modules", nargs="+", default=MODULES)
     parser.add_argument("--known", action="store_true",
                         help="run the modules with known differences (KNOWN) instead")
@@ -539,7 +547,7 @@ def main() -> int:
         return 0
     if not args.tests_only:
         start = time.perf_counter()
-        ok &= scan(args.jobs, args.limit)
+        ok &= scan(args.jobs, args.limit, sample=args.sample)
         print(f"scan: {time.perf_counter() - start:.1f} s\n")
     if not args.scan_only:
         start = time.perf_counter()

@@ -43,3 +43,10 @@ def test_scan_prints_its_progress():
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"^  scan: 12/12 files, [\d,]+ lines, [\d,]+ lines/s per core so far",
                      proc.stdout, re.M), proc.stdout
+
+
+def test_a_sample_scans_that_many_files():
+    proc = _run("--scan-only", "--jobs", "1", "--sample", "6")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^  scan: 6/6 files", proc.stdout, re.M), proc.stdout
+    assert "files: 6;" in proc.stdout and "lines/s per core" in proc.stdout
