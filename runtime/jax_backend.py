@@ -17,8 +17,8 @@ of run-time length: runtime/jax_arrays.py; static analyses: runtime/jax_analysis
   the carry holds its result; a count joins the carry when it has maximum_iterations;
   sub-graphs lower recursively;
 - Variables: their values enter as extra inputs and flow through the function as a
-  state (threaded through conds and loops); the values written come back and are
-  assigned after the call, so a read after an assign sees the new value;
+  state (threaded through conds and loops); the values written come back as device
+  arrays the Variables keep (numpy when read on the host) and the next call takes;
 - the kernels' run-time errors (integer division by zero, indices out of range, a
   TensorArray index past its size) are deferred checks: the state records the first
   one that fails (a few selects, no conditional), and from then on no print, draw or
@@ -40,15 +40,14 @@ of run-time length: runtime/jax_arrays.py; static analyses: runtime/jax_analysis
 Ops that cannot lower (strings, py_function, staged lists) give one error at compile
 time naming each node and where the user made it; a dynamic-size TensorArray in a loop
 with no bound known while compiling gives it at the first call, as do shapes that
-depend on values known only when the graph runs.
-Transcendental functions (tanh, exp, ...) are XLA's own approximations: equal to float
-rounding, not always bit for bit.
+depend on values known only when the graph runs. Transcendental functions (tanh, exp,
+...) are XLA's own approximations: equal to float rounding, not always bit for bit.
 
 jax is imported by this module alone. Importing it registers nothing: `core.backends`
-imports it when "xla" is first asked for and registers `JaxBackend()`.
-64-bit dtypes are enabled (`jax.enable_x64`) around the calls of a plan whose graph uses
-them, leaving the process-wide JAX setting alone. One plan is not meant to be called from
-two threads at once (its failure record is per plan).
+imports it when "xla" is first asked for and registers `JaxBackend()`. 64-bit dtypes
+are enabled (`jax.enable_x64`) around the calls of a plan whose graph uses them, leaving
+the process-wide JAX setting alone. One plan is not meant to be called from two threads
+at once (its failure record is per plan).
 """
 from __future__ import annotations
 
@@ -135,6 +134,7 @@ class _Context:
         self.drawn: dict = {}     # id(op) -> their values while tracing
         self.deferred: list = []  # (op, make_error) of each deferred check, numbered from 1
         self.facts: dict = {}     # id(value) -> (value, lo, hi): see `note`
+        self.traces = 0           # how many times the graph was traced (lowered)
 
     def add_variable(self, variable, writes: bool):
         i = self._index.get(id(variable))
@@ -459,7 +459,8 @@ def _typed(values, tensors):
 
 
 class XlaPlan:
-    """A graph compiled for XLA: call it with input arrays, get numpy arrays back."""
+    """A graph compiled for XLA: call it with input arrays, get numpy arrays back. The
+    Variables it writes keep the device arrays (`Variable._set_device_value`)."""
 
     def __init__(self, fn, ctx: _Context, inputs, outputs, needed_placeholders):
         self.ctx = ctx
@@ -478,6 +479,9 @@ class XlaPlan:
     def _draw(self):
         return [np.asarray(kernel(**attrs), dtype) for kernel, attrs, dtype in self.predrawn]
 
+    def _values(self):  # the device array a call left in a Variable, else its numpy value
+        return [v._host if v._device is None else v._device for v in self.variables]
+
     def __call__(self, *arrays):
         if self._plain:
             outs, error = self.jitted(arrays)
@@ -486,13 +490,12 @@ class XlaPlan:
             return self._finish(outs, (), error)
         ctx = self.ctx
         ctx.failure = None
-        variables = [v._value for v in self.variables]
         try:
             if self._x64:
                 with jax.enable_x64(True):
-                    outs, written, error = self.jitted(arrays, variables, self._draw())
+                    outs, written, error = self.jitted(arrays, self._values(), self._draw())
             else:
-                outs, written, error = self.jitted(arrays, variables, self._draw())
+                outs, written, error = self.jitted(arrays, self._values(), self._draw())
             return self._finish(outs, written, error)
         except OpError:
             raise
@@ -510,10 +513,11 @@ class XlaPlan:
     def _finish(self, outs, written, error):
         """The results as numpy arrays, the Variables assigned; a failed deferred check
         raised."""
-        results = tuple(np.asarray(o) for o in outs)  # waits for the run to end
-        written = [np.array(w) for w in written]
-        for v, x in zip(self.written, written):
-            v._value = x
+        results = tuple(map(np.asarray, outs))  # waits for the run to end
+        if written and not outs:
+            jax.block_until_ready(written)
+        for v, w in zip(self.written, written):
+            v._set_device_value(w)
         # (int() of a jax array costs tens of us; of a numpy one, nothing)
         failed = 0 if error is None else int(np.asarray(error[0]))
         if failed:
@@ -571,6 +575,7 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
         env = {id(t): v for t, v in zip(inputs, arrays)}
         ctx.drawn = {id(op): v for op, v in zip(ctx.predrawn, draws)}
         ctx.facts = {}  # (the tracers of one trace: not kept after it)
+        ctx.traces += 1
         payload = np.int64 if ctx.wide else np.int32
         checks = len(ctx.deferred)
         lw = _Lowerer(ctx, env, list(variables) + [np.int32(0), payload(0), payload(0), payload(0)])

@@ -106,6 +106,31 @@ class Variable:
         self._unique_id = next(_ids)
         self._name = scope + (name or "Variable")  # as TF: "block/w" inside rt.name_scope("block")
 
+    # -- the value ---------------------------------------------------------------------------
+    # A numpy array (`_host`); or, after a compiled (XLA) call wrote the Variable, the
+    # device array it left (`_device`), made a read-only numpy array when first read here:
+    # the next call takes the device array as it is (a train step's parameters stay put).
+    @property
+    def _value(self) -> np.ndarray:
+        value = self._host
+        if value is None:
+            value = np.asarray(self._device)
+            if value.flags.writeable:  # a copy: from now on the value is this array alone
+                value.flags.writeable = False
+                self._device = None
+            self._host = value
+        return value
+
+    @_value.setter
+    def _value(self, value: np.ndarray):
+        self._host = value
+        self._device = None
+
+    def _set_device_value(self, array):
+        """A compiled call wrote the Variable: `array` (a jax array) holds its value."""
+        self._host = None
+        self._device = array
+
     # -- attributes ------------------------------------------------------------------------
     @property
     def dtype(self):

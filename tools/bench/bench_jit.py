@@ -1,14 +1,20 @@
 """The XLA backend side by side with JAX written by hand and with the numpy backend.
 
-    python tools/bench/bench_jit.py [--quick]
+    python tools/bench/bench_jit.py [--quick] [name]
 
 For each program: the function in plain Python is traced by rt.function and compiled by
 each backend; the same computation is written by hand with `lax` and `jax.jit`. Times
 are per call, call overhead included (a plan called on numpy arrays, as
 ConcreteFunction calls it; the hand-written function called on the same arrays, its
-results turned into numpy arrays), medians of repeated timings. `ours/hand` is the
-ratio to aim at (<= 1.2); compile is the first call (trace, lowering and XLA's
-compilation) for the JAX rows, `graph.compile` for numpy.
+results turned into numpy arrays). The MLP train step is the rt.function itself called
+on numpy arrays (Variables updated, the loss returned), against `jax.jit` of
+`jax.value_and_grad` with the parameters as a pytree in and out, the loss turned into a
+numpy array; its losses and parameters after a few steps are checked against the numpy
+backend's. Times are medians of rounds that alternate ours, by hand and numpy; a ratio
+is the median of the per-round ratios (steadier on a loaded machine). `ours/hand` is
+the ratio to aim at (<= 1.2); compile is the first call (trace, lowering and XLA's
+compilation) for the JAX rows (for the train step: the rt.function's first call, its
+trace included), `graph.compile` for numpy (for the train step: the first call).
 """
 from __future__ import annotations
 
@@ -68,6 +74,28 @@ def power(x, y):
     return result
 
 
+def make_train_step(variables, jit_compile):
+    """One step of training a 64-64-8 MLP (tanh hidden layer, softmax cross-entropy) by
+    gradient descent on `variables` (w1, b1, w2, b2): forward, GradientTape, gradients
+    and assign_sub, all in one rt.function."""
+    w1, b1, w2, b2 = variables
+
+    def train_step(x, labels):
+        with rt.GradientTape() as tape:
+            h = rt.tanh(rt.matmul(x, w1) + b1)
+            logits = rt.matmul(h, w2) + b2
+            z = logits - rt.stop_gradient(rt.reduce_max(logits, axis=1, keepdims=True))
+            log_p = z - rt.log(rt.reduce_sum(rt.exp(z), axis=1, keepdims=True))
+            loss = -rt.reduce_mean(rt.reduce_sum(labels * log_p, axis=1))
+        for v, g in zip(variables, tape.gradient(loss, variables)):
+            v.assign_sub(LEARNING_RATE * g)
+        return loss
+    return rt.function(train_step, jit_compile=jit_compile)
+
+
+LEARNING_RATE = 0.1
+
+
 def dynamic_rnn(input_data, initial_state):
     input_data = rt.transpose(input_data, [1, 0, 2])
     max_seq_len = input_data.shape[0]
@@ -119,16 +147,43 @@ def dynamic_rnn_jax(data, state):
     return jnp.transpose(states, (1, 0, 2))
 
 
+def mlp_loss_jax(params, x, labels):
+    w1, b1, w2, b2 = params
+    h = jnp.tanh(x @ w1 + b1)
+    log_p = jax.nn.log_softmax(h @ w2 + b2, axis=1)
+    return -jnp.mean(jnp.sum(labels * log_p, axis=1))
+
+
+@jax.jit
+def train_step_jax(params, x, labels):
+    loss, grads = jax.value_and_grad(mlp_loss_jax)(params, x, labels)
+    return [p - LEARNING_RATE * g for p, g in zip(params, grads)], loss
+
+
 # -- timing --------------------------------------------------------------------------------
 
-def per_call(fn, budget=0.3, repeat=7) -> float:
-    number = 1
-    while True:
-        t = timeit.timeit(fn, number=number)
-        if t > budget / repeat or number >= 1 << 16:
-            break
-        number *= 4
-    return statistics.median(timeit.repeat(fn, number=number, repeat=repeat)) / number
+def per_call(fns, budget=0.3, repeat=9) -> list:
+    """Per-round seconds per call of each of `fns`, timed side by side: their rounds
+    alternate, so the load of a shared machine, which drifts between rounds, weighs on
+    each alike (a ratio is the median of the per-round ratios, as in tools/bench/run.py)."""
+    numbers = []
+    for fn in fns:
+        number = 1
+        while True:
+            t = timeit.timeit(fn, number=number)
+            if t > budget / repeat / len(fns) or number >= 1 << 16:
+                break
+            number *= 4
+        numbers.append(number)
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, number, ts in zip(fns, numbers, times):
+            ts.append(timeit.timeit(fn, number=number) / number)
+    return times
+
+
+def ratio(a, b) -> float:
+    return statistics.median(x / y for x, y in zip(a, b))
 
 
 def timed_first(fn):
@@ -143,6 +198,16 @@ def to_numpy(out):
     return (np.asarray(out),)
 
 
+def report(name, ours, hand, numpy, c_ours, c_hand, c_np):
+    """One row: per-round times of ours, by hand and numpy; compile times."""
+    t_ours, t_hand, t_np = (statistics.median(t) for t in (ours, hand, numpy))
+    r = ratio(ours, hand)
+    print(f"{name:<34}{t_ours * 1e6:10.1f}{t_hand * 1e6:10.1f}{t_np * 1e6:10.1f}"
+          f"{r:10.2f}x{ratio(numpy, ours):9.1f}x"
+          f"{c_ours * 1e3:10.1f}{c_hand * 1e3:9.1f}{c_np * 1e3:8.1f}")
+    return r
+
+
 def row(name, fn, specs, args, hand, budget):
     cf = rt.function(fn).get_concrete_function(*specs)
     graph, inputs, outputs = cf.graph, list(cf.inputs), list(cf.outputs)
@@ -154,13 +219,49 @@ def row(name, fn, specs, args, hand, budget):
     for a, b, c in zip(ours, by_hand, expected):
         np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(b, c, rtol=1e-5, atol=1e-6)
-    t_ours = per_call(lambda: xla_plan(*args), budget)
-    t_hand = per_call(lambda: to_numpy(hand(*args)), budget)
-    t_np = per_call(lambda: numpy_plan(*args), budget)
-    print(f"{name:<34}{t_ours * 1e6:10.1f}{t_hand * 1e6:10.1f}{t_np * 1e6:10.1f}"
-          f"{t_ours / t_hand:10.2f}x{t_np / t_ours:9.1f}x"
-          f"{t_ours_compile * 1e3:10.1f}{t_hand_compile * 1e3:9.1f}{t_np_compile * 1e3:8.1f}")
-    return t_ours / t_hand
+    t_ours, t_hand, t_np = per_call([lambda: xla_plan(*args), lambda: to_numpy(hand(*args)),
+                                     lambda: numpy_plan(*args)], budget)
+    return report(name, t_ours, t_hand, t_np, t_ours_compile, t_hand_compile, t_np_compile)
+
+
+def mlp_params(seed=1):
+    rng = np.random.default_rng(seed)
+    return [rng.normal(scale=0.3, size=s).astype(np.float32)
+            for s in [(64, 64), (64,), (64, 8), (8,)]]
+
+
+def train_row(name, budget, steps=5):
+    """The MLP train step: the rt.function called as users call it (numpy arrays in, the
+    loss out, the Variables updated), against `jax.jit` of `value_and_grad` with the
+    parameters as a pytree in and out, the loss turned into a numpy array. After `steps`
+    steps from the same parameters, the losses and parameters of the three agree."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(32, 64)).astype(np.float32)
+    labels = np.eye(8, dtype=np.float32)[rng.integers(0, 8, size=32)]
+    ours_vars = [rt.Variable(p) for p in mlp_params()]
+    np_vars = [rt.Variable(p) for p in mlp_params()]
+    ours, numpy_step = make_train_step(ours_vars, True), make_train_step(np_vars, False)
+    params = [jnp.asarray(p) for p in mlp_params()]
+
+    def hand():
+        nonlocal params
+        params, loss = train_step_jax(params, x, labels)
+        return np.asarray(loss)
+
+    c_ours, loss = timed_first(lambda: ours(x, labels).numpy())
+    c_hand, loss_hand = timed_first(hand)
+    c_np, loss_np = timed_first(lambda: numpy_step(x, labels).numpy())
+    losses = [(loss, loss_hand, loss_np)]
+    for _ in range(steps - 1):
+        losses.append((ours(x, labels).numpy(), hand(), numpy_step(x, labels).numpy()))
+    np.testing.assert_allclose(np.array(losses)[:, 0], np.array(losses)[:, 2], rtol=1e-5)
+    np.testing.assert_allclose(np.array(losses)[:, 1], np.array(losses)[:, 2], rtol=1e-5)
+    for v, p, w in zip(ours_vars, params, np_vars):
+        np.testing.assert_allclose(v.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(p), w.numpy(), rtol=1e-5, atol=1e-6)
+    t_ours, t_hand, t_np = per_call([lambda: ours(x, labels), hand,
+                                     lambda: numpy_step(x, labels)], budget)
+    return report(name, t_ours, t_hand, t_np, c_ours, c_hand, c_np)
 
 
 def main(argv=None):
@@ -187,6 +288,9 @@ def main(argv=None):
     print(f"{'per call, us':<34}{'ours':>10}{'by hand':>10}{'numpy':>10}{'ours/hand':>11}"
           f"{'np/ours':>10}{'compile ms: ours':>17}{'hand':>6}{'numpy':>8}")
     ratios = [row(*r, budget=budget) for r in rows if not only or only in r[0]]
+    train = "MLP train step 64-64-8, batch 32"
+    if not only or only in train:
+        ratios.append(train_row(train, budget))
     print(f"worst ours/hand: {max(ratios):.2f}x")
     return ratios
 
