@@ -564,12 +564,17 @@ def _staged_python_for(backend, items, body, state, names, extra_test, places):
 
 def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=None):
     n = len(names)
-    if type(iterable) is _StagedEnumerate:
-        length, get_element = backend.iterate(iterable.tensor)
+    enumerated = type(iterable) is _StagedEnumerate
+    plan = backend.iterate(iterable.tensor if enumerated else iterable)
+    if len(plan) == 3:
+        return _staged_iterator_for(backend, plan, iterable.start if enumerated else None, body,
+                                    state, names, extra_test, opts, places)
+    if enumerated:
+        length, get_element = plan
         start = iterable.start
         get_item = lambda i: (i + start, get_element(i))
     else:
-        length, get_item = backend.iterate(iterable)
+        length, get_item = plan
 
     def test(i, *vs):
         more = i < length
@@ -584,6 +589,39 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
     outs = _staged_loop_places(backend, test, loop_body, (0,) + state,
                                ("the iteration index",) + names, opts, places,
                                Watch([body, extra_test]))
+    return _pack(outs[1:], n)
+
+
+def _staged_iterator_for(backend, plan, start, body, state, names, extra_test, opts, places):
+    """`for` over a staged iterator (a backend's plan ("iterator", first, next): `first()`
+    and `next(it)` give (more, item, it)): one loop whose variables are the iterator, the
+    item fetched ahead (the body runs on it while `more`) and the loop's state. `start`:
+    not None for `enumerate(..., start)`, whose count is carried too."""
+    n = len(names)
+    _, first, next_ = plan
+    if start is not None:
+        inner_first, inner_next = first, next_
+
+        def first():
+            more, item, it = inner_first()
+            return more, (start, item), (start, it)
+
+        def next_(it):
+            more, item, inner = inner_next(it[1])
+            count = it[0] + 1
+            return more, (count, item), (count, inner)
+
+    def test(fetched, *vs):
+        if extra_test is None:
+            return fetched[0]
+        return _staged_and(backend, fetched[0], lambda: extra_test(*vs))
+
+    def loop_body(fetched, *vs):
+        new = (next_(fetched[2]),) + _unpack(body(fetched[1], *vs), n)
+        return new if n else new[0]
+
+    outs = _staged_loop_places(backend, test, loop_body, (first(),) + state,
+                               ("the iterator",) + names, opts, places, Watch([body, extra_test]))
     return _pack(outs[1:], n)
 
 

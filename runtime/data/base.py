@@ -1,0 +1,387 @@
+"""`rt.data.Dataset`: the base class, its public methods, eager iteration and `reduce`.
+
+Every dataset is a graph-representable pipeline. While a graph is built it offers the
+staged iterator protocol that a staged `for` (autograph's `for_stmt`, through
+runtime/autograph_backend.py) and the eager iterator both use:
+
+    state = ds._init(epoch)                  # a tuple of tensors
+    valid, element, state = ds._next(state)  # `valid` false: the dataset is exhausted
+
+Datasets whose elements can be computed from their position (tensor slices, ranges,
+and maps, zips, takes, skips, repeats and batches of them) also offer random access:
+`_length()` (a Python int, None for infinite) and `_get(i)` for an int64 index; their
+iterator state is that index. A staged `for` is ONE while loop whose variables are the
+iterator state, the element fetched ahead and the user's loop state: the graph does not
+grow with the data. Eager iteration runs the same `_next` as a traced function.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import nest
+from ..core import dtypes
+from ..core.graph import current_graph
+from ..core.tensor import Tensor
+from ..errors import OutOfRangeError
+from ..function import function as rt_function
+from ..ops.core import constant, constant_value
+from ..ops.math_ops import add, less, maximum, minimum
+from ..while_staging import stage_while
+from .structure import TracedFunction, relaxed, structure_of, to_tensors, zeros_for
+
+INFINITE_CARDINALITY = -1
+UNKNOWN_CARDINALITY = -2
+AUTOTUNE = -1
+
+_KINDS: dict = {}
+
+
+def kind(cls):
+    """Registers a dataset class for the base class's methods (which build them)."""
+    _KINDS[cls.__name__] = cls
+    return cls
+
+
+def static_count(value, what: str) -> int:
+    """A count argument (a Python int or a tensor whose value is known now) as an int."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be an integer, got {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, Tensor):
+        if not value.dtype.is_integer:
+            raise TypeError(f"{what} must be an integer tensor, got dtype {value.dtype.name}")
+        v = constant_value(value)
+        if v is not None and np.ndim(v) == 0:
+            return int(v)
+        raise ValueError(f"{what} must be known when the dataset is built (a Python int or an "
+                         f"eager tensor), got the symbolic tensor {value!r}")
+    raise TypeError(f"{what} must be an integer, got {value!r}")
+
+
+class _DatasetType(type):
+    """Datasets name autograph's staging backend while a graph is built (a `for` over a
+    dataset in an `rt.function` becomes one staged loop) and none eagerly (a Python loop
+    over the eager iterator). The backend is set by runtime/autograph_backend.py."""
+    backend = None
+
+    @property
+    def __autograph_backend__(cls):
+        return _DatasetType.backend if current_graph() is not None else None
+
+
+class Dataset(metaclass=_DatasetType):
+    """A sequence of elements (nests of tensors), built from tensors, a range or a Python
+    generator and transformed lazily, as `tf.data.Dataset`.
+
+        ds = rt.data.Dataset.from_tensor_slices([1, 2, 3]).map(lambda x: x * 2)
+        [int(x) for x in ds]          # [2, 4, 6]
+    """
+
+    _spec = None            # the element_spec
+    _random_access = False  # whether `_length` / `_get` exist
+    _source_is_python = False
+
+    # -- the protocol (subclasses) ------------------------------------------------------
+    def _cardinality(self) -> int:
+        return UNKNOWN_CARDINALITY
+
+    def _length(self):
+        """Random access: the number of elements, a Python int (None: infinite)."""
+        raise NotImplementedError
+
+    def _get(self, i):
+        """Random access: the element at the int64 scalar tensor index `i`."""
+        raise NotImplementedError
+
+    def _init(self, epoch):
+        return (constant(0, dtypes.int64),)
+
+    def _next(self, state):
+        """Random access datasets: the element at the index held in the state."""
+        i = state[0]
+        n = self._length()
+        valid = constant(True) if n is None else less(i, constant(n, dtypes.int64))
+        return valid, self._safe_get(i), (add(i, constant(1, dtypes.int64)),)
+
+    def _safe_get(self, i):
+        """`_get(i)` with `i` clamped into range (past the end the element is unused)."""
+        n = self._length()
+        if n == 0:
+            return zeros_for(self._spec)
+        if n is not None:
+            i = maximum(minimum(i, constant(n - 1, dtypes.int64)), constant(0, dtypes.int64))
+        return self._get(i)
+
+    def _staged_plan(self):
+        """For a staged `for` (autograph's stateful-iterator plan): ("iterator", first,
+        next): `first()` and `next(state)` give (more, element, state)."""
+        return ("iterator", lambda: self._next(self._init(constant(0, dtypes.int64))),
+                self._next)
+
+    # -- constructors ---------------------------------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        """The slices of `tensors` along their first dimension (a tensor, or a tuple/dict
+        nest of tensors with the same first dimension).
+
+            list(rt.data.Dataset.from_tensor_slices(([1, 2], [3, 4])).as_numpy_iterator())
+            # [(1, 3), (2, 4)]
+        """
+        return _KINDS["TensorSlices"](tensors)
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        """One element: `tensors` (a tensor or a nest of tensors).
+
+            rt.data.Dataset.from_tensors([1, 2]).cardinality()   # 1
+        """
+        return _KINDS["FromTensors"](tensors)
+
+    @staticmethod
+    def range(*args, dtype=dtypes.int64, name=None):
+        """`range(stop)`, `range(start, stop[, step])` as int64 scalars (TensorFlow's
+        default dtype).
+
+            list(rt.data.Dataset.range(1, 6, 2).as_numpy_iterator())   # [1, 3, 5]
+        """
+        return _KINDS["Range"](*args, dtype=dtype)
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None,
+                       output_signature=None, name=None):
+        """The elements a Python generator yields. `generator` is a callable returning an
+        iterator (called anew for each iteration, with `args`); `output_signature` is a
+        nest of `rt.TensorSpec` describing each element. Inside an `rt.function` it runs
+        through host calls (`rt.py_function`): it works on the numpy backend, cannot be
+        compiled with `jit_compile=True`, and cannot be saved.
+
+            ds = rt.data.Dataset.from_generator(lambda: iter([1, 2]),
+                     output_signature=rt.TensorSpec([], rt.int32))
+        """
+        return _KINDS["Generator"](generator, output_types, output_shapes, args,
+                                   output_signature)
+
+    @staticmethod
+    def zip(*datasets, name=None):
+        """Elements of several datasets side by side, as tuples (a dict or tuple of
+        datasets gives that structure); stops with the shortest.
+
+            rt.data.Dataset.zip((a, b))     # or rt.data.Dataset.zip(a, b)
+        """
+        if len(datasets) == 1 and not isinstance(datasets[0], Dataset):
+            datasets = datasets[0]
+        return _KINDS["Zip"](datasets)
+
+    # -- transformations ------------------------------------------------------------------
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        """`map_func` applied to each element (a tuple element is spread over its
+        arguments). The function is converted with autograph and traced once.
+
+            rt.data.Dataset.range(3).map(lambda x: x * 2)     # 0, 2, 4
+        """
+        return _KINDS["Map"](self, map_func)
+
+    def filter(self, predicate, name=None):
+        """The elements for which `predicate` (a scalar bool function, traced once) holds.
+
+            rt.data.Dataset.range(6).filter(lambda x: x % 2 == 0)   # 0, 2, 4
+        """
+        return _KINDS["Filter"](self, predicate)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+              deterministic=None, name=None):
+        """Consecutive elements stacked into batches of `batch_size` (the last smaller
+        unless `drop_remainder`).
+
+            rt.data.Dataset.range(5).batch(2)      # [0 1], [2 3], [4]
+        """
+        return _KINDS["Batch"](self, batch_size, drop_remainder)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+        """Elements in a random order: each comes from a buffer of `buffer_size` elements
+        (a full shuffle when it holds the whole dataset). With a `seed` the orders are
+        reproducible; `reshuffle_each_iteration` gives each iteration (each epoch of a
+        `repeat`) its own order.
+
+            rt.data.Dataset.range(10).shuffle(10, seed=1)
+        """
+        return _KINDS["Shuffle"](self, buffer_size, seed, reshuffle_each_iteration)
+
+    def repeat(self, count=None, name=None):
+        """The dataset `count` times (None or -1: forever).
+
+            rt.data.Dataset.range(2).repeat(2)     # 0, 1, 0, 1
+        """
+        return _KINDS["Repeat"](self, count)
+
+    def take(self, count, name=None):
+        """The first `count` elements (-1: all).
+
+            rt.data.Dataset.range(10).take(3)      # 0, 1, 2
+        """
+        return _KINDS["Take"](self, count)
+
+    def skip(self, count, name=None):
+        """All but the first `count` elements (-1: none).
+
+            rt.data.Dataset.range(5).skip(3)       # 3, 4
+        """
+        return _KINDS["Skip"](self, count)
+
+    def enumerate(self, start=0, name=None):
+        """(index, element) pairs, the index an int64 counting from `start`.
+
+            rt.data.Dataset.from_tensor_slices([7, 8]).enumerate()   # (0, 7), (1, 8)
+        """
+        return Dataset.zip((Dataset.range(start, None), self))
+
+    def prefetch(self, buffer_size, name=None):
+        """The same elements (prefetching changes no order or value here).
+
+            ds.prefetch(rt.data.AUTOTUNE)
+        """
+        static_count(buffer_size, "prefetch: buffer_size")
+        return self
+
+    def cache(self, filename="", name=None):
+        """The same elements (every source here is already in memory or recomputed)."""
+        return self
+
+    # -- what a dataset is -----------------------------------------------------------------
+    @property
+    def element_spec(self):
+        """The nest of `rt.TensorSpec` describing an element."""
+        return self._spec
+
+    def cardinality(self):
+        """The number of elements as an int64 scalar tensor: `rt.data.INFINITE_CARDINALITY`
+        (-1) for an infinite dataset, `rt.data.UNKNOWN_CARDINALITY` (-2) when it is not
+        known (a filter, a generator).
+
+            rt.data.Dataset.range(10).batch(3).cardinality()      # 4
+        """
+        return constant(self._cardinality(), dtypes.int64)
+
+    def __len__(self):
+        n = self._cardinality()
+        if n == INFINITE_CARDINALITY:
+            raise TypeError("The dataset is infinite.")
+        if n == UNKNOWN_CARDINALITY:
+            raise TypeError("The dataset length is unknown.")
+        return n
+
+    def __bool__(self):
+        return True
+
+    def __repr__(self):
+        return f"<{type(self).__name__}Dataset element_spec={self._spec}>"
+
+    # -- iteration ------------------------------------------------------------------------
+    def __iter__(self):
+        if current_graph() is not None:
+            raise TypeError(
+                "iterating over an rt.data.Dataset while a graph is built needs autograph: "
+                "write the `for` loop in a function that rt.function converts (the default, "
+                "autograph=True), where it becomes one staged loop")
+        return _Iterator(self)
+
+    def as_numpy_iterator(self):
+        """An iterator of the elements as numpy values (nests of arrays).
+
+            list(rt.data.Dataset.range(3).as_numpy_iterator())    # [0, 1, 2]
+        """
+        for element in self:
+            yield nest.map_structure(lambda t: t.numpy(), element)
+
+    def _next_function(self):
+        fn = self.__dict__.get("_next_fn")
+        if fn is None:
+            fn = self.__dict__["_next_fn"] = rt_function(
+                lambda *state: self._next(tuple(state)), autograph=False)
+            self.__dict__["_init_fn"] = rt_function(self._init, autograph=False)
+        return fn
+
+    def _epoch(self) -> int:
+        """The number of eager iterations begun (each gets its own shuffle order)."""
+        n = self.__dict__.get("_epochs", 0)
+        self.__dict__["_epochs"] = n + 1
+        return n
+
+    # -- reduce ---------------------------------------------------------------------------
+    def reduce(self, initial_state, reduce_func, name=None):
+        """Folds the elements: `state = reduce_func(state, element)` from
+        `initial_state`; returns the final state. The function is traced once and the
+        fold is one staged loop.
+
+            rt.data.Dataset.range(5).reduce(rt.constant(0, rt.int64), lambda s, x: s + x)  # 10
+        """
+        init = to_tensors(initial_state)
+        spec = structure_of(init)
+        step = TracedFunction(reduce_func, (spec, self._spec), "reduce: reduce_func")
+        if _fits(step.output_spec, spec):
+            wider = relaxed(spec, step.output_spec)
+            if wider != spec:   # a state whose shape changes: traced again for any shape
+                spec = wider
+                step = TracedFunction(reduce_func, (spec, self._spec), "reduce: reduce_func")
+        if not _fits(step.output_spec, spec):
+            raise TypeError(f"reduce: reduce_func must return a state of the structure and "
+                            f"dtypes of initial_state {spec}, got {step.output_spec}")
+        if current_graph() is not None:
+            return self._fold(init, step)
+        fold = rt_function(lambda *flat: self._fold(nest.pack_sequence_as(init, flat), step),
+                           autograph=False)
+        return fold(*nest.flatten(init))
+
+    def _fold(self, init, step):
+        valid, element, state = self._next(self._init(constant(0, dtypes.int64)))
+
+        def body(v, e, s, acc):
+            acc = step(acc, e)
+            v, e, s = self._next(s)
+            return v, e, s, acc
+
+        out, _ = stage_while(lambda v, e, s, acc: v, body, (valid, element, state, init),
+                             names=("the element is valid", "the element", "the iterator",
+                                    "the reduce state"))
+        return out[3]
+
+
+def _fits(a, b) -> bool:
+    try:
+        pairs = list(zip(nest.flatten(a), nest.flatten(b)))
+        nest.map_structure(lambda x, y: None, a, b)
+    except (TypeError, ValueError):
+        return False
+    return all(x.dtype is y.dtype for x, y in pairs)
+
+
+class _Iterator:
+    """The eager iterator of a dataset: its `_next`, traced once, run step by step."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._next_fn = dataset._next_function()
+        epoch = dataset._epoch()
+        self._state = tuple(dataset.__dict__["_init_fn"](constant(epoch, dtypes.int64)))
+        self._done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        valid, element, state = self._next_fn(*self._state)
+        self._state = tuple(state)
+        if not bool(valid.numpy()):
+            self._done = True
+            raise StopIteration
+        return element
+
+    def get_next(self):
+        try:
+            return next(self)
+        except StopIteration:
+            raise OutOfRangeError("End of sequence") from None
+

@@ -1,0 +1,350 @@
+"""Dataset transformations. Each is random access where its input is (a map, take, skip,
+repeat, zip or batch of tensor slices computes the element at an index) and otherwise a
+staged iterator whose `_next` is a small graph (a filter's inner loop, a batch's fill
+loop, a shuffle buffer): either way a `for` over the dataset is one staged loop."""
+from __future__ import annotations
+
+from .. import nest
+from ..control_flow import cond, while_loop
+from ..core import dtypes
+from ..core.shapes import TensorSpec
+from ..errors import InvalidArgumentError
+from ..ops.array_ops import expand_dims, reshape
+from ..ops.core import constant
+from ..ops.makers import range as rt_range
+from ..ops.math_ops import (add, cast, equal, greater, less, logical_and, logical_not,
+                            minimum, mod, multiply, where)
+from .base import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, kind, static_count
+from .structure import TracedFunction, batched_spec, shape_known, zeros_for
+
+
+def _i64(v):
+    return constant(v, dtypes.int64)
+
+
+def _spread(fn, element):
+    if isinstance(element, tuple) and not hasattr(element, "_fields"):
+        return fn(*element)
+    return fn(element)
+
+
+class _Unary(Dataset):
+    def __init__(self, inner):
+        if not isinstance(inner, Dataset):
+            raise TypeError(f"expected an rt.data.Dataset, got {inner!r}")
+        self._inner = inner
+        self._spec = inner._spec
+        self._random_access = inner._random_access
+        self._source_is_python = inner._source_is_python
+
+    def _init(self, epoch):
+        return Dataset._init(self, epoch) if self._random_access else self._inner._init(epoch)
+
+
+@kind
+class Map(_Unary):
+    def __init__(self, inner, fn):
+        super().__init__(inner)
+        self._fn = TracedFunction(fn, inner._spec, "map: map_func")
+        self._spec = self._fn.output_spec
+
+    def _cardinality(self):
+        return self._inner._cardinality()
+
+    def _length(self):
+        return self._inner._length()
+
+    def _get(self, i):
+        return _spread(self._fn, self._inner._get(i))
+
+    def _next(self, state):
+        if self._random_access:
+            return Dataset._next(self, state)
+        valid, element, state = self._inner._next(state)
+        return valid, _spread(self._fn, element), state
+
+
+@kind
+class Filter(_Unary):
+    def __init__(self, inner, predicate):
+        super().__init__(inner)
+        self._random_access = False
+        self._pred = TracedFunction(predicate, inner._spec, "filter: predicate")
+        out = self._pred.output_spec
+        if not isinstance(out, TensorSpec) or out.dtype is not dtypes.bool_ or \
+                out.shape.rank not in (0, None):
+            raise ValueError(f"filter: predicate must return a scalar bool tensor, got {out}")
+
+    def _cardinality(self):
+        n = self._inner._cardinality()
+        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+
+    def _next(self, state):
+        inner, pred = self._inner, self._pred
+
+        def body(valid, keep, element, s):
+            valid, element, s = inner._next(s)
+            keep = cond(valid, lambda: _spread(pred, element), lambda: constant(False))
+            return valid, keep, element, s
+
+        out = while_loop(lambda v, k, e, s: logical_and(v, logical_not(k)), body,
+                         (constant(True), constant(False), zeros_for(self._spec), state))
+        return out[0], out[2], out[3]
+
+
+@kind
+class Batch(_Unary):
+    def __init__(self, inner, batch_size, drop_remainder):
+        super().__init__(inner)
+        self._b = static_count(batch_size, "batch: batch_size")
+        if self._b <= 0:
+            raise InvalidArgumentError(f"batch: batch_size must be greater than zero, got "
+                                       f"{self._b}")
+        self._drop = bool(drop_remainder)
+        self._spec = batched_spec(inner._spec, self._b if self._drop else None)
+        self._random_access = inner._random_access and hasattr(inner, "_vget")
+        if not self._random_access and not shape_known(inner._spec):
+            raise ValueError(f"batch: the elements' shapes must be fully known to batch them, "
+                             f"got {inner._spec}; map them to a fixed shape first")
+
+    def _cardinality(self):
+        n = self._inner._cardinality()
+        if n < 0:
+            return n
+        return n // self._b if self._drop else -(-n // self._b)
+
+    def _length(self):
+        n = self._cardinality()
+        return None if n == INFINITE_CARDINALITY else n
+
+    def _get(self, j):
+        start = multiply(j, _i64(self._b))
+        stop = add(start, _i64(self._b))
+        n = self._inner._length()
+        if self._drop:     # a static shape (XLA): the batch is always full
+            idx = add(start, rt_range(_i64(0), _i64(self._b), _i64(1)))
+        else:
+            idx = rt_range(start, stop if n is None else minimum(stop, _i64(n)), _i64(1))
+        element = self._inner._vget(idx)
+        if self._drop:
+            element = nest.map_structure(
+                lambda t, s: reshape(t, s.shape.as_list()), element, self._spec)
+        return element
+
+    def _next(self, state):
+        if self._random_access:
+            return Dataset._next(self, state)
+        b, inner = self._b, self._inner
+        positions = rt_range(_i64(0), _i64(b), _i64(1))
+
+        def put(buf, x, k, v):
+            mask = logical_and(equal(positions, k), v)
+            mask = reshape(mask, [b] + [1] * x.shape.rank)
+            return where(mask, expand_dims(x, 0), buf)
+
+        def body(k, valid, bufs, s):
+            valid, element, s = inner._next(s)
+            bufs = nest.map_structure(lambda buf, x: put(buf, x, k, valid), bufs, element)
+            return add(k, cast(valid, dtypes.int64)), valid, bufs, s
+
+        zeros = zeros_for(batched_spec(inner._spec, b))
+        k, _, bufs, state = while_loop(
+            lambda k, v, bufs, s: logical_and(less(k, _i64(b)), v), body,
+            (_i64(0), constant(True), zeros, state))
+        if self._drop:
+            return equal(k, _i64(b)), bufs, state
+        k32 = cast(k, dtypes.int32)
+        return greater(k, _i64(0)), nest.map_structure(lambda t: t[:k32], bufs), state
+
+
+def _count_arg(count, what):
+    c = static_count(count, what)
+    if c < -1:
+        raise InvalidArgumentError(f"{what} must be -1 or non-negative, got {c}")
+    return c
+
+
+@kind
+class Take(_Unary):
+    def __init__(self, inner, count):
+        super().__init__(inner)
+        self._c = _count_arg(count, "take: count")
+
+    def _cardinality(self):
+        n, c = self._inner._cardinality(), self._c
+        if c < 0:
+            return n
+        if n == INFINITE_CARDINALITY:
+            return c
+        if n == UNKNOWN_CARDINALITY:
+            return c if c == 0 else UNKNOWN_CARDINALITY
+        return min(n, c)
+
+    def _length(self):
+        n = self._cardinality()
+        return None if n == INFINITE_CARDINALITY else n
+
+    def _get(self, i):
+        return self._inner._get(i)
+
+    def _vget(self, idx):
+        return self._inner._vget(idx)
+
+    def _init(self, epoch):
+        if self._random_access:
+            return Dataset._init(self, epoch)
+        return (_i64(0), self._inner._init(epoch))
+
+    def _next(self, state):
+        if self._random_access:
+            return Dataset._next(self, state)
+        taken, s = state
+        if self._c < 0:
+            valid, element, s = self._inner._next(s)
+            return valid, element, (taken, s)
+        spec, inner = self._spec, self._inner
+        valid, element, s = cond(less(taken, _i64(self._c)), lambda: inner._next(s),
+                                 lambda: (constant(False), zeros_for(spec), s))
+        return valid, element, (add(taken, _i64(1)), s)
+
+
+@kind
+class Skip(_Unary):
+    def __init__(self, inner, count):
+        super().__init__(inner)
+        self._c = _count_arg(count, "skip: count")
+
+    def _cardinality(self):
+        n, c = self._inner._cardinality(), self._c
+        if n < 0:
+            return n
+        return 0 if c < 0 else max(n - c, 0)
+
+    def _length(self):
+        n = self._cardinality()
+        return None if n == INFINITE_CARDINALITY else n
+
+    def _get(self, i):
+        return self._inner._get(add(i, _i64(self._c)))
+
+    def _vget(self, idx):
+        return self._inner._vget(add(idx, _i64(self._c)))
+
+    def _init(self, epoch):
+        if self._random_access:
+            return Dataset._init(self, epoch)
+        inner = self._inner
+        limit = _i64(self._c if self._c >= 0 else 2 ** 62)
+
+        def body(k, valid, s):
+            valid, _, s = inner._next(s)
+            return add(k, _i64(1)), valid, s
+
+        _, _, s = while_loop(lambda k, v, s: logical_and(less(k, limit), v), body,
+                             (_i64(0), constant(True), inner._init(epoch)))
+        return s
+
+    def _next(self, state):
+        if self._random_access:
+            return Dataset._next(self, state)
+        return self._inner._next(state)
+
+
+@kind
+class Repeat(_Unary):
+    def __init__(self, inner, count):
+        super().__init__(inner)
+        self._c = -1 if count is None else _count_arg(count, "repeat: count")
+
+    def _cardinality(self):
+        n, c = self._inner._cardinality(), self._c
+        if c < 0:
+            return 0 if n == 0 else INFINITE_CARDINALITY
+        if c == 0:
+            return 0
+        return n if n < 0 else n * c
+
+    def _length(self):
+        n = self._cardinality()
+        return None if n == INFINITE_CARDINALITY else n
+
+    def _get(self, i):
+        n = self._inner._length()
+        return self._inner._get(i if n is None else mod(i, _i64(max(n, 1))))
+
+    def _init(self, epoch):
+        if self._random_access:
+            return Dataset._init(self, epoch)
+        base = multiply(epoch, _i64(1 << 20))
+        return (_i64(0), base, self._inner._init(base))
+
+    def _next(self, state):
+        if self._random_access:
+            return Dataset._next(self, state)
+        rep, base, s = state
+        inner, c = self._inner, self._c
+        valid, element, s = inner._next(s)
+        following = add(rep, _i64(1))
+        again = logical_not(valid)
+        if c >= 0:
+            again = logical_and(again, less(following, _i64(c)))
+
+        def restart():
+            v, e, s2 = inner._next(inner._init(add(base, following)))
+            return v, e, s2, following
+
+        valid, element, s, rep = cond(again, restart, lambda: (valid, element, s, rep))
+        return valid, element, (rep, base, s)
+
+
+@kind
+class Zip(Dataset):
+    def __init__(self, datasets):
+        self._structure = datasets
+        self._parts = nest.flatten(datasets)
+        for d in self._parts:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"zip: expected a nest of rt.data.Dataset, got {d!r}")
+        self._spec = nest.pack_sequence_as(datasets, [d._spec for d in self._parts])
+        self._random_access = all(d._random_access for d in self._parts)
+        self._source_is_python = any(d._source_is_python for d in self._parts)
+        if self._random_access and all(hasattr(d, "_vget") for d in self._parts):
+            self._vget = lambda idx: self._pack([d._vget(idx) for d in self._parts])
+
+    def _pack(self, values):
+        return nest.pack_sequence_as(self._structure, values)
+
+    def _cardinality(self):
+        ns = [d._cardinality() for d in self._parts]
+        if UNKNOWN_CARDINALITY in ns:
+            return UNKNOWN_CARDINALITY
+        finite = [n for n in ns if n >= 0]
+        return min(finite) if finite else INFINITE_CARDINALITY
+
+    def _length(self):
+        n = self._cardinality()
+        return None if n == INFINITE_CARDINALITY else n
+
+    def _get(self, i):
+        return self._pack([d._get(i) for d in self._parts])
+
+    def _init(self, epoch):
+        if self._random_access:
+            return Dataset._init(self, epoch)
+        return tuple(d._init(epoch) for d in self._parts)
+
+    def _next(self, state):
+        if self._random_access:
+            return Dataset._next(self, state)
+        valids, elements, states = [], [], []
+        for d, s in zip(self._parts, state):
+            v, e, s = d._next(s)
+            valids.append(v)
+            elements.append(e)
+            states.append(s)
+        valid = valids[0]
+        for v in valids[1:]:
+            valid = logical_and(valid, v)
+        return valid, self._pack(elements), tuple(states)
+
+
