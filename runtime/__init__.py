@@ -74,6 +74,10 @@ for _name in ("floor", "ceil", "round", "rsqrt", "log1p", "softplus", "reduce_st
     setattr(math, _name, getattr(_math_extra, _name))
 del _name
 
+# map_fn, scan, foldl, foldr (each one while loop in a graph) and switch_case
+from .functional_ops import foldl, foldr, map_fn, scan, switch_case  # noqa: E402
+from . import display  # noqa: E402,F401  (notebooks: _repr_html_ / _repr_svg_)
+
 
 def __getattr__(name):
     """`rt.autograph`: the `autograph` package (TensorFlow's `tf.autograph`:
@@ -87,3 +91,16 @@ def __getattr__(name):
 
 newaxis = None  # `x[:, rt.newaxis]`, as numpy and TensorFlow spell it
 
+
+# dir(rt): the API, not the modules it is built from (rt.executor, rt.while_staging...)
+_PUBLIC_MODULES = frozenset({"autograph", "config", "data", "debugging", "distribute",
+                             "dtypes", "errors", "linalg", "nest", "nn", "onnx",
+                             "optimizers", "random", "saved", "sparse", "strings"})
+
+
+def __dir__():
+    module = type(nest)
+    return sorted({name for name, value in globals().items()
+                   if not name.startswith("_") and name != "annotations"
+                   and (not isinstance(value, module) or name in _PUBLIC_MODULES)}
+                  | {"autograph"})

@@ -124,7 +124,7 @@ BACKEND = RuntimeBackend()
 # staging path (`ag__.staging`, see autograph.operators.python_path).
 SymbolicTensor.__autograph_backend__ = StagedList.__autograph_backend__ = BACKEND
 _lists.register_default_backend(BACKEND)
-_calls.register_library("runtime")     # never converted; its context managers re-raise
+_calls.register_library("runtime", logger="runtime")   # never converted; re-raises; logs
 hooks.on_graph_building(_staging.enter, _staging.exit)
 
 

@@ -1,0 +1,248 @@
+"""Higher-order functions over the first axis, as TensorFlow's: `map_fn`, `scan`,
+`foldl`, `foldr`, and `switch_case`.
+
+In a graph each of the first four is ONE `while_loop` node (whatever the number of
+elements), its results gathered in TensorArrays; eagerly they loop in Python. `fn` is
+converted by autograph, so an `if` or a `while` on tensors inside it is staged too.
+`switch_case` stages a chain of `cond` nodes.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import autograph as ag
+
+from . import nest
+from .control_flow import cond, while_loop
+from .core import dtypes
+from .core.graph import current_graph
+from .core.shapes import TensorShape, TensorSpec
+from .core.tensor import Tensor
+from .ops.array_ops import shape as shape_of
+from .ops.array_ops import stack
+from .ops.core import constant, convert_to_tensor
+from .ops.math_ops import equal, less
+from .ops.tensor_array import TensorArray
+
+
+def _leaves(elems) -> list:
+    leaves = [convert_to_tensor(e) for e in nest.flatten(elems)]
+    if not leaves:
+        raise ValueError("elems must hold at least one tensor")
+    for t in leaves:
+        if t.shape.rank == 0:
+            raise ValueError(f"elems must have a first dimension to iterate over; got the "
+                             f"scalar {t!r}")
+    return leaves
+
+
+def _length(leaves):
+    """The number of elements: a Python int when known while tracing, else a tensor."""
+    first = leaves[0].shape[0]
+    for t in leaves[1:]:
+        d = t.shape[0]
+        if first is not None and d is not None and d != first:
+            raise ValueError(f"all elems must have the same first dimension: {first} and {d}")
+    return first if first is not None else shape_of(leaves[0])[0]
+
+
+def _stacked(ta, n):
+    """`ta.stack()`, its first dimension `n` when that is known while tracing."""
+    t = ta.stack()
+    if isinstance(n, int) and t.shape.rank is not None and t.shape.rank >= 1:
+        t.set_shape(TensorShape([n] + [None] * (t.shape.rank - 1)))
+    return t
+
+
+def _convert(fn: Callable) -> Callable:
+    return ag.to_graph(fn) if current_graph() is not None else fn
+
+
+def _dtypes_of(signature, like) -> list:
+    """The dtype of each output leaf: from `signature` (a DType, TensorSpec or a nest of
+    them), else those of `like`."""
+    if signature is None:
+        return [t.dtype for t in like], None
+    flat = nest.flatten(signature)
+    out = [s.dtype if isinstance(s, TensorSpec) else dtypes.as_dtype(s) for s in flat]
+    return out, signature
+
+
+def _check_structure(result, template, what: str):
+    if template is not None and not nest.same_structure(result, template):
+        raise ValueError(f"{what} returned {nest.structure_repr(result)}, which does not match "
+                         f"the expected structure {nest.structure_repr(template)}: give "
+                         "fn_output_signature (or dtype) with fn's output structure")
+
+
+def map_fn(fn: Callable, elems, dtype=None, parallel_iterations: Optional[int] = None,
+           back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True,
+           name: Optional[str] = None, fn_output_signature=None):
+    """`fn` applied to each element of `elems` along its first axis; the results stacked.
+
+    `elems`: a tensor or a nest of tensors with the same first dimension (`fn` gets the
+    element in the same nest). `fn_output_signature` (or the older `dtype`): a DType,
+    TensorSpec or nest of them, needed when `fn`'s output differs in structure or dtype
+    from `elems`. In a graph this is one while loop.
+
+        rt.map_fn(lambda x: x * x, rt.constant([1, 2, 3]))   # [1, 4, 9]
+    """
+    signature = fn_output_signature if fn_output_signature is not None else dtype
+    leaves = _leaves(elems)
+    fn = _convert(fn)
+
+    def element(i):
+        return nest.pack_sequence_as(elems, [t[i] for t in leaves])
+
+    out_dtypes, template = _dtypes_of(signature, leaves)
+    template = template if template is not None else elems
+    n = _length(leaves)
+    if current_graph() is None:
+        results = [fn(element(i)) for i in range(int(n))]
+        if not results:
+            return nest.pack_sequence_as(template, [constant([], d) for d in out_dtypes])
+        for r in results:
+            _check_structure(r, template, "map_fn's fn")
+        columns = zip(*[nest.flatten(r) for r in results])
+        return nest.pack_sequence_as(
+            template, [stack([convert_to_tensor(v, dtype=d) for v in col])
+                       for col, d in zip(columns, out_dtypes)])
+    arrays = [TensorArray(d, size=n, infer_shape=infer_shape) for d in out_dtypes]
+
+    def body(i, *tas):
+        result = fn(element(i))
+        _check_structure(result, template, "map_fn's fn")
+        values = [convert_to_tensor(v, dtype=d) for v, d in zip(nest.flatten(result), out_dtypes)]
+        return (i + 1, *[ta.write(i, v) for ta, v in zip(tas, values)])
+
+    outs = while_loop(lambda i, *tas: less(i, n), body, (constant(0), *arrays), name=name)
+    return nest.pack_sequence_as(template, [_stacked(ta, n) for ta in outs[1:]])
+
+
+def _scan(fn, elems, initializer, reverse: bool, keep_all: bool, name):
+    leaves = _leaves(elems)
+    fn = _convert(fn)
+    n = _length(leaves)
+
+    def element(i):
+        return nest.pack_sequence_as(elems, [t[i] for t in leaves])
+
+    first_index = n - 1 if reverse else 0
+    step = -1 if reverse else 1
+    if initializer is None:
+        acc = element(first_index)
+        start = first_index + step
+        count = n - 1
+    else:
+        acc = nest.map_structure(convert_to_tensor, initializer)
+        start = first_index
+        count = n
+    template = acc
+    acc_leaves = [convert_to_tensor(a) for a in nest.flatten(acc)]
+    acc_dtypes = [a.dtype for a in acc_leaves]
+    if current_graph() is None:
+        outputs = [acc] if initializer is None else []
+        i, remaining = int(start), int(count)
+        for _ in range(remaining):
+            acc = fn(acc, element(i))
+            _check_structure(acc, template, "the function")
+            outputs.append(acc)
+            i += step
+        if not keep_all:
+            return acc
+        if reverse:
+            outputs.reverse()
+        return nest.pack_sequence_as(template, [
+            stack([convert_to_tensor(v, dtype=d) for v in col])
+            for col, d in zip(zip(*[nest.flatten(o) for o in outputs]), acc_dtypes)])
+    arrays = [TensorArray(d, size=n, infer_shape=True) for d in acc_dtypes] if keep_all else []
+    if keep_all and initializer is None:
+        arrays = [ta.write(first_index, a) for ta, a in zip(arrays, acc_leaves)]
+    k = len(acc_leaves)
+
+    def body(j, i, *state):
+        acc_now = nest.pack_sequence_as(template, list(state[:k]))
+        new = fn(acc_now, element(i))
+        _check_structure(new, template, "the function")
+        new_leaves = [convert_to_tensor(v, dtype=d) for v, d in zip(nest.flatten(new), acc_dtypes)]
+        tas = [ta.write(i, v) for ta, v in zip(state[k:], new_leaves)]
+        return (j + 1, i + step, *new_leaves, *tas)
+
+    outs = while_loop(lambda j, i, *state: less(j, count), body,
+                      (constant(0), convert_to_tensor(start, dtype=dtypes.int32),
+                       *acc_leaves, *arrays), name=name)
+    if not keep_all:
+        return nest.pack_sequence_as(template, list(outs[2:2 + k]))
+    return nest.pack_sequence_as(template, [_stacked(ta, n) for ta in outs[2 + k:]])
+
+
+def scan(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
+         back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True,
+         reverse: bool = False, name: Optional[str] = None):
+    """The running accumulation `a = fn(a, x)` over the elements `x` of `elems` (first
+    axis), every `a` stacked. Without `initializer` the first element starts `a` (and is
+    the first result). `reverse=True` goes from the last element. One while loop in a
+    graph.
+
+        rt.scan(lambda a, x: a + x, rt.constant([1, 2, 3, 4]))   # [1, 3, 6, 10]
+    """
+    return _scan(fn, elems, initializer, reverse, True, name)
+
+
+def foldl(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
+          back_prop: bool = True, swap_memory: bool = False, name: Optional[str] = None):
+    """The accumulation `a = fn(a, x)` over the elements of `elems` from the first; the
+    last `a`. Without `initializer` the first element starts `a`.
+
+        rt.foldl(lambda a, x: a * x, rt.constant([1, 2, 3, 4]))   # 24
+    """
+    return _scan(fn, elems, initializer, False, False, name)
+
+
+def foldr(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
+          back_prop: bool = True, swap_memory: bool = False, name: Optional[str] = None):
+    """As `foldl`, from the last element to the first.
+
+        rt.foldr(lambda a, x: a - x, rt.constant([1, 2, 3]), initializer=10)   # 4
+    """
+    return _scan(fn, elems, initializer, True, False, name)
+
+
+def switch_case(branch_index, branch_fns, default: Optional[Callable] = None,
+                name: Optional[str] = None):
+    """`branch_fns[branch_index]()`: the branch the int32 scalar `branch_index` picks
+    (`branch_fns` a list, or a dict or pairs {int: callable}); an index no branch has runs
+    `default`, or the last branch when there is no default. A tensor index stages a chain
+    of conds (each branch traced once).
+
+        rt.switch_case(rt.constant(1), [lambda: 10, lambda: 20, lambda: 30])   # 20
+    """
+    if isinstance(branch_fns, dict):
+        pairs = sorted(branch_fns.items())
+    elif branch_fns and all(isinstance(b, (tuple, list)) for b in branch_fns):
+        pairs = sorted((int(k), f) for k, f in branch_fns)
+    else:
+        pairs = list(enumerate(branch_fns))
+    if not pairs:
+        raise ValueError("switch_case needs at least one branch")
+    for k, f in pairs:
+        if not callable(f):
+            raise TypeError(f"branch {k} of switch_case is not callable: {f!r}")
+    if default is None:
+        default = pairs[-1][1]
+        pairs = pairs[:-1]
+    index = branch_index
+    if not isinstance(index, Tensor) or current_graph() is None:
+        value = int(index.numpy()) if isinstance(index, Tensor) else int(index)
+        return dict(pairs).get(value, default)()
+    index = convert_to_tensor(index)
+    if not index.dtype.is_integer or index.shape.rank not in (0, None):
+        raise TypeError(f"switch_case's branch_index must be an integer scalar, got {index!r}")
+
+    def chain(rest):
+        if not rest:
+            return _convert(default)()
+        (k, f), tail = rest[0], rest[1:]
+        return cond(equal(index, constant(k, index.dtype)), _convert(f), lambda: chain(tail),
+                    name=name)
+    return chain(pairs)
