@@ -34,6 +34,12 @@ from .ops.math_ops import (abs, add, cast, cos, divide, equal, exp,  # noqa: A00
 from .ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean,
                              reduce_min, reduce_prod, reduce_sum)
 from .ops.pad_ops import pad
+# issue 16, structural ops: tile/split/slice/one_hot/..., sort, einsum, rt.linalg, rt.norm
+from .ops.structure_ops import boolean_mask, broadcast_to, one_hot, slice, split, tile  # noqa: A004
+from .ops.sort_ops import argsort, sort
+from .ops.einsum_ops import einsum
+from . import linalg  # noqa: E402
+from .linalg import norm
 from .ops.state_ops import Variable
 from .ops.string_ops import strings
 from .ops.tensor_array import TensorArray
