@@ -49,6 +49,8 @@ from . import autograph_backend  # noqa: E402,F401  (autograph stages symbolic t
 from .gradients import control_flow_grad  # noqa: E402,F401  (the cond/while gradient rules)
 from . import random  # noqa: E402
 from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
+# rt.data (issue 16): input pipelines, tf.data's Dataset
+from . import data  # noqa: E402
 from . import dot  # noqa: E402,F401  (Graph.to_dot)
 from . import onnx_export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)
 from . import nn  # noqa: E402  (rt.nn, issue 16: activations, losses, conv2d, pooling)

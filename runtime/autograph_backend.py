@@ -12,6 +12,7 @@ from autograph.operators import python_path as _staging
 from autograph.operators import unrolling as _unrolling
 
 from .control_flow import stage_cond
+from .data.base import Dataset, _DatasetType
 from .core import dtypes, hooks
 from .core.graph import current_graph
 from .core.tensor import SymbolicTensor, Tensor
@@ -43,6 +44,8 @@ class RuntimeBackend:
                            relax_shapes=True, is_undefined=is_undefined)
 
     def iterate(self, iterable):
+        if isinstance(iterable, Dataset):    # a stateful iterator: see Dataset._staged_plan
+            return iterable._staged_plan()
         if isinstance(iterable, StagedList):
             return iterable.length(), (lambda i: iterable[i])
         t = iterable
@@ -123,6 +126,7 @@ BACKEND = RuntimeBackend()
 # construct use it too; and while a graph is built, converted functions take their
 # staging path (`ag__.staging`, see autograph.operators.python_path).
 SymbolicTensor.__autograph_backend__ = StagedList.__autograph_backend__ = BACKEND
+_DatasetType.backend = BACKEND      # datasets name it while a graph is built
 _lists.register_default_backend(BACKEND)
 _calls.register_library("runtime", logger="runtime")   # never converted; re-raises; logs
 hooks.on_graph_building(_staging.enter, _staging.exit)
