@@ -15,12 +15,18 @@ For the outputs asked for, the executor keeps the ops they need plus every side 
 Constants and kernels (with their attributes bound) are globals of that function. Nothing
 is looked up per node at run time. A line number of the generated code maps back to its
 node, so a kernel's error names the node and where the user created it.
+
+No value of a graph becomes source text: attribute values an op's `emit` puts in its
+expression are bound as globals too (`args.const(value)`), so a graph loaded from a
+stranger's file cannot write code. A graph with `run_guards` (rt.saved.load's: a loop
+iteration limit, a deadline, an element limit) gets them checked as it runs.
 """
 from __future__ import annotations
 
 import functools
 import itertools
 import linecache
+import time
 
 import numpy as np
 
@@ -29,8 +35,19 @@ from .core.shapes import TensorShape
 from .core.opdef import quiet_numpy as _quiet_numpy, restore_numpy as _restore_numpy
 from .core.leaks import no_value_error
 from .errors import InvalidArgumentError, OpError
+from .ops import limits
 
 _counter = itertools.count()
+
+
+class _Args(list):
+    """The variable names of an op's inputs, as `emit(op, args)` gets them; `const(value)`
+    names a global bound to `value` (an attribute in the expression, never its text)."""
+
+    __slots__ = ("_em",)
+
+    def const(self, value) -> str:
+        return self._em.global_value(value)
 
 
 class _Emitter(walk.Visitor):
@@ -53,6 +70,12 @@ class _Emitter(walk.Visitor):
         # id(while op) -> index of the line before its `while True:` (its loop variables
         # are set by then: what only initialises them may be freed there)
         self.loop_heads: dict = {}
+        self.guards = None  # the graph's run_guards, if any
+
+    def args(self, names) -> "_Args":
+        a = _Args(names)
+        a._em = self
+        return a
 
     def fresh(self, prefix="t") -> str:
         return f"{prefix}{next(self._ids)}"
@@ -107,7 +130,7 @@ class _Emitter(walk.Visitor):
     def op(self, op):
         indent = self.indent
         arg_names = [self.name_of(t) for t in op.inputs]
-        expr = op.opdef.emit(op, arg_names) if op.opdef.emit is not None else None
+        expr = op.opdef.emit(op, self.args(arg_names)) if op.opdef.emit is not None else None
         if expr is not None and expr.isidentifier():  # an alias (Identity): no code
             self.names[id(op.outputs[0])] = expr
             return
@@ -210,6 +233,8 @@ class _Emitter(walk.Visitor):
         self.emit(indent, "while True:", op)
         [test] = self.emit_body(cond_body, loop_vars + ext, indent + 1)
         self.emit(indent + 1, f"if not {test}: break", op)
+        if self.guards is not None:
+            self.emit_guards(indent + 1, op)
         if counter is not None:
             self.emit(indent + 1, f"if {counter} >= {max_iter}: break")
             self.emit(indent + 1, f"{counter} += 1")
@@ -218,6 +243,41 @@ class _Emitter(walk.Visitor):
             self.assign(indent + 1, loop_vars, results)
         for t, v in zip(op.outputs, loop_vars):
             self.names[id(t)] = v
+
+    def emit_guards(self, indent, op):
+        """An iteration's checks of the run guards: the count of loop iterations of this
+        call (all loops together) and the deadline."""
+        g = self.guards
+        if g.max_loop_iterations is not None:
+            self.emit(indent, "_g_n += 1", op)
+            self.emit(indent, f"if _g_n > {self.global_value(g.max_loop_iterations)}: "
+                              f"{self.global_value(_too_many_iterations)}(_g_n - 1)", op)
+        if g.deadline_seconds is not None:
+            self.emit(indent, f"if {self.global_value(time.monotonic)}() > _g_t: "
+                              f"{self.global_value(_past_deadline)}("
+                              f"{self.global_value(g.deadline_seconds)})", op)
+
+    def guard_prologue(self) -> list:
+        g = self.guards
+        lines = []
+        if g.max_loop_iterations is not None:
+            lines.append("    _g_n = 0")
+        if g.deadline_seconds is not None:
+            lines.append(f"    _g_t = {self.global_value(time.monotonic)}() + "
+                         f"{self.global_value(g.deadline_seconds)}")
+        return lines
+
+
+def _too_many_iterations(n):
+    raise InvalidArgumentError(
+        f"the loops of this call ran {n} iterations, the most this graph may run "
+        "(a loaded graph's guard: rt.saved.load(..., max_loop_iterations=...))")
+
+
+def _past_deadline(seconds):
+    raise InvalidArgumentError(
+        f"this call ran past its deadline of {seconds} s (a loaded graph's guard: "
+        "rt.saved.load(..., deadline_seconds=...)); stopped at a loop iteration")
 
 
 class Plan:
@@ -269,6 +329,20 @@ class Plan:
         cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
         err = cls(message, node.name if node is not None else None)
         return err
+
+
+class _GuardedPlan(Plan):
+    """A plan run under an element limit (see ops.limits): kernels that allocate from
+    computed sizes check it."""
+
+    max_elements = None
+
+    def __call__(self, *arrays):
+        token = limits.limited(self.max_elements)
+        try:
+            return Plan.__call__(self, *arrays)
+        finally:
+            limits.restore(token)
 
 
 class _Concrete:
@@ -368,6 +442,7 @@ def _free_line(em: _Emitter, op, name, end) -> int:
 
 def compile_graph(graph, inputs, outputs) -> Plan:
     em = _Emitter()
+    em.guards = getattr(graph, "run_guards", None)
     params = em.params
     for t in inputs:
         name = em.fresh("i")
@@ -381,12 +456,24 @@ def compile_graph(graph, inputs, outputs) -> Plan:
     filename = f"<rt-graph-{next(_counter)}>"
     # Constants and kernels become default arguments: locals are the fastest lookups.
     bound = [f"{name}={name}" for name in em.globals]
-    source = f"def run({', '.join(params + bound)}):\n" + "\n".join(em.lines) + "\n"
+    lines = em.lines
+    if em.guards is not None:
+        prologue = em.guard_prologue()
+        bound = [f"{name}={name}" for name in em.globals]
+        lines = prologue + lines
+        em.line_nodes = {k + len(prologue): v for k, v in em.line_nodes.items()}
+        em.line_args = {k + len(prologue): v for k, v in em.line_args.items()}
+    source = f"def run({', '.join(params + bound)}):\n" + "\n".join(lines) + "\n"
     code = compile(source, filename, "exec")
     namespace = dict(em.globals)
     exec(code, namespace)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     needed_placeholders = {id(op.outputs[0]) for op in ops if op.opdef.feedable}
+    if em.guards is not None and em.guards.max_elements is not None:
+        plan = _GuardedPlan(namespace["run"], source, filename, em.line_nodes,
+                            needed_placeholders, em.line_args)
+        plan.max_elements = em.guards.max_elements
+        return plan
     return Plan(namespace["run"], source, filename, em.line_nodes, needed_placeholders,
                 em.line_args)
 

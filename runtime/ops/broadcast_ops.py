@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.shapes import TensorShape
+from . import limits
 from .core import OpDef, apply_op
 
 
@@ -61,6 +62,7 @@ def _broadcast_to_infer(inputs, shape):
 
 def _broadcast_to_kernel(g, shape):
     # a writable array, not numpy's read-only broadcast view: gradients reach users
+    limits.check_elements("BroadcastTo", shape)
     return np.array(np.broadcast_to(g, shape))
 
 

@@ -10,6 +10,7 @@ from ..errors import InvalidArgumentError
 from ..core.graph import current_graph
 from ..core.shapes import TensorShape
 from ..core.tensor import Tensor
+from . import limits
 from .array_ops import static_shape_arg, stack_values
 from .core import OpDef, apply_op, constant, convert_to_tensor, ones_like, zeros_like  # noqa: F401
 from .math_ops import cast
@@ -23,6 +24,7 @@ def _fill_infer(inputs, shape):
 
 
 def _fill_kernel(value, shape):
+    limits.check_elements("Fill", shape)
     return np.full(shape, value, dtype=np.asarray(value).dtype)
 
 
@@ -39,6 +41,7 @@ def _fill_dyn_infer(inputs):
 def _fill_dyn_kernel(dims, value):
     if np.any(np.asarray(dims) < 0):
         raise InvalidArgumentError(f"Fill dimensions must be >= 0, got {list(dims)}")
+    limits.check_elements("Fill", np.reshape(dims, -1))
     return np.full(tuple(int(d) for d in dims), value, dtype=np.asarray(value).dtype)
 
 
@@ -99,6 +102,11 @@ def _range_infer(inputs, dtype):
 def _range_kernel(start, limit, delta, dtype):
     if delta == 0:
         raise InvalidArgumentError("Requires delta != 0")
+    if not (np.isfinite(start) and np.isfinite(limit) and np.isfinite(delta)):
+        raise InvalidArgumentError(f"Range needs finite start, limit and delta, got {start}, "
+                                   f"{limit}, {delta}")
+    if limits.current() is not None:
+        limits.check_count("Range", limits.range_length(start, limit, delta))
     return np.arange(start, limit, delta, dtype=dtype.np_dtype)
 
 

@@ -16,6 +16,7 @@ from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..core.tensor import Tensor
+from . import limits
 from .core import OpDef, apply_op, constant_value, convert_to_tensor
 
 MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
@@ -92,6 +93,7 @@ def _run_check(opname, x, paddings, mode):
 
 def _pad_kernel(x, paddings, value):
     widths = _run_check("PadV2", x, paddings, "CONSTANT")
+    limits.check_elements("PadV2", [n + b + a for n, (b, a) in zip(np.shape(x), widths)])
     x = np.asarray(x)
     if x.dtype == object:  # strings: np.pad's constant fill needs the object itself
         out = np.full(tuple(n + b + a for n, (b, a) in zip(x.shape, widths)), value, dtype=object)
@@ -111,6 +113,7 @@ def _mirror_infer(inputs, mode):
 
 def _mirror_kernel(x, paddings, mode):
     widths = _run_check("MirrorPad", x, paddings, mode)
+    limits.check_elements("MirrorPad", [n + b + a for n, (b, a) in zip(np.shape(x), widths)])
     return np.pad(np.asarray(x), widths, mode=mode.lower())
 
 

@@ -162,7 +162,9 @@ def _reduce_emit(method, floats_only=False, nonempty=False):
         if nonempty and not (x.shape.is_fully_defined() and x.shape.num_elements()):
             return None
         axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-        return f"{args[0]}.{method}(axis={axis!r}{', keepdims=True' if keepdims else ''})"
+        # the axis is bound as a value (args.const), never written as source text
+        axis = "None" if axis is None else args.const(axis)
+        return f"{args[0]}.{method}(axis={axis}{', keepdims=True' if keepdims else ''})"
     return emit
 
 

@@ -158,7 +158,8 @@ def _slice_emit(op, args):
     def part(v):
         if v is None:
             return ""
-        return args[v[1]] if isinstance(v, tuple) else repr(v)
+        # an int is bound as a value (args.const), never written as source text
+        return args[v[1]] if isinstance(v, tuple) else args.const(v)
     items = []
     for s in op.attrs["spec"]:
         if s[0] == "ellipsis":

@@ -19,7 +19,7 @@ from ..core import dtypes
 from ..core.shapes import TensorShape
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
-from . import array_ops, broadcast_ops, io_ops, makers, math_ops, reduce_ops, shape_utils
+from . import array_ops, broadcast_ops, io_ops, limits, makers, math_ops, reduce_ops, shape_utils
 from .core import OpDef, apply_op, constant, constant_value, convert_to_tensor, identity
 
 # -- tile -----------------------------------------------------------------------------------
@@ -76,7 +76,9 @@ def tile_check(x, multiples):
 
 
 def _tile_kernel(x, multiples):
-    return np.tile(np.asarray(x), tile_check(x, multiples))
+    reps = tile_check(x, multiples)
+    limits.check_elements("Tile", [n * m for n, m in zip(np.shape(x), reps)])
+    return np.tile(np.asarray(x), reps)
 
 
 TILE = OpDef("Tile", _tile_infer, _tile_kernel, allocates=True)
@@ -316,6 +318,7 @@ def _one_hot_infer(inputs, depth, axis):
 
 def _one_hot_kernel(indices, on, off, depth, axis):
     idx = np.asarray(indices).astype(np.int64)
+    limits.check_elements("OneHot", idx.shape + (depth,))
     out = np.full(idx.shape + (depth,), off, dtype=np.asarray(on).dtype)
     flat = idx.reshape(-1)
     rows = np.nonzero((flat >= 0) & (flat < depth))[0]

@@ -14,6 +14,7 @@ from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..core.shapes import TensorShape, as_shape
 from ..core.tensor import Tensor
+from . import limits
 from .array_ops import concat, gather, reshape
 from .core import OpDef, apply_op, convert_to_tensor
 
@@ -39,6 +40,7 @@ def _create_infer(inputs, dtype, dynamic_size, element_shape):
 
 
 def _create_kernel(size, dtype, dynamic_size, element_shape):
+    limits.check_count("TensorArray", int(size))
     return _Storage(int(size), dynamic_size, dtype, element_shape)
 
 

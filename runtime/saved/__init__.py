@@ -5,13 +5,16 @@
     loaded.f(x)                            # or loaded.signatures["serving_default"](x)
 
 The format (a directory with saved.json and arrays.npz) is described in
-docs/saved_format.md; loading runs no code from the files and checks every field.
+docs/saved_format.md; loading runs no code from the files and checks every field, and
+`load(path, max_loop_iterations=..., deadline_seconds=..., max_elements=...)` runs a
+stranger's graph under guards (see the "Graphs from strangers" section there).
 """
 from __future__ import annotations
 
-from .format import FORMAT, VERSION, FormatError
-from .load import Loaded, LoadedFunction, load
+from .files import DEFAULT_MAX_BYTES
+from .format import FORMAT, MAX_ELEMENTS, VERSION, FormatError
+from .load import GuardedFunction, Loaded, LoadedFunction, RunGuards, load
 from .save import SaveError, save
 
-__all__ = ["save", "load", "Loaded", "LoadedFunction", "FormatError", "SaveError", "FORMAT",
-           "VERSION"]
+__all__ = ["save", "load", "Loaded", "LoadedFunction", "GuardedFunction", "RunGuards",
+           "FormatError", "SaveError", "FORMAT", "VERSION", "MAX_ELEMENTS", "DEFAULT_MAX_BYTES"]

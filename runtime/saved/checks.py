@@ -74,6 +74,9 @@ def _check_range(r, w, inputs, attrs, specs):
     vals = [constant_value(t) for t in inputs]
     if all(v is not None and np.ndim(v) == 0 for v in vals) and len(vals) == 3:
         start, limit, delta = (float(v) for v in vals)
+        if not all(np.isfinite(v) for v in (start, limit, delta)):
+            raise r.fail(w + ".inputs", f"a Range of {start}, {limit}, {delta}: each must be "
+                                        "finite")
         if delta != 0 and (limit - start) / delta > fmt.MAX_ELEMENTS:
             raise r.fail(w, f"a Range of more than {fmt.MAX_ELEMENTS} elements")
 

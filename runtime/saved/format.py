@@ -43,6 +43,16 @@ def usable_object_name(name: str) -> bool:
                                   not in ("signatures", "variables", "trainable_variables"))
 
 
+def escape(text: str) -> str:
+    """`text` with each non-printable character (control characters, terminal escapes,
+    line breaks) written as repr() writes it: file-derived text in a message shows as it
+    is, never as a fake line or a terminal command."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class FormatError(InvalidGraphError):
     """A saved file that cannot be loaded; the message says which file and where."""
 
@@ -54,7 +64,7 @@ class Reader:
         self.source = source
 
     def fail(self, where: str, problem: str) -> FormatError:
-        return FormatError(f"cannot load {self.source}: {where}: {problem}")
+        return FormatError(escape(f"cannot load {self.source}: {where}: {problem}"))
 
     def get(self, obj: dict, key: str, kind, where: str, optional: bool = False):
         if not isinstance(obj, dict):
@@ -255,6 +265,9 @@ def decode_numbers(r: Reader, obj: dict, where: str) -> np.ndarray:
     dt = r.dtype(r.get(obj, "dtype", str, where), where + ".dtype")
     shape = r.shape(r.get(obj, "shape", list, where), where + ".shape")
     items = r.get(obj, "items", list, where)
+    if len(items) > SMALL_ARRAY:
+        raise r.fail(where + ".items", f"{len(items)} numbers inline; at most {SMALL_ARRAY} "
+                                       "(larger arrays go in arrays.npz)")
     if dt.is_string or not shape.is_fully_defined() or len(items) != shape.num_elements():
         raise r.fail(where, f"{len(items)} numbers do not make a {dt.name} array of shape {shape}")
     if dt.is_floating:

@@ -6,33 +6,94 @@ declares."""
 from __future__ import annotations
 
 import inspect
-import json
 import os
-import zipfile
-
-import numpy as np
+from typing import NamedTuple, Optional
 
 from .. import nest
 from ..concrete import ConcreteFunction, Placeholder
 from ..core.control import Body
-from ..core.graph import Graph
-from ..errors import InvalidArgumentError
+from ..core import hooks
+from ..core.graph import Graph, current_graph
+from ..errors import InvalidArgumentError, InvalidGraphError
 from ..ops import registry
 from ..ops.state_ops import Variable
 from ..core.shapes import TensorShape, TensorSpec
 from . import format as fmt
+from . import schema
 from .checks import CHECKS
+from .files import DEFAULT_MAX_BYTES, Arrays, Directory, read_json
 from .format import FormatError, Reader
 
 MAX_OUTPUTS = 1 << 16  # outputs of one node
 
 
-def load(path: str) -> "Loaded":
+class RunGuards(NamedTuple):
+    """What a loaded graph may do when it runs (see `load`); the executor checks them."""
+    max_loop_iterations: Optional[int]
+    deadline_seconds: Optional[float]
+    max_elements: Optional[int]
+
+
+def load(path: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
+         max_loop_iterations: Optional[int] = None, deadline_seconds: Optional[float] = None,
+         max_elements: Optional[int] = None) -> "Loaded":
     """The functions saved in the directory `path`, ready to call: `loaded.signatures[name]`
-    and `loaded.<function name>(...)`; `loaded.variables` holds the restored Variables."""
+    and `loaded.<function name>(...)`; `loaded.variables` holds the restored Variables.
+
+    Loading runs nothing from the files, reads nothing outside `path`, and is bounded:
+    `max_bytes` caps the bytes of all arrays read (64 GiB by default). Every problem with
+    the files is one `rt.errors.InvalidGraphError` naming the file and the field.
+
+    Run guards, for graphs from strangers (docs/saved_format.md), all off by default:
+    `max_loop_iterations` caps the iterations of all loops of one call, `deadline_seconds`
+    the time of one call (checked at each loop iteration), `max_elements` what one kernel
+    may allocate from sizes computed while running (Fill, Range, BroadcastTo, Tile, OneHot,
+    Pad; `rt.saved.MAX_ELEMENTS` = 2**28 is the limit the loader puts on shapes a file
+    declares). A guard that trips raises `rt.errors.InvalidArgumentError` naming the node.
+    A function loaded with guards runs only when called on its own (numpy backend, no
+    GradientTape, not traced into another function), where they hold."""
+    guards = _guards(max_bytes, max_loop_iterations, deadline_seconds, max_elements)
     json_path = os.path.join(path, fmt.JSON_NAME)
-    r = Reader(json_path)
-    doc = _read_json(r, json_path)
+    r = Reader(fmt.escape(json_path))
+    try:
+        directory = Directory(path)
+        try:
+            return _load_files(r, directory, max_bytes, guards)
+        finally:
+            directory.close()
+    except InvalidGraphError:
+        raise
+    except MemoryError:
+        raise FormatError(f"cannot load {fmt.escape(path)}: out of memory while loading "
+                          "(lower max_bytes, or free memory)") from None
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
+        # a check this loader lacks: still one error naming the file, never a crash
+        raise FormatError(fmt.escape(f"cannot load {json_path}: {type(e).__name__}: {e}")) \
+            from None
+    except RecursionError:
+        raise FormatError(f"cannot load {fmt.escape(path)}: structures nested too deeply") \
+            from None
+
+
+def _guards(max_bytes, max_loop_iterations, deadline_seconds, max_elements) -> RunGuards:
+    def count(name, v, none_ok=True):
+        if (v is None and none_ok) or (isinstance(v, int) and not isinstance(v, bool) and v >= 0):
+            return v
+        raise TypeError(f"rt.saved.load: {name} must be a non-negative int"
+                        f"{' or None' if none_ok else ''}, got {v!r}")
+    count("max_bytes", max_bytes, none_ok=False)
+    count("max_loop_iterations", max_loop_iterations)
+    count("max_elements", max_elements)
+    if deadline_seconds is not None and not (
+            isinstance(deadline_seconds, (int, float)) and not isinstance(deadline_seconds, bool)
+            and deadline_seconds > 0):
+        raise TypeError(f"rt.saved.load: deadline_seconds must be a positive number or None, "
+                        f"got {deadline_seconds!r}")
+    return RunGuards(max_loop_iterations, deadline_seconds, max_elements)
+
+
+def _load_files(r: Reader, directory, max_bytes, guards) -> "Loaded":
+    doc = read_json(r, directory)
     if r.get(doc, "format", str, "top level") != fmt.FORMAT:
         raise r.fail("top level.format", f"expected {fmt.FORMAT!r}: this is not a saved function")
     version = r.get(doc, "version", int, "top level")
@@ -40,9 +101,11 @@ def load(path: str) -> "Loaded":
         newer = "a newer" if version > fmt.VERSION else "an unknown"
         raise r.fail("top level.version", f"the file is format version {version}, written by "
                                           f"{newer} release; this runtime reads version {fmt.VERSION}")
-    arrays = _Arrays(r, os.path.join(path, fmt.ARRAYS_NAME), r.get(doc, "arrays", dict, "top level"))
+    arrays = Arrays(r, directory, r.get(doc, "arrays", dict, "top level"), max_bytes)
     try:
-        return _load(r, doc, _Context(r, arrays))
+        ctx = _Context(r, arrays)
+        ctx.guards = guards if any(g is not None for g in guards) else None
+        return _load(r, doc, ctx)
     finally:
         arrays.close()
 
@@ -64,8 +127,11 @@ def _load(r: Reader, doc: dict, ctx) -> "Loaded":
             raise r.fail(where, "lists no functions")
         objects[name] = LoadedFunction(name, [functions[r.index(i, n, where, "function")]
                                               for i in idxs])
-    signatures = {str(name): functions[r.index(i, n, f"signatures.{name}", "function")]
-                  for name, i in r.get(doc, "signatures", dict, "top level").items()}
+    signatures = {}
+    for name, i in r.get(doc, "signatures", dict, "top level").items():
+        if not name.isprintable():
+            raise r.fail("signatures", f"the name {name!r} holds characters that are not printable")
+        signatures[name] = functions[r.index(i, n, f"signatures.{name!r}", "function")]
     return Loaded(objects, signatures, ctx.variables)
 
 
@@ -95,6 +161,38 @@ class Loaded:
     def __repr__(self):
         return (f"<rt.saved.Loaded functions={self._names} "
                 f"signatures={sorted(self.signatures)}>")
+
+
+class GuardedFunction(ConcreteFunction):
+    """A loaded concrete function that runs under its `run_guards` (see `load`): its plan
+    checks them. It runs only on its own: traced into another function or differentiated,
+    its graph would run where the guards do not follow, so that is refused."""
+
+    run_guards: Optional[RunGuards] = None
+
+    def _compiled(self):
+        plan = self._plan
+        if plan is None:
+            graph, inputs, outputs = self._optimized()
+            graph.run_guards = self.run_guards
+            plan = self._plan = graph.compile(inputs, outputs, backend=self.backend)
+        return plan
+
+    def __call__(self, *args, **kwargs):
+        self._alone()
+        return super().__call__(*args, **kwargs)
+
+    def run_flat(self, arrays):
+        self._alone()
+        return super().run_flat(arrays)
+
+    def _alone(self):
+        if self.backend is not None or hooks.recording.tapes or current_graph() is not None:
+            raise InvalidArgumentError(
+                f"{self.name}: a function loaded with run guards (max_loop_iterations, "
+                "deadline_seconds, max_elements) runs only when called on its own with the "
+                "numpy backend, not traced into another function, compiled with XLA or under "
+                "a GradientTape (load it with max_elements=None and no other guard for that)")
 
 
 class LoadedFunction:
@@ -137,95 +235,17 @@ def _matched(cf, args, kwargs):
         return None
 
 
-# -- reading the files ------------------------------------------------------------------------
-
-def _read_json(r: Reader, json_path: str):
-    try:
-        size = os.path.getsize(json_path)
-        if size > fmt.MAX_JSON_BYTES:
-            raise r.fail("file", f"{size} bytes, more than the {fmt.MAX_JSON_BYTES} allowed")
-        with open(json_path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise FormatError(f"cannot load {json_path}: {e.strerror or e}") from None
-    try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-    except RecursionError:
-        raise r.fail("file", "nested too deeply") from None
-    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
-        raise r.fail("file", f"not valid JSON (truncated or damaged?): {e}") from None
-
-
-def _no_constant(name):
-    raise ValueError(f"{name} is not JSON")
-
-
-class _Arrays:
-    """arrays.npz, read member by member after checking each header against the JSON."""
-
-    def __init__(self, r: Reader, path: str, table: dict):
-        self.r, self.path, self.table, self._zip = r, path, {}, None
-        for key, entry in table.items():
-            where = f"arrays.{key}"
-            dt = r.dtype(r.get(entry, "dtype", str, where), where + ".dtype")
-            if dt.is_string:
-                raise r.fail(where + ".dtype", "string arrays are stored in the JSON, not the .npz")
-            shape = r.shape(r.get(entry, "shape", list, where), where + ".shape")
-            if not shape.is_fully_defined():
-                raise r.fail(where + ".shape", "an array needs a fully known shape")
-            self.table[key] = (dt.np_dtype, shape.as_tuple())
-
-    def close(self):
-        if self._zip is not None:
-            self._zip.close()
-
-    def get(self, key, where: str) -> np.ndarray:
-        r = self.r
-        if not isinstance(key, str) or key not in self.table:
-            raise r.fail(where, f"refers to the array {key!r}, which the arrays table does not list")
-        dtype, shape = self.table[key]
-        try:
-            if self._zip is None:
-                self._zip = zipfile.ZipFile(self.path)
-            return self._read(key, dtype, shape, where)
-        except FormatError:
-            raise
-        except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, RuntimeError,
-                NotImplementedError) as e:
-            raise FormatError(f"cannot load {self.path}: array {key!r}: {e}") from None
-
-    def _read(self, key, dtype, shape, where):
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        info = self._zip.getinfo(key + ".npy")
-        if info.file_size > nbytes + 65536:
-            raise FormatError(f"cannot load {self.path}: array {key!r} is {info.file_size} bytes, "
-                              f"more than its declared shape {shape} needs")
-        with self._zip.open(info) as f:
-            major, _ = np.lib.format.read_magic(f)
-            read_header = {1: np.lib.format.read_array_header_1_0,
-                           2: np.lib.format.read_array_header_2_0}.get(major)
-            if read_header is None:
-                raise ValueError(f"unsupported .npy version {major}")
-            got_shape, fortran, got_dtype = read_header(f)
-            if got_dtype != dtype or tuple(got_shape) != shape:
-                raise FormatError(f"cannot load {self.path}: array {key!r} holds {got_dtype} "
-                                  f"{tuple(got_shape)}, the JSON declares {dtype} {shape}")
-            data = f.read(nbytes)
-        if len(data) != nbytes:
-            raise FormatError(f"cannot load {self.path}: array {key!r} is truncated")
-        return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
-
-
 class _Context:
-    def __init__(self, r: Reader, arrays: _Arrays):
+    def __init__(self, r: Reader, arrays: Arrays):
         self.r = r
         self.arrays = arrays
         self.variables: list = []
+        self.guards: Optional[RunGuards] = None
 
 
 def _variable(ctx, obj, where) -> Variable:
     r = ctx.r
-    name = r.get(obj, "name", str, where)
+    name = _name(r, obj, where)
     dt = r.dtype(r.get(obj, "dtype", str, where), where + ".dtype")
     shape = r.shape(r.get(obj, "shape", (list, type(None)), where), where + ".shape")
     trainable = r.get(obj, "trainable", bool, where)
@@ -296,15 +316,15 @@ def _tensor(r, ref, ops, where):
 
 def _graph(ctx, obj, where, outer, depth) -> Graph:
     r = ctx.r
-    g = Graph(r.get(obj, "name", str, where), outer=outer)
+    g = Graph(_name(r, obj, where), outer=outer)
     names = set()
     for i, n in enumerate(r.get(obj, "nodes", list, where)):
         w = f"{where}.nodes[{i}]"
-        name = r.get(n, "name", str, w)
+        name = _name(r, n, w)
         if not name or name in names:
             raise r.fail(w + ".name", f"node names must be unique and not empty: {name!r}")
         names.add(name)
-        w = f"{where}.nodes[{i}] ('{name}')"
+        w = f"{where}.nodes[{i}] ({name!r})"
         _node(ctx, g, n, name, w, depth)
     g.inputs = [g.operations[r.index(i, len(g.operations), f"{where}.inputs", "node")].outputs[0]
                 for i in r.get(obj, "inputs", list, where)]
@@ -333,6 +353,10 @@ def _node(ctx, g, n, name, w, depth):
     if opdef is None:
         raise r.fail(w + ".op", f"unknown op {opname!r}: this runtime has no such op (was the "
                                 "file written by a newer release?)")
+    types = schema.ATTRS.get(opdef)
+    if types is None:
+        why = "calls Python" if opdef.calls_python else "is not in the list of loadable ops"
+        raise r.fail(w + ".op", f"the op {opname!r} cannot be loaded (it {why})")
     inputs = [_tensor(r, t, g.operations, f"{w}.inputs[{k}]")
               for k, t in enumerate(r.get(n, "inputs", list, w))]
     attrs_json = r.get(n, "attrs", dict, w)
@@ -342,6 +366,10 @@ def _node(ctx, g, n, name, w, depth):
                                    f"gives {sorted(attrs_json)}")
     attrs = {k: _value(ctx, v, f"{w}.attrs.{k}", fmt.ATTR_KINDS, g, depth)
              for k, v in attrs_json.items()}
+    for k, v in attrs.items():
+        if not types[k].ok(v):
+            raise r.fail(f"{w}.attrs.{k}", f"{opname}.{k} must be {types[k].text}, the file "
+                                           f"gives {schema.describe(v)}")
     outs = r.get(n, "outputs", list, w)
     if len(outs) > MAX_OUTPUTS:
         raise r.fail(w + ".outputs", f"{len(outs)} outputs (at most {MAX_OUTPUTS})")
@@ -382,7 +410,17 @@ def _location(r, n, w):
     if not (isinstance(loc, list) and len(loc) == 3 and isinstance(loc[0], str)
             and isinstance(loc[1], int) and isinstance(loc[2], str)):
         raise r.fail(w + ".location", "expected [file, line, function] or null")
-    return tuple(loc)
+    # only ever shown in messages: as text that cannot fake a line or steer a terminal
+    return (fmt.escape(loc[0]), loc[1], fmt.escape(loc[2]))
+
+
+def _name(r, obj, where, key="name") -> str:
+    """A name from the file (of a node, graph, function, ...): printable text only, as it
+    reaches messages."""
+    name = r.get(obj, key, str, where)
+    if not name.isprintable():
+        raise r.fail(f"{where}.{key}", f"{name!r} holds characters that are not printable")
+    return name
 
 
 # -- functions --------------------------------------------------------------------------------
@@ -396,7 +434,7 @@ _PARAM_KINDS = {k.name: k for k in (inspect.Parameter.POSITIONAL_ONLY,
 
 def _function(ctx, obj, where) -> ConcreteFunction:
     r = ctx.r
-    name = r.get(obj, "name", str, where)
+    name = _name(r, obj, where)
     graph = _graph(ctx, r.get(obj, "graph", dict, where), where + ".graph", None, 0)
     ops = graph.operations
     placeholders, records = [], []
@@ -407,7 +445,7 @@ def _function(ctx, obj, where) -> ConcreteFunction:
             raise r.fail(w + ".node", f"'{op.name}' is not a distinct Placeholder")
         t = op.outputs[0]
         placeholders.append(t)
-        records.append(Placeholder(TensorSpec(t.shape, t.dtype, r.get(inp, "name", str, w)), i))
+        records.append(Placeholder(TensorSpec(t.shape, t.dtype, _name(r, inp, w)), i))
     graph.inputs = list(placeholders)
     outputs = [_tensor(r, t, ops, f"{where}.outputs[{i}]")
                for i, t in enumerate(r.get(obj, "outputs", list, where))]
@@ -439,7 +477,11 @@ def _function(ctx, obj, where) -> ConcreteFunction:
     leaves = [t for t in nest.flatten(structured) if hasattr(t, "op")]
     if len(leaves) != len(outputs) or any(a is not b for a, b in zip(leaves, outputs)):
         raise r.fail(where + ".structured_outputs", "must hold each output once, in order")
-    cf = ConcreteFunction(name, sig, graph, bound, placeholders, structured, outputs)
+    if ctx.guards is None:
+        cf = ConcreteFunction(name, sig, graph, bound, placeholders, structured, outputs)
+    else:
+        cf = GuardedFunction(name, sig, graph, bound, placeholders, structured, outputs)
+        cf.run_guards = ctx.guards
     cf.inputs_specs = records
     return cf
 
