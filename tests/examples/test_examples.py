@@ -19,6 +19,8 @@ EXPECTED = {
                                 "newton_sqrt(2.0): 1.414214 (numpy 1.414214)"],
     "save_and_load.py": ["here:   8.0", "loaded: 8.0", "variables: [('scale:0', 2.0)]"],
     "onnx_export.py": ["agree: True"],
+    "train.py": ["variables: ['mlp/b1:0', 'mlp/b2:0', 'mlp/w1:0', 'mlp/w2:0']",
+                 "traced 1 time(s) for 10 epochs"],
     "command_line.py": ["python values: 14", "staged:        14",
                         "  cond_body(count, i, n_capture, _):"],
 }
@@ -41,3 +43,7 @@ def test_example_runs(program, tmp_path):
     lines = out.stdout.splitlines()
     for expected in EXPECTED[program]:
         assert expected in lines, f"{program}: {expected!r} not in\n{out.stdout}"
+    if program == "train.py":                  # the loss curve falls, epoch after epoch
+        losses = [float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith("epoch ")]
+        assert len(losses) == 10 and all(b < a for a, b in zip(losses, losses[1:])), losses
+        assert losses[-1] < 0.2 * losses[0]

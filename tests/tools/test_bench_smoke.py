@@ -61,3 +61,14 @@ def test_bench_converted_quick_prints_the_table():
         assert row.rstrip().endswith("x"), row
     assert any(line.startswith("geometric mean of ratios") for line in lines)
     assert "conversion time" in proc.stdout
+
+
+def test_bench_train_pipeline_quick_checks_and_prints():
+    """`tools/bench/bench_train_pipeline.py --quick`: the training epoch of examples/train.py
+    and numpy by hand compute the same losses and weights (asserted inside), and the rows
+    print."""
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "bench_train_pipeline.py"),
+                           "--quick"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for row in ("one epoch in order: loss rt", "rt.function, in order", "rt.function, shuffled"):
+        assert row in proc.stdout
