@@ -55,3 +55,10 @@ def enable_traceback_filtering() -> None:
 
 def traceback_filtering_enabled() -> bool:
     return _filter_tracebacks
+
+
+__all__ = ['disable_traceback_filtering', 'enable_traceback_filtering', 'functions_run_eagerly', 'graphs_optimized', 'optimize_graphs', 'run_functions_eagerly', 'traceback_filtering_enabled']
+
+
+def __dir__():
+    return sorted(__all__)    # the API, not the names it is built from

@@ -231,3 +231,7 @@ def _check_no_ordered_callbacks(name, n, graph, outputs) -> None:
             f"run as XLA's ordered host callbacks, which JAX allows on one device only:\n  "
             + "\n  ".join(found)
             + "\n(remove them from the function, or run it on one device)")
+
+
+def __dir__():
+    return sorted(__all__)    # the API, not the names it is built from

@@ -41,3 +41,10 @@ try:  # autograph is the converter; it does not depend on us.
 except ImportError:  # pragma: no cover - only while autograph is absent
     class StagingError(Exception):
         pass
+
+
+__all__ = ['DTypeMismatchError', 'StagingError', 'InvalidArgumentError', 'InvalidGraphError', 'OpError', 'OperatorNotAllowedInGraphError', 'OutOfRangeError']
+
+
+def __dir__():
+    return sorted(__all__)    # the API, not the names it is built from

@@ -295,3 +295,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002
         out = array_ops.squeeze(out, reduce_axis) if reduce_axis is not None else \
             array_ops.reshape(out, [])
     return _named(out, name)
+
+
+def __dir__():
+    return sorted(__all__)    # the API, not the names it is built from

@@ -511,3 +511,7 @@ def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noq
     return _pool(nn_ops.AVG_POOL, "AvgPool", input, ksize, strides, padding, data_format, name)
 
 
+
+
+def __dir__():
+    return sorted(__all__)    # the API, not the names it is built from

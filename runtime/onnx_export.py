@@ -295,3 +295,10 @@ class _Exporter:
             self.env[id(t)] = name
             if id(t0) in self.seq:
                 self.seq[id(t)] = self.seq[id(t0)]
+
+
+__all__ = ['ExportError', 'OPSET', 'export', 'unsupported_reason']
+
+
+def __dir__():
+    return sorted(__all__)    # the API, not the names it is built from

@@ -352,3 +352,7 @@ def _takes_no_arguments(fn: Callable) -> bool:
         return False
     return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                    for p in params) and not any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
+def __dir__():
+    return sorted(__all__)    # the API, not the names it is built from

@@ -17,3 +17,7 @@ class experimental:  # noqa: N801 - `rt.data.experimental`, as in TensorFlow
 
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "experimental"]
+
+
+def __dir__():
+    return sorted(__all__)    # the API, not the names it is built from
