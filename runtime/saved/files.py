@@ -6,9 +6,10 @@
   refused. Sizes come from the opened file (fstat), and reads are bounded by them.
 - arrays.npz: its central directory is bounded before zipfile parses it; each member's
   sizes, as the zip directory gives them, must fit the shape the JSON declares and a
-  sane compression ratio before a byte is decompressed; members are read (decompressed
-  as a stream) straight into their arrays, each once however many nodes use it, within
-  a total budget of bytes (`rt.saved.load(path, max_bytes=...)`).
+  sane compression ratio before a byte is decompressed; a stored member is read in one
+  bounded read (its array, read-only, shares the bytes), a deflated one decompressed as a
+  stream straight into its array; each once however many nodes use it, all within a
+  total budget of bytes (`rt.saved.load(path, max_bytes=...)`).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import errno
 import json
 import os
 import stat
+import weakref
 import zipfile
 
 import numpy as np
@@ -107,7 +109,8 @@ def _no_constant(name):
 
 class Arrays:
     """arrays.npz, read member by member after checking each against the JSON's table;
-    each array once (later references share it), all within `max_bytes`."""
+    each array once while it is held (later references share it: eight Const nodes
+    naming one member hold one array), all reads within `max_bytes`."""
 
     def __init__(self, r: Reader, directory: Directory, table: dict, max_bytes: int):
         self.r, self.directory, self.table = r, directory, {}
@@ -115,7 +118,9 @@ class Arrays:
         self.max_bytes, self.used = max_bytes, 0
         self._zip = self._file = None
         self._size = 0
-        self._read: dict = {}
+        # key -> its array while anything holds it (a Const node does; a Variable keeps
+        # its own copy, so its source is freed as loading goes on, as before)
+        self._read = weakref.WeakValueDictionary()
         for key, entry in table.items():
             where = f"arrays.{fmt.escape(key)}"
             dt = r.dtype(r.get(entry, "dtype", str, where), where + ".dtype")
@@ -199,7 +204,13 @@ class Arrays:
                 raise self.fail(key, f"holds {fmt.escape(str(got_dtype))} "
                                      f"{fmt.escape(str(tuple(got_shape)))}, the JSON declares "
                                      f"{dtype} {shape}")
-            out = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+            order = "F" if fortran else "C"
+            if info.compress_type == zipfile.ZIP_STORED:  # (what save writes) one read, no copy
+                data = f.read(nbytes)
+                if len(data) != nbytes:
+                    raise self.fail(key, "truncated")
+                return np.frombuffer(data, dtype=dtype).reshape(shape, order=order)
+            out = np.empty(shape, dtype=dtype, order=order)
             view = memoryview(out.reshape(-1, order="A").view(np.uint8))
             pos = 0
             while pos < nbytes:  # decompressed as a stream, never past the array's bytes
