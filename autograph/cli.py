@@ -63,7 +63,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="examples: autograph convert model.py -o model_converted.py --function step"
                "; autograph convert src/mypkg -o build/mypkg --jobs 4")
     convert.add_argument("file", metavar="FILE.py|SRC_DIR",
-                         help="the Python file, or the package directory, to convert")
+                         help="the Python file (- reads it from stdin), or the package "
+                              "directory, to convert")
     convert.add_argument("-o", "--output", metavar="OUT.py|OUT_DIR",
                          help="where to write the converted module (default: stdout), or "
                               "the converted tree (required for a directory)")
@@ -107,10 +108,15 @@ def _write(path: str, text: str, encoding: str, mode: Optional[int] = None) -> N
 
 def convert(file: str, output: Optional[str], functions: Optional[Sequence[str]],
             quiet: bool = False) -> int:
-    text, encoding = module_converter.read_source(file)
+    if file == "-":          # the source from stdin
+        text, encoding = module_converter.decode_source(sys.stdin.buffer.read(), "<stdin>")
+        file, mode = "<stdin>", None
+    else:
+        text, encoding = module_converter.read_source(file)
+        mode = stat.S_IMODE(os.stat(file).st_mode)
     converted, report = module_converter.convert_source(text, file, functions)
     if output:
-        _write(output, converted, encoding, stat.S_IMODE(os.stat(file).st_mode))
+        _write(output, converted, encoding, mode)
     else:                        # the bytes -o would write: the coding cookie stays true
         sys.stdout.flush()
         sys.stdout.buffer.write(converted.encode(encoding, errors="replace"))

@@ -82,16 +82,24 @@ def read_source(path: str) -> tuple[str, str]:
         raise SourceError(f"{path}: no such file") from None
     except OSError as e:
         raise SourceError(f"{path}: cannot read: {e.strerror or e}") from None
+    return decode_source(data, path)
+
+
+def decode_source(data: bytes, path: str) -> tuple[str, str]:
+    """(text, encoding) of the bytes of a Python file (named `path` in messages), or
+    SourceError: binary data is "not a Python source file"."""
+    if b"\0" in data:
+        raise SourceError(f"{path}: not a Python source file (it holds binary data)")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as e:
-        raise SourceError(f"{path}: {e.msg}") from None
+        raise SourceError(f"{path}: not a Python source file ({e.msg})") from None
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
         line = data[:e.start].count(b"\n") + 1
-        raise SourceError(f"{path}:{line}: cannot decode the file as {encoding}: "
-                          f"invalid byte {data[e.start:e.start + 1]!r}") from None
+        raise SourceError(f"{path}:{line}: not a Python source file: cannot decode it as "
+                          f"{encoding} (invalid byte {data[e.start:e.start + 1]!r})") from None
     if encoding == "utf-8-sig":
         text = text.lstrip("\ufeff")
     return text, encoding

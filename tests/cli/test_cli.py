@@ -231,17 +231,38 @@ def test_syntax_error_names_file_and_line(tmp_path):
 
 def test_undecodable_file_names_the_line(tmp_path):
     (tmp_path / "bytes.py").write_bytes(b"def f():\n    return 1\nx = '\xff\xfe'\n")
-    _bad(tmp_path, "bytes.py", expect=r"bytes\.py:3: cannot decode the file as utf-8")
+    _bad(tmp_path, "bytes.py",
+         expect=r"bytes\.py:3: not a Python source file: cannot decode it as utf-8")
 
 
 def test_unknown_encoding_cookie(tmp_path):
     (tmp_path / "cookie.py").write_bytes(b"# -*- coding: klingon -*-\ndef f():\n    pass\n")
-    _bad(tmp_path, "cookie.py", expect=r"cookie\.py: unknown encoding: klingon")
+    _bad(tmp_path, "cookie.py",
+         expect=r"cookie\.py: not a Python source file \(unknown encoding: klingon\)")
 
 
 def test_null_bytes(tmp_path):
     (tmp_path / "nul.py").write_bytes(b"def f():\n    return '\x00'\n")
-    _bad(tmp_path, "nul.py", expect=r"nul\.py: ")
+    _bad(tmp_path, "nul.py", expect=r"nul\.py: not a Python source file \(it holds binary data\)")
+
+
+def test_binary_file(tmp_path):
+    (tmp_path / "image.py").write_bytes(bytes(range(256)) * 4)
+    _bad(tmp_path, "image.py",
+         expect=r"^autograph: error: image\.py: not a Python source file \(it holds binary data\)$")
+
+
+def test_dash_reads_stdin(tmp_path):
+    source = "def f(x):\n    if x > 0:\n        x = -x\n    return x\n\nprint(f(3))\n"
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run([sys.executable, "-m", "autograph", "convert", "-"], input=source,
+                            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "if_stmt" in result.stdout and "<stdin>" in result.stderr
+    out = tmp_path / "converted.py"
+    out.write_text(result.stdout)
+    ran = run(str(out))
+    assert ran.stdout == "-3\n", ran.stderr
 
 
 def test_empty_file(tmp_path):

@@ -181,7 +181,8 @@ def test_failures_and_skipped_paths_are_reported_one_line_each(converted):
     assert len(lines) == 7, result.stderr
     text = "\n".join(lines)
     assert re.search(r"broken\.py:1: syntax error: .*; copied unchanged", text)
-    assert re.search(r"latin\.py:2: cannot decode the file as utf-8.*; copied unchanged", text)
+    assert re.search(r"latin\.py:2: not a Python source file: cannot decode it as utf-8.*; "
+                     r"copied unchanged", text)
     for name in ("linked_outside", "secret_link.py"):
         assert re.search(rf"{name}: skipped: symlink out of the source tree", text)
     assert re.search(r"dangling\.txt: skipped: dangling symlink", text)
