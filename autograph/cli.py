@@ -36,6 +36,9 @@ def version() -> str:
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         """One line, not the usage block and a second line."""
+        if "invalid choice: 'graph'" in message:     # drawing graphs is the runtime's
+            message += ("; graphs are drawn by the runtime: python -m runtime graph "
+                        "FILE.py:FUNC --signature 'float32[None]'")
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 

@@ -529,3 +529,9 @@ def test_comments_in_converted_bodies_are_kept(tmp_path):
     assert "# Skip the negatives." in body                  # moved with its statement
     assert run(str(out)).stdout == run(str(source)).stdout
     assert run(str(source)).stdout.startswith("(6, ")
+
+
+def test_graph_is_the_runtimes_command():
+    result = run("-m", "autograph", "graph", "model.py:f")
+    assert result.returncode == 2
+    assert "python -m runtime graph FILE.py:FUNC --signature" in result.stderr
