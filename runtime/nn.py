@@ -55,27 +55,57 @@ def _c(value, like):
 # -- activations ------------------------------------------------------------------------------
 
 def relu(features, name: Optional[str] = None):
-    """max(features, 0), elementwise; the gradient is 0 where features <= 0 (as
-    TensorFlow's ReluGrad), and NaN stays NaN.
+    """Rectified linear unit: max(features, 0), elementwise.
 
-    rt.nn.relu([-1.0, 0.0, 2.0])   # [0., 0., 2.]"""
+    The gradient is 0 where features <= 0 (as TensorFlow's ReluGrad), and NaN stays NaN.
+
+    Args:
+      features: a numeric tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of features' shape and dtype.
+
+    >>> print(rt.nn.relu([-1.0, 0.0, 2.0]))
+    rt.Tensor([0. 0. 2.], shape=(3,), dtype=float32)
+    """
     x = _tensor(features, "Relu", NUMERIC)
     return maximum(zeros_like(x), x, name=name)  # the zero first: at 0 its side gets the gradient
 
 
 def relu6(features, name: Optional[str] = None):
-    """min(max(features, 0), 6); the gradient flows only where 0 < features < 6.
+    """min(max(features, 0), 6), elementwise; the gradient flows only where 0 < features < 6.
 
-    rt.nn.relu6([-1.0, 3.0, 9.0])   # [0., 3., 6.]"""
+    Args:
+      features: a numeric tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of features' shape and dtype.
+
+    >>> print(rt.nn.relu6([-1.0, 3.0, 9.0]))
+    rt.Tensor([0. 3. 6.], shape=(3,), dtype=float32)
+    """
     x = _tensor(features, "Relu6", NUMERIC)
     return minimum(_c(6, x), maximum(zeros_like(x), x), name=name)
 
 
 def leaky_relu(features, alpha: float = 0.2, name: Optional[str] = None):
-    """features where features > 0, else alpha * features. Integer features become float32,
-    as in TensorFlow.
+    """features where features > 0, else alpha * features, elementwise.
 
-    rt.nn.leaky_relu([-1.0, 2.0])   # [-0.2, 2.]"""
+    Integer features become float32, as in TensorFlow.
+
+    Args:
+      features: a numeric tensor (or what converts to one).
+      alpha: the slope for negative features (a Python float, default 0.2).
+      name: an optional name for the op.
+
+    Returns:
+      A floating tensor of features' shape.
+
+    >>> print(rt.nn.leaky_relu([-1.0, 2.0]))
+    rt.Tensor([-0.2  2. ], shape=(2,), dtype=float32)
+    """
     x = convert_to_tensor(features)
     if x.dtype.is_integer:
         x = cast(x, dtypes.float32)
@@ -90,9 +120,18 @@ def _expm1_negative(x):
 
 
 def elu(features, name: Optional[str] = None):
-    """features where features > 0, else exp(features) - 1.
+    """Exponential linear unit: features where features > 0, else exp(features) - 1.
 
-    rt.nn.elu([-1.0, 2.0])   # [-0.632, 2.]"""
+    Args:
+      features: a floating tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of features' shape and dtype.
+
+    >>> print(rt.nn.elu([-1.0, 2.0]))
+    rt.Tensor([-0.6321206  2.       ], shape=(2,), dtype=float32)
+    """
     x = _tensor(features, "Elu")
     return where(greater(x, zeros_like(x)), x, _expm1_negative(x), name=name)
 
@@ -102,20 +141,43 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(features, name: Optional[str] = None):
-    """scale * (features where > 0, else alpha * (exp(features) - 1)), with TensorFlow's
-    alpha 1.6732632 and scale 1.0507010.
+    """Scaled exponential linear unit: scale * (features where > 0, else alpha * (exp(features) - 1)).
 
-    rt.nn.selu([-1.0, 2.0])   # [-1.111, 2.101]"""
+    TensorFlow's constants: alpha 1.6732632 and scale 1.0507010.
+
+    Args:
+      features: a floating tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of features' shape and dtype.
+
+    >>> print(rt.nn.selu([-1.0, 3.0]))
+    rt.Tensor([-1.1113307  3.152103 ], shape=(2,), dtype=float32)
+    """
     x = _tensor(features, "Selu")
     neg = _c(_SELU_ALPHA, x) * _expm1_negative(x)
     return _c(_SELU_SCALE, x) * where(greater(x, zeros_like(x)), x, neg)
 
 
 def gelu(features, approximate: bool = False, name: Optional[str] = None):
-    """Gaussian error linear unit: 0.5 * x * (1 + erf(x / sqrt(2))), or with
-    approximate=True 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3))).
+    """Gaussian error linear unit: 0.5 * x * (1 + erf(x / sqrt(2))).
 
-    rt.nn.gelu([-1.0, 1.0])   # [-0.159, 0.841]"""
+    With approximate=True: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3))).
+
+    Args:
+      features: a floating tensor (or what converts to one).
+      approximate: use the tanh approximation (default False: the exact erf form).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of features' shape and dtype.
+
+    >>> print(rt.nn.gelu([-1.0, 1.0]))
+    rt.Tensor([-0.15865526  0.8413447 ], shape=(2,), dtype=float32)
+    >>> print(rt.nn.gelu([-1.0, 1.0], approximate=True))
+    rt.Tensor([-0.158808  0.841192], shape=(2,), dtype=float32)
+    """
     x = _tensor(features, "Gelu")
     half = _c(0.5, x)
     if approximate:
@@ -126,9 +188,19 @@ def gelu(features, approximate: bool = False, name: Optional[str] = None):
 
 
 def silu(features, beta: float = 1.0, name: Optional[str] = None):
-    """features * sigmoid(beta * features) (also called swish).
+    """Sigmoid linear unit (swish): features * sigmoid(beta * features).
 
-    rt.nn.silu([-1.0, 2.0])   # [-0.269, 1.762]"""
+    Args:
+      features: a floating tensor (or what converts to one).
+      beta: a Python float multiplying features inside the sigmoid (default 1.0).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of features' shape and dtype.
+
+    >>> print(rt.nn.silu([-1.0, 3.0]))
+    rt.Tensor([-0.2689414  2.8577223], shape=(2,), dtype=float32)
+    """
     x = _tensor(features, "Silu")
     return x * sigmoid(x * _c(beta, x) if beta != 1.0 else x)
 
@@ -145,10 +217,21 @@ def _softplus_parts(x, positive):
 
 
 def softplus(features, name: Optional[str] = None):
-    """log(exp(features) + 1) without overflow for large features nor loss of the small
-    values of very negative ones (rt.math.softplus: one op); its gradient is sigmoid(x).
+    """log(exp(features) + 1), elementwise, computed stably.
 
-    rt.nn.softplus([-1.0, 0.0, 100.0])   # [0.313, 0.693, 100.]"""
+    No overflow for large features nor loss of the small values of very negative ones
+    (rt.math.softplus: one op); its gradient is sigmoid(features).
+
+    Args:
+      features: a floating tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of features' shape and dtype.
+
+    >>> print(rt.nn.softplus([-1.0, 0.0, 100.0]))
+    rt.Tensor([  0.3132617   0.6931472 100.       ], shape=(3,), dtype=float32)
+    """
     return math_softplus(_tensor(features, "Softplus"), name=name)
 
 
@@ -170,10 +253,24 @@ def _shifted(x, axis):
 
 
 def softmax(logits, axis: Optional[int] = None, name: Optional[str] = None):
-    """exp(logits) / reduce_sum(exp(logits), axis), computed after subtracting the maximum
-    (no overflow). axis=None means the last axis.
+    """exp(logits) / reduce_sum(exp(logits), axis), computed after subtracting the maximum.
 
-    rt.nn.softmax([[1.0, 2.0, 3.0]])   # [[0.090, 0.245, 0.665]]"""
+    Subtracting the maximum first means no overflow for large logits.
+
+    Args:
+      logits: a floating tensor of rank >= 1 (or what converts to one).
+      axis: the Python int axis to normalize over; None means the last axis.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of logits' shape and dtype whose values along `axis` sum to 1.
+
+    Raises:
+      InvalidArgumentError: for scalar logits.
+
+    >>> print(rt.nn.softmax([[1.0, 2.0, 3.0]]))
+    rt.Tensor([[0.09003057 0.24472846 0.66524094]], shape=(1, 3), dtype=float32)
+    """
     x = _tensor(logits, "Softmax")
     axis = _softmax_axis(x, axis, "Softmax")
     e = exp(_shifted(x, axis))
@@ -181,10 +278,19 @@ def softmax(logits, axis: Optional[int] = None, name: Optional[str] = None):
 
 
 def log_softmax(logits, axis: Optional[int] = None, name: Optional[str] = None):
-    """logits - log(reduce_sum(exp(logits), axis)), computed after subtracting the
-    maximum. axis=None means the last axis.
+    """logits - log(reduce_sum(exp(logits), axis)), computed after subtracting the maximum.
 
-    rt.nn.log_softmax([[0.0, 0.0]])   # [[-0.693, -0.693]]"""
+    Args:
+      logits: a floating tensor of rank >= 1 (or what converts to one).
+      axis: the Python int axis to normalize over; None means the last axis.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of logits' shape and dtype.
+
+    >>> print(rt.nn.log_softmax([[0.0, 0.0]]))
+    rt.Tensor([[-0.6931472 -0.6931472]], shape=(1, 2), dtype=float32)
+    """
     x = _tensor(logits, "LogSoftmax")
     axis = _softmax_axis(x, axis, "LogSoftmax")
     s = _shifted(x, axis)
@@ -219,12 +325,31 @@ def _noise_shape(x, noise_shape):
 
 
 def dropout(x, rate, noise_shape=None, seed: Optional[int] = None, name: Optional[str] = None):
-    """Sets each value to 0 with probability `rate` and scales the others by
-    1 / (1 - rate), so the expected sum is unchanged. `noise_shape` (broadcastable to x's
-    shape) draws one decision for a whole slice; `seed` makes the draws reproducible
-    (with rt.random.set_seed, as TensorFlow's op seeds). rate=0 returns x.
+    """Sets each value to 0 with probability `rate` and scales the others by 1 / (1 - rate).
 
-    rt.nn.dropout(rt.ones([2, 4]), rate=0.5, seed=1)   # zeros and 2.0s"""
+    The expected sum is unchanged. `noise_shape` (broadcastable to x's shape) draws one
+    decision for a whole slice; `seed` makes the draws reproducible (with
+    rt.random.set_seed, as TensorFlow's op seeds). rate=0 returns x. The random mask's
+    shape must be known when a graph is built.
+
+    Args:
+      x: a floating tensor.
+      rate: the probability of dropping each value: a float in [0, 1) or a scalar tensor.
+      noise_shape: an optional shape for the random mask, broadcast against x.
+      seed: an optional Python int op seed.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    Raises:
+      ValueError: for a non-floating x, a rate outside [0, 1), or a mask shape not known
+        when the graph is built.
+
+    >>> y = rt.nn.dropout(rt.ones([100]), rate=0.5, seed=1)
+    >>> sorted(set(y.numpy().tolist()))
+    [0.0, 2.0]
+    """
     x = convert_to_tensor(x)
     if not x.dtype.is_floating:
         raise ValueError("x has to be a floating point tensor since it's going to be scaled. "
@@ -249,10 +374,29 @@ def dropout(x, rate, noise_shape=None, seed: Optional[int] = None, name: Optiona
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon,
                         name: Optional[str] = None):
-    """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting (as
-    TensorFlow computes it: x * inv + (offset - mean * inv)). offset and scale may be None.
+    """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset, broadcasting.
 
-    m, v = rt.nn.moments(x, [0]); rt.nn.batch_normalization(x, m, v, None, None, 1e-3)"""
+    Computed as TensorFlow does: x * inv + (offset - mean * inv).
+
+    Args:
+      x: a floating tensor.
+      mean: the mean (broadcastable to x).
+      variance: the variance (broadcastable to x).
+      offset: the shift (beta) added, or None.
+      scale: the scale (gamma) multiplied, or None.
+      variance_epsilon: a small float added to the variance.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> x = rt.constant([[1.0, 2.0], [3.0, 6.0]])
+    >>> m, v = rt.nn.moments(x, [0])
+    >>> print(rt.nn.batch_normalization(x, m, v, None, None, 0.0))
+    rt.Tensor(
+    [[-1. -1.]
+     [ 1.  1.]], shape=(2, 2), dtype=float32)
+    """
     x = _tensor(x, "batch_normalization")
     mean, variance = (convert_to_tensor(t, dtype=x.dtype) for t in (mean, variance))
     inv = _c(1, x) / sqrt(variance + _c(variance_epsilon, x))
@@ -264,10 +408,21 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon,
 
 
 def l2_normalize(x, axis=None, epsilon: float = 1e-12, name: Optional[str] = None, dim=None):
-    """x / sqrt(max(reduce_sum(x ** 2, axis), epsilon)): unit L2 norm along `axis` (all
-    axes when None).
+    """x / sqrt(max(reduce_sum(x ** 2, axis), epsilon)): unit L2 norm along `axis`.
 
-    rt.nn.l2_normalize([3.0, 4.0])   # [0.6, 0.8]"""
+    Args:
+      x: a floating tensor (or what converts to one).
+      axis: an int or list of ints to normalize over; None means all axes.
+      epsilon: the lower bound of the squared norm (avoids dividing by zero).
+      name: an optional name for the op.
+      dim: TensorFlow's deprecated alias for axis.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> print(rt.nn.l2_normalize([3.0, 4.0]))
+    rt.Tensor([0.6 0.8], shape=(2,), dtype=float32)
+    """
     x = _tensor(x, "l2_normalize")
     axis = dim if axis is None else axis
     square_sum = reduce_sum(square(x), axis, keepdims=True)
@@ -275,19 +430,41 @@ def l2_normalize(x, axis=None, epsilon: float = 1e-12, name: Optional[str] = Non
 
 
 def l2_loss(t, name: Optional[str] = None):
-    """sum(t ** 2) / 2, a scalar of t's dtype.
+    """sum(t ** 2) / 2.
 
-    rt.nn.l2_loss([1.0, 2.0])   # 2.5"""
+    Args:
+      t: a floating tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A scalar of t's dtype.
+
+    >>> print(rt.nn.l2_loss([1.0, 2.0]))
+    rt.Tensor(2.5, shape=(), dtype=float32)
+    """
     x = _tensor(t, "L2Loss")
     return reduce_sum(square(x)) * _c(0.5, x)
 
 
 def moments(x, axes, shift=None, keepdims: bool = False, name: Optional[str] = None):
-    """(mean, variance) of x over `axes` (a list of ints); with keepdims the reduced axes
-    stay with size 1. float16 is computed in float32, as in TensorFlow. (`shift` is
-    accepted and unused, as in TensorFlow 2.)
+    """The mean and variance of x over `axes`.
 
-    rt.nn.moments(rt.constant([1.0, 2.0, 3.0, 4.0]), axes=[0])   # (2.5, 1.25)"""
+    With keepdims the reduced axes stay with size 1. float16 is computed in float32, as in
+    TensorFlow. (`shift` is accepted and unused, as in TensorFlow 2.)
+
+    Args:
+      x: a floating tensor (or what converts to one).
+      axes: a list of ints (or one int): the axes to reduce.
+      shift: unused.
+      keepdims: keep the reduced axes with size 1.
+      name: an optional name for the op.
+
+    Returns:
+      A tuple (mean, variance) of tensors of x's dtype.
+
+    >>> rt.nn.moments(rt.constant([1.0, 2.0, 3.0, 4.0]), axes=[0])
+    (<rt.Tensor: shape=(), dtype=float32, numpy=2.5>, <rt.Tensor: shape=(), dtype=float32, numpy=1.25>)
+    """
     y = _tensor(x, "moments")
     axes = list(axes) if isinstance(axes, (list, tuple)) else [axes]
     out_dtype = y.dtype
@@ -301,10 +478,27 @@ def moments(x, axes, shift=None, keepdims: bool = False, name: Optional[str] = N
 
 
 def bias_add(value, bias, data_format: Optional[str] = None, name: Optional[str] = None):
-    """value + bias, with the 1-D `bias` added along the channel axis: the last one
-    (data_format None, "NHWC", "N...C"), or axis 1 ("NCHW", "NC...").
+    """value + bias, with the 1-D `bias` added along the channel axis.
 
-    rt.nn.bias_add([[1.0, 2.0]], [10.0, 20.0])   # [[11., 22.]]"""
+    The channel axis is the last one (data_format None, "NHWC", "N...C") or axis 1 ("NCHW",
+    "NC...").
+
+    Args:
+      value: a tensor of rank >= 2.
+      bias: a 1-D tensor of value's dtype, as long as value's channel axis.
+      data_format: None, "NHWC", "N...C", "NCHW" or "NC...".
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of value's shape and dtype.
+
+    Raises:
+      TypeError: when the dtypes differ.
+      ValueError: for a bad data_format, ranks or a channel count mismatch.
+
+    >>> print(rt.nn.bias_add([[1.0, 2.0]], [10.0, 20.0]))
+    rt.Tensor([[11. 22.]], shape=(1, 2), dtype=float32)
+    """
     v = convert_to_tensor(value)
     b = convert_to_tensor(bias, dtype=v.dtype) if not isinstance(bias, Tensor) else bias
     if b.dtype is not v.dtype:
@@ -339,11 +533,22 @@ def _same_dtype(labels, logits):
 
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
                                              name: Optional[str] = None):
-    """The cross-entropy of softmax(logits) against integer class `labels`:
-    logsumexp(logits) - logits[label], per example (labels' shape, logits' dtype). Labels
-    outside [0, num_classes) raise InvalidArgumentError when the graph runs.
+    """The cross-entropy of softmax(logits) against integer class `labels`.
 
-    rt.nn.sparse_softmax_cross_entropy_with_logits([0], [[2.0, 0.0]])   # [0.127]"""
+    logsumexp(logits) - logits[label], per example. Labels outside [0, num_classes) raise
+    InvalidArgumentError when the graph runs.
+
+    Args:
+      labels: int32 or int64 class indices, of logits' shape without its last axis.
+      logits: a floating tensor [..., num_classes].
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of labels' shape and logits' dtype.
+
+    >>> print(rt.nn.sparse_softmax_cross_entropy_with_logits([0], [[2.0, 0.0]]))
+    rt.Tensor([0.12692805], shape=(1,), dtype=float32)
+    """
     x = _tensor(logits, "SparseSoftmaxCrossEntropyWithLogits")
     y = convert_to_tensor(labels)
     if y.dtype not in (dtypes.int32, dtypes.int64):
@@ -373,11 +578,23 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
 
 def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
                                       name: Optional[str] = None):
-    """-reduce_sum(labels * log_softmax(logits), axis): the cross-entropy against a
-    probability distribution `labels` (same shape and dtype as logits). Gradients flow
-    into both.
+    """-reduce_sum(labels * log_softmax(logits), axis): cross-entropy against a distribution.
 
-    rt.nn.softmax_cross_entropy_with_logits([[1.0, 0.0]], [[2.0, 0.0]])   # [0.127]"""
+    `labels` is a probability distribution of logits' shape and dtype. Gradients flow into
+    both.
+
+    Args:
+      labels: a tensor of logits' shape (each slice along `axis` a distribution).
+      logits: a floating tensor.
+      axis: the class axis (default -1).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of logits' shape without `axis`, of logits' dtype.
+
+    >>> print(rt.nn.softmax_cross_entropy_with_logits([[1.0, 0.0]], [[2.0, 0.0]]))
+    rt.Tensor([0.12692805], shape=(1,), dtype=float32)
+    """
     x = _tensor(logits, "SoftmaxCrossEntropyWithLogits")
     y, x = _same_dtype(labels, x)
     if x.shape.rank is not None and y.shape.rank is not None and \
@@ -389,10 +606,21 @@ def softmax_cross_entropy_with_logits(labels, logits, axis: int = -1,
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name: Optional[str] = None):
-    """The elementwise cross-entropy of sigmoid(logits) against `labels` in [0, 1], in
-    TensorFlow's stable form max(x, 0) - x * z + log(1 + exp(-|x|)).
+    """The elementwise cross-entropy of sigmoid(logits) against `labels` in [0, 1].
 
-    rt.nn.sigmoid_cross_entropy_with_logits([1.0], [0.0])   # [0.693]"""
+    TensorFlow's stable form: max(x, 0) - x * z + log(1 + exp(-|x|)).
+
+    Args:
+      labels: a tensor of logits' shape, values in [0, 1].
+      logits: a floating tensor.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of logits' shape and dtype.
+
+    >>> print(rt.nn.sigmoid_cross_entropy_with_logits([1.0], [0.0]))
+    rt.Tensor([0.6931472], shape=(1,), dtype=float32)
+    """
     x = _tensor(logits, "SigmoidCrossEntropyWithLogits")
     z, x = _same_dtype(labels, x)
     if x.shape.rank is not None and z.shape.rank is not None and \
@@ -460,13 +688,35 @@ def _nhwc(x, channel_index, op):
 
 def conv2d(input, filters, strides, padding, data_format: str = "NHWC",  # noqa: A002
            dilations=None, name: Optional[str] = None):
-    """2-D convolution (cross-correlation, as TensorFlow's) of `input` [batch, height,
-    width, in_channels] with `filters` [height, width, in_channels, out_channels].
-    `strides` and `dilations`: an int or a list of 1, 2 or 4 ints; `padding`: "SAME"
-    (output size ceil(in / stride), extra padding after), "VALID" (no padding) or explicit
-    [[0, 0], [top, bottom], [left, right], [0, 0]]. data_format "NCHW" is transposed.
+    """2-D convolution (cross-correlation, as TensorFlow's).
 
-    rt.nn.conv2d(rt.ones([1, 3, 3, 1]), rt.ones([2, 2, 1, 1]), 1, "VALID")   # all 4.0"""
+    `padding` "SAME" gives output size ceil(in / stride) (extra padding after), "VALID" no
+    padding, or explicit [[0, 0], [top, bottom], [left, right], [0, 0]]. data_format "NCHW"
+    is transposed to NHWC and back.
+
+    Args:
+      input: a tensor [batch, height, width, in_channels] (NHWC).
+      filters: a tensor [height, width, in_channels, out_channels] of input's dtype.
+      strides: an int or a list of 1, 2 or 4 ints.
+      padding: "SAME", "VALID" or explicit pairs.
+      data_format: "NHWC" (default) or "NCHW".
+      dilations: an int or a list of 1, 2 or 4 ints (default 1).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor [batch, out_height, out_width, out_channels] of input's dtype.
+
+    Raises:
+      InvalidArgumentError: for strides or dilations < 1, or non-1 batch/depth strides.
+
+    >>> y = rt.nn.conv2d(rt.ones([1, 3, 3, 1]), rt.ones([2, 2, 1, 1]), 1, "VALID")
+    >>> y.shape
+    TensorShape([1, 2, 2, 1])
+    >>> print(y[0, :, :, 0])
+    rt.Tensor(
+    [[4. 4.]
+     [4. 4.]], shape=(2, 2), dtype=float32)
+    """
     ci = _format(data_format, "Conv2D")
     x = convert_to_tensor(input)
     w = convert_to_tensor(filters, dtype=x.dtype) if not isinstance(filters, Tensor) else filters
@@ -493,21 +743,58 @@ def _pool(opdef, opname, input, ksize, strides, padding, data_format, name):  # 
 
 def max_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noqa: A002
                name: Optional[str] = None):
-    """The maximum of each ksize window of `input` [batch, height, width, channels],
-    moved by `strides`; `padding` "SAME" or "VALID" (padding never wins the maximum).
+    """The maximum of each ksize window of `input`, moved by `strides`.
 
-    rt.nn.max_pool2d(rt.reshape(rt.range(16.0), [1, 4, 4, 1]), 2, 2, "VALID")
-    # [[[[5.], [7.]], [[13.], [15.]]]]"""
+    Padding ("SAME") never wins the maximum.
+
+    Args:
+      input: a tensor [batch, height, width, channels] (NHWC).
+      ksize: the window size: an int or a list of 1, 2 or 4 ints.
+      strides: an int or a list of 1, 2 or 4 ints.
+      padding: "SAME" or "VALID".
+      data_format: "NHWC" (default) or "NCHW".
+      name: an optional name for the op.
+
+    Returns:
+      A tensor [batch, out_height, out_width, channels] of input's dtype.
+
+    >>> x = rt.reshape(rt.range(16.0), [1, 4, 4, 1])
+    >>> print(rt.nn.max_pool2d(x, 2, 2, "VALID")[0, :, :, 0])
+    rt.Tensor(
+    [[ 5.  7.]
+     [13. 15.]], shape=(2, 2), dtype=float32)
+    """
     return _pool(nn_ops.MAX_POOL, "MaxPool", input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noqa: A002
                name: Optional[str] = None):
-    """The mean of each ksize window of `input` [batch, height, width, channels]; with
-    "SAME" padding a window's mean is over its input values only (padding is not counted),
-    as in TensorFlow.
+    """The mean of each ksize window of `input`, moved by `strides`.
 
-    rt.nn.avg_pool2d(rt.ones([1, 3, 3, 1]), 2, 2, "SAME")   # all 1.0"""
+    With "SAME" padding a window's mean is over its input values only (padding is not
+    counted), as in TensorFlow.
+
+    Args:
+      input: a tensor [batch, height, width, channels] (NHWC).
+      ksize: the window size: an int or a list of 1, 2 or 4 ints.
+      strides: an int or a list of 1, 2 or 4 ints.
+      padding: "SAME" or "VALID".
+      data_format: "NHWC" (default) or "NCHW".
+      name: an optional name for the op.
+
+    Returns:
+      A tensor [batch, out_height, out_width, channels] of input's dtype.
+
+    >>> x = rt.reshape(rt.range(16.0), [1, 4, 4, 1])
+    >>> print(rt.nn.avg_pool2d(x, 2, 2, "VALID")[0, :, :, 0])
+    rt.Tensor(
+    [[ 2.5  4.5]
+     [10.5 12.5]], shape=(2, 2), dtype=float32)
+    >>> print(rt.nn.avg_pool2d(rt.ones([1, 3, 3, 1]), 2, 2, "SAME")[0, :, :, 0])
+    rt.Tensor(
+    [[1. 1.]
+     [1. 1.]], shape=(2, 2), dtype=float32)
+    """
     return _pool(nn_ops.AVG_POOL, "AvgPool", input, ksize, strides, padding, data_format, name)
 
 
