@@ -30,10 +30,19 @@ def _named(t, name):
 def matrix_transpose(a, name: Optional[str] = None, conjugate: bool = False):
     """`a` with its last two dimensions swapped (tf.linalg.matrix_transpose).
 
-    Args: a, a tensor of known rank >= 2; conjugate, accepted for TensorFlow's signature
-    (the runtime has no complex dtypes). Returns a tensor of shape [..., n, m].
+    Args:
+      a: a tensor of known rank >= 2.
+      name: an optional name for the op.
+      conjugate: accepted for TensorFlow's signature (the runtime has no complex dtypes).
 
-        rt.linalg.matrix_transpose(rt.ones([2, 3, 4])).shape   # [2, 4, 3]
+    Returns:
+      A tensor of shape [..., n, m] for `a` of shape [..., m, n].
+
+    Raises:
+      ValueError: when a's rank is unknown or below 2.
+
+    >>> rt.linalg.matrix_transpose(rt.ones([2, 3, 4])).shape
+    TensorShape([2, 4, 3])
     """
     x = convert_to_tensor(a)
     rank = x.shape.rank
@@ -50,11 +59,31 @@ transpose = matrix_transpose
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, output_type=None, name: Optional[str] = None):
-    """The matrix product of `a` and `b` (tf.linalg.matmul), batched over leading
-    dimensions. adjoint_* equal transpose_* (no complex dtypes); output_type, when given,
-    must be the operands' dtype.
+    """The matrix product of `a` and `b` (tf.linalg.matmul), batched over leading dimensions.
 
-        rt.linalg.matmul([[1., 2.]], [[3.], [4.]])   # [[11.]]
+    adjoint_* equal transpose_* (no complex dtypes); the *_is_sparse hints are ignored.
+
+    Args:
+      a: a tensor [..., M, K].
+      b: a tensor [..., K, N] of a's dtype.
+      transpose_a: transpose a's last two dimensions first.
+      transpose_b: transpose b's last two dimensions first.
+      adjoint_a: the same as transpose_a.
+      adjoint_b: the same as transpose_b.
+      a_is_sparse: ignored.
+      b_is_sparse: ignored.
+      output_type: when given, must be the operands' dtype.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor [..., M, N] of the operands' dtype.
+
+    Raises:
+      ValueError: when both transpose_x and adjoint_x are set.
+      TypeError: when output_type is not the operands' dtype.
+
+    >>> print(rt.linalg.matmul([[1., 2.]], [[3.], [4.]]))
+    rt.Tensor([[11.]], shape=(1, 1), dtype=float32)
     """
     if transpose_a and adjoint_a or transpose_b and adjoint_b:
         raise ValueError("Only one of transpose_a and adjoint_a (and of transpose_b and "
@@ -69,10 +98,22 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
            name: Optional[str] = None):
-    """The matrix-vector product a @ b (tf.linalg.matvec): a of shape [..., M, N], b of
-    shape [..., N]; the result has shape [..., M].
+    """The matrix-vector product a @ b (tf.linalg.matvec).
 
-        rt.linalg.matvec([[1., 2.], [3., 4.]], [1., 1.])   # [3., 7.]
+    Args:
+      a: a tensor [..., M, N].
+      b: a tensor [..., N] of a's dtype.
+      transpose_a: use a's transpose ([..., N, M]).
+      adjoint_a: the same as transpose_a.
+      a_is_sparse: ignored.
+      b_is_sparse: ignored.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor [..., M].
+
+    >>> print(rt.linalg.matvec([[1., 2.], [3., 4.]], [1., 1.]))
+    rt.Tensor([3. 7.], shape=(2,), dtype=float32)
     """
     if transpose_a and adjoint_a:
         raise ValueError("Only one of transpose_a and adjoint_a can be True")
@@ -85,9 +126,22 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
 
 def inv(input, adjoint: bool = False, name: Optional[str] = None):  # noqa: A002
     """The inverse of a square matrix, or of each in a batch [..., M, M] (tf.linalg.inv).
-    A singular matrix raises InvalidArgumentError.
 
-        rt.linalg.inv([[2., 0.], [0., 4.]])   # [[0.5, 0.], [0., 0.25]]
+    Args:
+      input: a floating tensor [..., M, M].
+      adjoint: invert the transposed matrix.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of input's shape and dtype.
+
+    Raises:
+      InvalidArgumentError: for a singular matrix.
+
+    >>> print(rt.linalg.inv([[2., 0.], [0., 4.]]))
+    rt.Tensor(
+    [[0.5  0.  ]
+     [0.   0.25]], shape=(2, 2), dtype=float32)
     """
     x = convert_to_tensor(input)
     if adjoint:
@@ -96,20 +150,40 @@ def inv(input, adjoint: bool = False, name: Optional[str] = None):  # noqa: A002
 
 
 def det(input, name: Optional[str] = None):  # noqa: A002
-    """The determinant of a square matrix, or of each in a batch (tf.linalg.det): shape
-    [..., M, M] gives shape [...].
+    """The determinant of a square matrix, or of each in a batch (tf.linalg.det).
 
-        rt.linalg.det([[1., 2.], [3., 4.]])   # -2.
+    Args:
+      input: a floating tensor [..., M, M].
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of shape [...] of input's dtype.
+
+    >>> print(rt.linalg.det([[1., 2.], [3., 4.]]))
+    rt.Tensor(-2.0, shape=(), dtype=float32)
     """
     return apply_op(MATRIX_DETERMINANT, [convert_to_tensor(input)], name=name)
 
 
 def solve(matrix, rhs, adjoint: bool = False, name: Optional[str] = None):
-    """X with matrix @ X = rhs (tf.linalg.solve): matrix [..., M, M], rhs [..., M, K]
-    (the same leading dimensions); adjoint=True solves with the transposed matrix. A
-    singular matrix raises InvalidArgumentError.
+    """X with matrix @ X = rhs (tf.linalg.solve).
 
-        rt.linalg.solve([[2., 0.], [0., 4.]], [[2.], [4.]])   # [[1.], [1.]]
+    Args:
+      matrix: a floating tensor [..., M, M].
+      rhs: a tensor [..., M, K] with the same leading dimensions.
+      adjoint: solve with the transposed matrix.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of rhs's shape.
+
+    Raises:
+      InvalidArgumentError: for a singular matrix.
+
+    >>> print(rt.linalg.solve([[2., 0.], [0., 4.]], [[2.], [4.]]))
+    rt.Tensor(
+    [[1.]
+     [1.]], shape=(2, 1), dtype=float32)
     """
     a, b = math_ops.binary_operands(matrix, rhs)
     if adjoint:
@@ -118,21 +192,49 @@ def solve(matrix, rhs, adjoint: bool = False, name: Optional[str] = None):
 
 
 def cholesky(input, name: Optional[str] = None):  # noqa: A002
-    """The lower-triangular L with L @ L^T = input, for a symmetric positive definite
-    matrix or a batch of them (tf.linalg.cholesky; only the lower triangle is read). A
-    matrix that is not positive definite raises InvalidArgumentError.
+    """The lower-triangular L with L @ L^T = input (tf.linalg.cholesky).
 
-        rt.linalg.cholesky([[4., 2.], [2., 2.]])   # [[2., 0.], [1., 1.]]
+    For a symmetric positive definite matrix or a batch of them; only the lower triangle is
+    read.
+
+    Args:
+      input: a floating tensor [..., M, M].
+      name: an optional name for the op.
+
+    Returns:
+      A lower-triangular tensor of input's shape and dtype.
+
+    Raises:
+      InvalidArgumentError: for a matrix that is not positive definite.
+
+    >>> print(rt.linalg.cholesky([[4., 2.], [2., 2.]]))
+    rt.Tensor(
+    [[2. 0.]
+     [1. 1.]], shape=(2, 2), dtype=float32)
     """
     return apply_op(CHOLESKY, [convert_to_tensor(input)], name=name)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32,
         name: Optional[str] = None):
-    """An identity matrix [num_rows, num_columns] (tf.eye / tf.linalg.eye), repeated over
-    `batch_shape` when given.
+    """An identity matrix [num_rows, num_columns] (tf.eye / tf.linalg.eye).
 
-        rt.linalg.eye(2, batch_shape=[3]).shape   # [3, 2, 2]
+    Args:
+      num_rows: the number of rows.
+      num_columns: the number of columns (default num_rows).
+      batch_shape: an optional list of leading dimensions to repeat the matrix over.
+      dtype: the result's dtype (default float32).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor [*batch_shape, num_rows, num_columns].
+
+    >>> print(rt.linalg.eye(2))
+    rt.Tensor(
+    [[1. 0.]
+     [0. 1.]], shape=(2, 2), dtype=float32)
+    >>> rt.linalg.eye(2, batch_shape=[3]).shape
+    TensorShape([3, 2, 2])
     """
     m = makers.eye(num_rows, num_columns, dtype=dtype)
     if batch_shape is None:
@@ -156,11 +258,27 @@ def _no_band(k, what):
 
 def diag(diagonal, name: Optional[str] = None, k=0, num_rows=-1, num_cols=-1,
          padding_value=0, align="RIGHT_LEFT"):
-    """A (batch of) square matrix with `diagonal` on its main diagonal and zeros elsewhere
-    (tf.linalg.diag): shape [..., N] gives [..., N, N]. Only k=0 and the default sizes
-    and padding are supported.
+    """A (batch of) square matrix with `diagonal` on its main diagonal and zeros elsewhere.
 
-        rt.linalg.diag([1., 2.])   # [[1., 0.], [0., 2.]]
+    As tf.linalg.diag; only k=0 and the default num_rows, num_cols and padding_value are
+    supported (others raise ValueError); align does not matter for the main diagonal.
+
+    Args:
+      diagonal: a tensor [..., N].
+      name: an optional name for the op.
+      k: the diagonal offset (only 0).
+      num_rows: only the default -1 (N).
+      num_cols: only the default -1.
+      padding_value: only the default 0.
+      align: ignored (it matters only off the main diagonal).
+
+    Returns:
+      A tensor [..., N, N] of diagonal's dtype.
+
+    >>> print(rt.linalg.diag([1., 2.]))
+    rt.Tensor(
+    [[1. 0.]
+     [0. 2.]], shape=(2, 2), dtype=float32)
     """
     _no_band(k, "diag")
     if num_rows != -1 or num_cols != -1 or padding_value != 0:
@@ -179,10 +297,20 @@ def diag(diagonal, name: Optional[str] = None, k=0, num_rows=-1, num_cols=-1,
 
 def diag_part(input, name: Optional[str] = None, k=0, padding_value=0,  # noqa: A002
               align="RIGHT_LEFT"):
-    """The main diagonal of a (batch of) matrix (tf.linalg.diag_part): shape [..., M, N]
-    gives [..., min(M, N)].
+    """The main diagonal of a (batch of) matrix (tf.linalg.diag_part).
 
-        rt.linalg.diag_part([[1., 2.], [3., 4.]])   # [1., 4.]
+    Args:
+      input: a tensor [..., M, N].
+      name: an optional name for the op.
+      k: the diagonal offset (only 0).
+      padding_value: ignored (no padding on the main diagonal).
+      align: ignored (it matters only off the main diagonal).
+
+    Returns:
+      A tensor [..., min(M, N)] of input's dtype.
+
+    >>> print(rt.linalg.diag_part([[1., 2.], [3., 4.]]))
+    rt.Tensor([1. 4.], shape=(2,), dtype=float32)
     """
     _no_band(k, "diag_part")
     x = convert_to_tensor(input)
@@ -213,10 +341,17 @@ def diag_part(input, name: Optional[str] = None, k=0, padding_value=0,  # noqa: 
 
 
 def trace(x, name: Optional[str] = None):
-    """The sum of the main diagonal of a (batch of) matrix (tf.linalg.trace): shape
-    [..., M, N] gives [...].
+    """The sum of the main diagonal of a (batch of) matrix (tf.linalg.trace).
 
-        rt.linalg.trace([[1., 2.], [3., 4.]])   # 5.
+    Args:
+      x: a tensor [..., M, N].
+      name: an optional name for the op.
+
+    Returns:
+      A tensor [...] of x's dtype.
+
+    >>> print(rt.linalg.trace([[1., 2.], [3., 4.]]))
+    rt.Tensor(5.0, shape=(), dtype=float32)
     """
     return reduce_ops.reduce_sum(diag_part(x), axis=-1, name=name)
 
@@ -229,12 +364,22 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None,  # noqa: A002
          name: Optional[str] = None):
     """A vector or matrix norm (tf.norm / tf.linalg.norm).
 
-    Args: tensor, a float tensor; ord, 'euclidean' (default: the 2-norm of vectors, the
-    Frobenius norm of matrices), 'fro', 1, 2, np.inf, or any p > 0 for vectors; axis,
-    None (the whole tensor as one vector), an int (vectors along it) or a pair of ints
-    (matrices over them); keepdims, keep the reduced dimensions as size 1.
+    Args:
+      tensor: a floating tensor.
+      ord: 'euclidean' (default: the 2-norm of vectors, the Frobenius norm of matrices),
+        'fro', 1, 2, np.inf, or any p > 0 for vectors.
+      axis: None (the whole tensor as one vector), an int (vectors along it) or a pair of
+        ints (matrices over them).
+      keepdims: keep the reduced dimensions as size 1.
+      name: an optional name for the op.
 
-        rt.norm([3., 4.])   # 5.
+    Returns:
+      A tensor of tensor's dtype, its shape without the reduced axes.
+
+    >>> print(rt.norm([3., 4.]))
+    rt.Tensor(5.0, shape=(), dtype=float32)
+    >>> print(rt.norm([[1., 2.], [3., 4.]], ord=1, axis=[0, 1]))
+    rt.Tensor(6.0, shape=(), dtype=float32)
     """
     x = convert_to_tensor(tensor)
     keepdims = bool(keepdims)
