@@ -7,13 +7,40 @@ _run_eagerly = False
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
-    """With True, every `rt.function` runs its Python code eagerly instead of a graph
-    (for debugging: see where graph and eager behaviour differ)."""
+    """With True, every `rt.function` runs its Python code eagerly instead of a graph.
+
+    For debugging: see where graph and eager behaviour differ (a Python `print` runs on
+    every call, not only while tracing). The switch is global; False restores graphs.
+
+    Args:
+      run_eagerly: a bool.
+
+    Returns:
+      None.
+
+    >>> @rt.function
+    ... def f(x):
+    ...     print("python ran")
+    ...     return x + 1
+    >>> rt.config.run_functions_eagerly(True)
+    >>> print(f(rt.constant(1)))
+    python ran
+    rt.Tensor(2, shape=(), dtype=int32)
+    >>> rt.config.run_functions_eagerly(False)
+    """
     global _run_eagerly
     _run_eagerly = bool(run_eagerly)
 
 
 def functions_run_eagerly() -> bool:
+    """Whether `rt.function`s run eagerly (set by rt.config.run_functions_eagerly).
+
+    Returns:
+      A bool (False by default).
+
+    >>> rt.config.functions_run_eagerly()
+    False
+    """
     return _run_eagerly
 
 
@@ -21,14 +48,36 @@ _optimize_graphs = True
 
 
 def optimize_graphs(enabled: bool) -> None:
-    """With False, concrete functions compiled from now on run their graphs as traced,
-    without the optimisation passes (runtime/optimize): to check whether the passes change
-    a result, or to time them."""
+    """Switches the graph optimisation passes on or off for functions compiled from now on.
+
+    With False, concrete functions compiled from now on run their graphs as traced, without
+    the optimisation passes (runtime/optimize): to check whether the passes change a result,
+    or to time them.
+
+    Args:
+      enabled: a bool (True by default).
+
+    Returns:
+      None.
+
+    >>> rt.config.optimize_graphs(False)
+    >>> rt.config.graphs_optimized()
+    False
+    >>> rt.config.optimize_graphs(True)
+    """
     global _optimize_graphs
     _optimize_graphs = bool(enabled)
 
 
 def graphs_optimized() -> bool:
+    """Whether graphs compiled from now on get the optimisation passes (see optimize_graphs).
+
+    Returns:
+      A bool (True by default).
+
+    >>> rt.config.graphs_optimized()
+    True
+    """
     return _optimize_graphs
 
 
@@ -39,21 +88,49 @@ _filter_tracebacks = os.environ.get("RUNTIME_TRACEBACK_FILTERING", "on").strip()
 
 
 def disable_traceback_filtering() -> None:
-    """Show every frame in errors from `rt.function`, the runtime's and autograph's too
-    (they are hidden by default: see runtime/traceback_filter.py; the environment
-    variable RUNTIME_TRACEBACK_FILTERING=off does the same from the start)."""
+    """Show every frame in errors from `rt.function`, the runtime's and autograph's too.
+
+    They are hidden by default (see runtime/traceback_filter.py); the environment variable
+    RUNTIME_TRACEBACK_FILTERING=off does the same from the start.
+
+    Returns:
+      None.
+
+    >>> rt.debugging.disable_traceback_filtering()
+    >>> rt.debugging.is_traceback_filtering_enabled()
+    False
+    >>> rt.debugging.enable_traceback_filtering()
+    """
     global _filter_tracebacks
     _filter_tracebacks = False
 
 
 def enable_traceback_filtering() -> None:
-    """Hide the runtime's and autograph's frames in errors from `rt.function` (the
-    default)."""
+    """Hide the runtime's and autograph's frames in errors from `rt.function` (the default).
+
+    Returns:
+      None.
+
+    >>> rt.debugging.enable_traceback_filtering()
+    >>> rt.debugging.is_traceback_filtering_enabled()
+    True
+    """
     global _filter_tracebacks
     _filter_tracebacks = True
 
 
 def traceback_filtering_enabled() -> bool:
+    """Whether errors from `rt.function` hide the runtime's and autograph's frames.
+
+    Also exported as rt.debugging.is_traceback_filtering_enabled.
+
+    Returns:
+      A bool: True unless disabled (by disable_traceback_filtering or the environment
+      variable RUNTIME_TRACEBACK_FILTERING=off).
+
+    >>> rt.debugging.is_traceback_filtering_enabled()
+    True
+    """
     return _filter_tracebacks
 
 
