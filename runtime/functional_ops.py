@@ -80,12 +80,31 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations: Optional[int] =
            name: Optional[str] = None, fn_output_signature=None):
     """`fn` applied to each element of `elems` along its first axis; the results stacked.
 
-    `elems`: a tensor or a nest of tensors with the same first dimension (`fn` gets the
-    element in the same nest). `fn_output_signature` (or the older `dtype`): a DType,
-    TensorSpec or nest of them, needed when `fn`'s output differs in structure or dtype
-    from `elems`. In a graph this is one while loop.
+    `elems` is a tensor or a nest of tensors with the same first dimension (`fn` gets the
+    element in the same nest). `fn_output_signature` (or the older `dtype`) is needed when
+    `fn`'s output differs in structure or dtype from `elems`. Eagerly `fn` runs once per
+    element; in a graph this is one while loop.
 
-        rt.map_fn(lambda x: x * x, rt.constant([1, 2, 3]))   # [1, 4, 9]
+    Args:
+      fn: a callable taking one element (a nest like `elems`).
+      elems: a tensor or a nest of tensors, unstacked along their first axis.
+      dtype: the older name of fn_output_signature.
+      parallel_iterations: accepted for TensorFlow's signature; unused.
+      back_prop: accepted for TensorFlow's signature; unused.
+      swap_memory: accepted for TensorFlow's signature; unused.
+      infer_shape: whether the stacked results must all have one shape.
+      name: an optional name for the loop.
+      fn_output_signature: a DType, TensorSpec or nest of them: fn's output per element.
+
+    Returns:
+      A tensor (or nest of them, shaped like fn's output) with the results stacked along a
+      new first axis.
+
+    >>> print(rt.map_fn(lambda x: x * x, rt.constant([1, 2, 3])))
+    rt.Tensor([1 4 9], shape=(3,), dtype=int32)
+    >>> print(rt.map_fn(lambda x: rt.cast(x, rt.float32) / 2, rt.constant([1, 2, 3]),
+    ...                 fn_output_signature=rt.float32))
+    rt.Tensor([0.5 1.  1.5], shape=(3,), dtype=float32)
     """
     signature = fn_output_signature if fn_output_signature is not None else dtype
     leaves = _leaves(elems)
@@ -179,22 +198,55 @@ def _scan(fn, elems, initializer, reverse: bool, keep_all: bool, name):
 def scan(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
          back_prop: bool = True, swap_memory: bool = False, infer_shape: bool = True,
          reverse: bool = False, name: Optional[str] = None):
-    """The running accumulation `a = fn(a, x)` over the elements `x` of `elems` (first
-    axis), every `a` stacked. Without `initializer` the first element starts `a` (and is
-    the first result). `reverse=True` goes from the last element. One while loop in a
-    graph.
+    """The running accumulation `a = fn(a, x)` over the elements `x` of `elems`, every `a` stacked.
 
-        rt.scan(lambda a, x: a + x, rt.constant([1, 2, 3, 4]))   # [1, 3, 6, 10]
+    Elements are taken along the first axis. Without `initializer` the first element starts
+    `a` (and is the first result). `reverse=True` goes from the last element (results keep
+    the elements' order). One while loop in a graph.
+
+    Args:
+      fn: a callable (a, x) -> new a, keeping a's structure and dtypes.
+      elems: a tensor or a nest of tensors, unstacked along their first axis.
+      initializer: the first `a` (a tensor or nest); default the first element.
+      parallel_iterations: accepted for TensorFlow's signature; unused.
+      back_prop: accepted for TensorFlow's signature; unused.
+      swap_memory: accepted for TensorFlow's signature; unused.
+      infer_shape: accepted for TensorFlow's signature; unused.
+      reverse: scan from the last element to the first.
+      name: an optional name for the loop.
+
+    Returns:
+      The stacked values of `a` (a nest like `a`), one per element.
+
+    >>> print(rt.scan(lambda a, x: a + x, rt.constant([1, 2, 3, 4])))
+    rt.Tensor([ 1  3  6 10], shape=(4,), dtype=int32)
+    >>> print(rt.scan(lambda a, x: a + x, rt.constant([1, 2, 3, 4]), initializer=10,
+    ...               reverse=True))
+    rt.Tensor([20 19 17 14], shape=(4,), dtype=int32)
     """
     return _scan(fn, elems, initializer, reverse, True, name)
 
 
 def foldl(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
           back_prop: bool = True, swap_memory: bool = False, name: Optional[str] = None):
-    """The accumulation `a = fn(a, x)` over the elements of `elems` from the first; the
-    last `a`. Without `initializer` the first element starts `a`.
+    """The accumulation `a = fn(a, x)` over the elements of `elems` from the first; the last `a`.
 
-        rt.foldl(lambda a, x: a * x, rt.constant([1, 2, 3, 4]))   # 24
+    Without `initializer` the first element starts `a`.
+
+    Args:
+      fn: a callable (a, x) -> new a, keeping a's structure and dtypes.
+      elems: a tensor or a nest of tensors, unstacked along their first axis.
+      initializer: the first `a`; default the first element.
+      parallel_iterations: accepted for TensorFlow's signature; unused.
+      back_prop: accepted for TensorFlow's signature; unused.
+      swap_memory: accepted for TensorFlow's signature; unused.
+      name: an optional name for the loop.
+
+    Returns:
+      The final `a` (a tensor or nest like it).
+
+    >>> print(rt.foldl(lambda a, x: a * x, rt.constant([1, 2, 3, 4])))
+    rt.Tensor(24, shape=(), dtype=int32)
     """
     return _scan(fn, elems, initializer, False, False, name)
 
@@ -203,19 +255,52 @@ def foldr(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
           back_prop: bool = True, swap_memory: bool = False, name: Optional[str] = None):
     """As `foldl`, from the last element to the first.
 
-        rt.foldr(lambda a, x: a - x, rt.constant([1, 2, 3]), initializer=10)   # 4
+    Args:
+      fn: a callable (a, x) -> new a, keeping a's structure and dtypes.
+      elems: a tensor or a nest of tensors, unstacked along their first axis.
+      initializer: the first `a`; default the last element.
+      parallel_iterations: accepted for TensorFlow's signature; unused.
+      back_prop: accepted for TensorFlow's signature; unused.
+      swap_memory: accepted for TensorFlow's signature; unused.
+      name: an optional name for the loop.
+
+    Returns:
+      The final `a` (a tensor or nest like it).
+
+    >>> print(rt.foldr(lambda a, x: a - x, rt.constant([1, 2, 3]), initializer=10))
+    rt.Tensor(4, shape=(), dtype=int32)
     """
     return _scan(fn, elems, initializer, True, False, name)
 
 
 def switch_case(branch_index, branch_fns, default: Optional[Callable] = None,
                 name: Optional[str] = None):
-    """`branch_fns[branch_index]()`: the branch the int32 scalar `branch_index` picks
-    (`branch_fns` a list, or a dict or pairs {int: callable}); an index no branch has runs
-    `default`, or the last branch when there is no default. A tensor index stages a chain
-    of conds (each branch traced once).
+    """`branch_fns[branch_index]()`: the branch the integer scalar `branch_index` picks.
 
-        rt.switch_case(rt.constant(1), [lambda: 10, lambda: 20, lambda: 30])   # 20
+    An index no branch has runs `default`, or the last branch when there is no default. A
+    Python int (or an eager tensor) calls the one branch and returns its result as it is; a
+    tensor index in a graph stages a chain of conds (each branch traced once).
+
+    Args:
+      branch_index: an int or an integer scalar tensor.
+      branch_fns: a list of callables, or a dict or (int, callable) pairs.
+      default: the callable for indices no branch has (default: the last branch).
+      name: an optional name for the conds.
+
+    Returns:
+      What the chosen branch returns.
+
+    Raises:
+      ValueError: with no branches.
+      TypeError: for a branch that is not callable or a non-integer index.
+
+    >>> rt.switch_case(rt.constant(1), [lambda: 10, lambda: 20, lambda: 30])
+    20
+    >>> f = rt.function(lambda i: rt.switch_case(
+    ...     i, {0: lambda: rt.constant(10), 5: lambda: rt.constant(50)},
+    ...     default=lambda: rt.constant(-1)))
+    >>> print(f(rt.constant(5)), f(rt.constant(7)))
+    rt.Tensor(50, shape=(), dtype=int32) rt.Tensor(-1, shape=(), dtype=int32)
     """
     if isinstance(branch_fns, dict):
         pairs = sorted(branch_fns.items())
