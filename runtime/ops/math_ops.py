@@ -14,7 +14,7 @@ from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..core.shapes import TensorShape
 from ..core.graph import current_graph
 from ..core.tensor import EagerTensor, Tensor
-from . import shape_utils
+from . import math_docs, shape_utils
 from .broadcast_ops import sum_to
 from .core import OpDef, apply_op, constant_value, convert_to_tensor, ones_like, zeros_like
 
@@ -210,16 +210,29 @@ def _fits(value, dtype) -> bool:
     return False
 
 
+_PUBLIC_NAMES = {row[0]: row[1] for row in UNARY_TABLE + BINARY_TABLE}
+
+
+def _named(fn, public_name: str, doc: str):
+    fn.__name__ = fn.__qualname__ = public_name
+    fn.__doc__ = doc
+    return fn
+
+
 def _make_unary(opdef):
+    public_name = _PUBLIC_NAMES[opdef.name]
+
     def fn(x, name: Optional[str] = None):
         return apply_op(opdef, [convert_to_tensor(x)], name=name)
-    return fn
+    return _named(fn, public_name, math_docs.unary_doc(public_name))
 
 
 def _make_binary(opdef):
+    public_name = _PUBLIC_NAMES[opdef.name]
+
     def fn(x, y, name: Optional[str] = None):
         return apply_op(opdef, list(binary_operands(x, y)), name=name)
-    return fn
+    return _named(fn, public_name, math_docs.binary_doc(public_name))
 
 
 negative = _make_unary(UNARY["Neg"])
@@ -395,6 +408,29 @@ MATMUL.emit = lambda op, args: (None if op.attrs["transpose_a"] or op.attrs["tra
 
 
 def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name: Optional[str] = None):
+    """Matrix product `a @ b` of the innermost two dimensions (the `@` operator).
+
+    Leading (batch) dimensions broadcast. Both operands must have one numeric dtype
+    (else DTypeMismatchError) and rank >= 2; inner dimensions that differ raise
+    InvalidArgumentError.
+
+    Args:
+      a: a tensor of rank >= 2, shape `[..., m, k]` (`[..., k, m]` with transpose_a).
+      b: a tensor of a's dtype, shape `[..., k, n]` (`[..., n, k]` with transpose_b).
+      transpose_a: whether to transpose the last two dimensions of `a` first.
+      transpose_b: whether to transpose the last two dimensions of `b` first.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of shape `[..., m, n]` and a's dtype.
+
+    >>> rt.matmul(rt.constant([[1, 2], [3, 4]]), rt.constant([[1], [1]]))
+    <rt.Tensor: shape=(2, 1), dtype=int32, numpy=
+    array([[3],
+           [7]], dtype=int32)>
+    >>> rt.matmul(rt.ones([2, 3]), rt.ones([2, 3]), transpose_b=True).shape
+    TensorShape([2, 2])
+    """
     a, b = binary_operands(a, b)
     return apply_op(MATMUL, [a, b], {"transpose_a": bool(transpose_a),
                                      "transpose_b": bool(transpose_b)}, name=name)
@@ -439,7 +475,26 @@ WHERE_INDICES = OpDef("Where", _where_indices_infer, _where_indices)
 
 def where(condition, x=None, y=None, name: Optional[str] = None):
     """Elementwise choice `x if condition else y` (broadcasting); with only `condition`,
-    the indices of its True elements."""
+    the indices of its True elements.
+
+    Args:
+      condition: a bool tensor (else InvalidArgumentError).
+      x: the values where `condition` is True (a tensor, or what converts to one).
+      y: the values where it is False, of x's dtype (a Python number adopts it).
+      name: an optional name for the op.
+
+    Returns:
+      With x and y: a tensor of the broadcast shape of the three and x's dtype. With
+      neither: an int64 tensor of shape `[number of True elements, rank of condition]`.
+      Passing only one of x and y raises ValueError.
+
+    >>> rt.where(rt.constant([True, False]), rt.constant([1, 2]), 0)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([1, 0], dtype=int32)>
+    >>> rt.where(rt.constant([[True, False], [False, True]]))
+    <rt.Tensor: shape=(2, 2), dtype=int64, numpy=
+    array([[0, 0],
+           [1, 1]])>
+    """
     c = convert_to_tensor(condition)
     if x is None and y is None:
         return apply_op(WHERE_INDICES, [c], name=name)
@@ -475,6 +530,26 @@ CAST.grad = _cast_grad
 
 
 def cast(x, dtype, name: Optional[str] = None):
+    """Converts `x` to `dtype`, elementwise (numpy's conversion: floats to integers
+    truncate towards zero).
+
+    A tensor that already has `dtype` is returned as is. Casting to or from string raises
+    InvalidArgumentError (use rt.strings.as_string). The gradient flows between floating
+    dtypes only.
+
+    Args:
+      x: a tensor (or what converts to one).
+      dtype: the dtype to convert to (an rt dtype or a name such as "float32").
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype `dtype`.
+
+    >>> rt.cast(rt.constant([1.7, -1.7]), rt.int32)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([ 1, -1], dtype=int32)>
+    >>> rt.cast(rt.constant([0, 2]), "bool")
+    <rt.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """
     x = convert_to_tensor(x)
     dtype = dtypes.as_dtype(dtype)
     if x.dtype is dtype:
