@@ -28,7 +28,21 @@ MAX_OUTPUTS = 1 << 16  # outputs of one node
 
 
 class RunGuards(NamedTuple):
-    """What a loaded graph may do when it runs (see `load`); the executor checks them."""
+    """What a loaded graph may do when it runs (see `load`); the executor checks them.
+
+    A named tuple, the one `rt.saved.load` makes from its arguments and gives each
+    GuardedFunction as `run_guards`.
+
+    Args:
+      max_loop_iterations: the most iterations of all loops of one call, or None.
+      deadline_seconds: the most seconds one call may take (checked at each loop
+        iteration), or None.
+      max_elements: the most elements one kernel may allocate from sizes computed while
+        running, or None.
+
+    >>> rt.saved.RunGuards(max_loop_iterations=100, deadline_seconds=None, max_elements=None)
+    RunGuards(max_loop_iterations=100, deadline_seconds=None, max_elements=None)
+    """
     max_loop_iterations: Optional[int]
     deadline_seconds: Optional[float]
     max_elements: Optional[int]
@@ -37,8 +51,10 @@ class RunGuards(NamedTuple):
 def load(path: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
          max_loop_iterations: Optional[int] = None, deadline_seconds: Optional[float] = None,
          max_elements: Optional[int] = None) -> "Loaded":
-    """The functions saved in the directory `path`, ready to call: `loaded.signatures[name]`
-    and `loaded.<function name>(...)`; `loaded.variables` holds the restored Variables.
+    """The functions saved in the directory `path`, ready to call.
+
+    `loaded.signatures[name]` and `loaded.<function name>(...)` call them;
+    `loaded.variables` holds the restored Variables.
 
     Loading runs nothing from the files, reads nothing outside `path`, and is bounded:
     `max_bytes` caps the bytes of all arrays read (64 GiB by default). Every problem with
@@ -51,7 +67,36 @@ def load(path: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
     Pad; `rt.saved.MAX_ELEMENTS` = 2**28 is the limit the loader puts on shapes a file
     declares). A guard that trips raises `rt.errors.InvalidArgumentError` naming the node.
     A function loaded with guards runs only when called on its own (numpy backend, no
-    GradientTape, not traced into another function), where they hold."""
+    GradientTape, not traced into another function), where they hold.
+
+    Args:
+      path: the directory `rt.saved.save` wrote.
+      max_bytes: the most bytes of arrays to read.
+      max_loop_iterations: a run guard (see above), or None.
+      deadline_seconds: a run guard (see above), or None.
+      max_elements: a run guard (see above), or None.
+
+    Returns:
+      A `rt.saved.Loaded` object.
+
+    Raises:
+      InvalidGraphError: for any problem with the files.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "m")
+    >>> @rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+    ... def double(x):
+    ...     return x * 2
+    >>> rt.saved.save(double, path)
+    >>> loaded = rt.saved.load(path)
+    >>> loaded
+    <rt.saved.Loaded functions=['double'] signatures=['serving_default']>
+    >>> print(loaded.double(rt.constant([1.0, 2.0])))
+    rt.Tensor([2. 4.], shape=(2,), dtype=float32)
+    >>> guarded = rt.saved.load(path, max_loop_iterations=1000)
+    >>> print(guarded.signatures["serving_default"](rt.constant([3.0])))
+    rt.Tensor([6.], shape=(1,), dtype=float32)
+    """
     guards = _guards(max_bytes, max_loop_iterations, deadline_seconds, max_elements)
     json_path = os.path.join(path, fmt.JSON_NAME)
     r = Reader(fmt.escape(json_path))
@@ -136,8 +181,32 @@ def _load(r: Reader, doc: dict, ctx) -> "Loaded":
 
 
 class Loaded:
-    """What `rt.saved.load` returns: one attribute per saved function, `signatures`,
-    `variables` and `trainable_variables`; calling it calls a saved `__call__`."""
+    """What `rt.saved.load` returns: one attribute per saved function, and the restored state.
+
+    Attributes:
+      signatures: a dict {name: ConcreteFunction} of the saved signatures.
+      variables: the restored Variables, in the saved order.
+      trainable_variables: those of them saved with trainable=True.
+
+    Calling it calls a saved `__call__` (an rt.Module's, for example); without one, it
+    raises TypeError.
+
+    >>> import tempfile, os
+    >>> class Scale(rt.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.w = rt.Variable(2.0)
+    ...     @rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+    ...     def __call__(self, x):
+    ...         return x * self.w
+    >>> path = os.path.join(tempfile.mkdtemp(), "m")
+    >>> rt.saved.save(Scale(), path)
+    >>> loaded = rt.saved.load(path)
+    >>> print(loaded(rt.constant([1.0, 2.0])))
+    rt.Tensor([2. 4.], shape=(2,), dtype=float32)
+    >>> loaded.trainable_variables
+    [<rt.Variable 'Variable:0' shape=() dtype=float32, numpy=2.0>]
+    """
 
     def __init__(self, objects: dict, signatures: dict, variables: list):
         self.signatures = signatures
@@ -164,9 +233,22 @@ class Loaded:
 
 
 class GuardedFunction(ConcreteFunction):
-    """A loaded concrete function that runs under its `run_guards` (see `load`): its plan
-    checks them. It runs only on its own: traced into another function or differentiated,
-    its graph would run where the guards do not follow, so that is refused."""
+    """A loaded concrete function that runs under its `run_guards` (see `rt.saved.load`).
+
+    Its plan checks the guards. It runs only on its own: traced into another function,
+    compiled with XLA or differentiated, its graph would run where the guards do not
+    follow, so that raises InvalidArgumentError.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "m")
+    >>> f = rt.function(lambda x: x + 1, input_signature=[rt.TensorSpec([], rt.int32)])
+    >>> rt.saved.save({"inc": f}, path)
+    >>> cf = rt.saved.load(path, max_loop_iterations=10).signatures["serving_default"]
+    >>> type(cf).__name__, cf.run_guards.max_loop_iterations
+    ('GuardedFunction', 10)
+    >>> print(cf(rt.constant(1)))
+    rt.Tensor(2, shape=(), dtype=int32)
+    """
 
     run_guards: Optional[RunGuards] = None
 
@@ -196,8 +278,27 @@ class GuardedFunction(ConcreteFunction):
 
 
 class LoadedFunction:
-    """A saved function: calls go to the first of its concrete functions that accepts the
-    arguments (as a traced `rt.function` would pick its trace)."""
+    """A saved function: calls go to the first of its concrete functions that takes the arguments.
+
+    As a traced `rt.function` picks its trace. Arguments none of them takes raise
+    TypeError listing the saved signatures (`pretty_printed_concrete_signatures()`).
+
+    Attributes:
+      concrete_functions: the loaded ConcreteFunctions, in the saved order.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "m")
+    >>> @rt.function
+    ... def double(x):
+    ...     return x * 2
+    >>> _ = double(rt.constant(1.0)), double(rt.constant([1, 2]))
+    >>> rt.saved.save({"double": double}, path)
+    >>> loaded = rt.saved.load(path)
+    >>> loaded.double
+    <rt.saved.LoadedFunction double>
+    >>> print(loaded.double(rt.constant([3, 4])))
+    rt.Tensor([6 8], shape=(2,), dtype=int32)
+    """
 
     def __init__(self, name: str, concrete_functions: list):
         self.__name__ = name

@@ -31,16 +31,37 @@ class SaveError(InvalidGraphError):
 
 
 def save(obj, path: str, signatures=None) -> None:
-    """Writes `obj`'s concrete functions to the directory `path`.
+    """Writes `obj`'s concrete functions (and an rt.Module's Variables) to the directory `path`.
 
-    `obj`: a ConcreteFunction, an `rt.function` (all its traced concrete functions, or
-    the one its input_signature gives), a dict {name: either}, an object whose
-    attributes are functions, or an `rt.Module`: its traced or input_signature'd
-    rt.function methods (`__call__` too; untraced ones are left out with a warning) and
-    all its Variables (`loaded.variables` / `loaded.trainable_variables`, in its order).
-    `signatures`: a function or a dict {name: function}; the
-    default is the one concrete function when there is exactly one ("serving_default").
     `rt.saved.load(path)` gives them back without the Python that defined them.
+
+    Args:
+      obj: a ConcreteFunction, an `rt.function` (all its traced concrete functions, or the
+        one its input_signature gives), a dict {name: either}, an object whose attributes
+        are functions, or an `rt.Module`: its traced or input_signature'd rt.function
+        methods (`__call__` too; untraced ones are left out with a warning) and all its
+        Variables (`loaded.variables` / `loaded.trainable_variables`, in its order).
+      path: the directory to write (written atomically).
+      signatures: a function or a dict {name: function}; the default is the one concrete
+        function when there is exactly one ("serving_default").
+
+    Returns:
+      None.
+
+    Raises:
+      SaveError: for what cannot be written (a py_function, a Python object, a name that is
+        not an identifier, a signature with several concrete functions, ...).
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "m")
+    >>> @rt.function(input_signature=[rt.TensorSpec([], rt.float32)])
+    ... def square(x):
+    ...     return x * x
+    >>> rt.saved.save(square, path)
+    >>> sorted(os.listdir(path))
+    ['arrays.npz', 'saved.json']
+    >>> print(rt.saved.load(path).signatures["serving_default"](rt.constant(3.0)))
+    rt.Tensor(9.0, shape=(), dtype=float32)
     """
     objects = _objects(obj)
     if signatures is None:
