@@ -15,6 +15,7 @@ from .jax_analysis import MAY_FAIL
 from .jax_lowering import (RULES, Unsupported, gather_error, index_error, is_concrete, rule,
                            static_ints)
 from .ops import array_ops, core, makers, slicing, tensor_array
+from .gradients.control_flow_grad import GRADIENT_STACK
 
 
 def _np(dtype):
@@ -154,7 +155,7 @@ class UnboundedArray(Unsupported):
     compiling (`op` its create op)."""
 
     def __init__(self, op):
-        super().__init__(_DYNAMIC)
+        super().__init__(_GRADIENT if GRADIENT_STACK in op.name else _DYNAMIC)
         self.op = op
 
 
@@ -162,6 +163,13 @@ _DYNAMIC = ("a TensorArray with dynamic_size=True grows while the graph runs, he
             "loop with no bound known while compiling (XLA needs a fixed size): give "
             "size= and dynamic_size=False, or the loop maximum_iterations or a count "
             "known while compiling")
+
+
+_GRADIENT = ("the gradient of this while loop keeps each iteration's values, and the loop "
+             "has no bound known while compiling (XLA needs a fixed size): give the loop "
+             "maximum_iterations (in converted code, call rt.autograph.experimental."
+             "set_loop_options(maximum_iterations=N) in its body), or a trip count known "
+             "while compiling")
 
 
 def _ta_index_error(what, size):

@@ -26,6 +26,10 @@ from ..while_staging import stage_while
 from .backprop import (Grads, accumulate, ancestors, body_gradients, differentiable,
                        graph_backprop, replay, zeros_for)
 
+# The name of the TensorArrays that keep a loop's values for its gradient (a backend that
+# needs their size says the loop needs a bound, not that a TensorArray does).
+GRADIENT_STACK = "gradient_stack"
+
 
 def _here(t):
     """`t` as a tensor of the graph being built (a capture when it is an outer one):
@@ -178,8 +182,8 @@ def while_grad(inputs, outputs, grads, cond_body, body, out_specs, num_loop_vars
         stacks = [ta.write(i, mapping[id(t)]) for ta, (t, _) in zip(stacks, saved)]
         return i + 1, [mapping[id(o)] for o in body.outputs], stacks
 
-    stacks0 = [TensorArray(t.dtype, size=0, dynamic_size=True, element_shape=t.shape)
-               for t, _ in saved]
+    stacks0 = [TensorArray(t.dtype, size=0, dynamic_size=True, element_shape=t.shape,
+                           name=GRADIENT_STACK) for t, _ in saved]
     (count, _, stacks), _ = stage_while(fwd_cond, fwd_body, (0, [_here(t) for t in init], stacks0),
                                         maximum_iterations=_here(max_iter))
 
