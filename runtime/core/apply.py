@@ -64,7 +64,36 @@ def in_graph(graph, t) -> SymbolicTensor:
 
 
 def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tensor:
-    """A tensor holding `value` (broadcast to `shape` when given)."""
+    """A tensor holding `value` (broadcast to `shape` when given).
+
+    Python ints become int32 (int64 when they do not fit), floats float32, strings string;
+    numpy arrays keep their dtype. Eagerly it returns a tensor with the value; in a graph, a
+    Const op's output.
+
+    Args:
+      value: a Python number, bool, str or nested list of them, a numpy array, or an eager
+        tensor.
+      dtype: the result's dtype (default: inferred from value).
+      shape: an optional fully defined shape: value is reshaped to it when it has as many
+        elements, or broadcast when it is one value.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of `dtype` and the value's (or `shape`'s) shape.
+
+    Raises:
+      TypeError: for a symbolic tensor, or values that do not fill `shape`.
+      ValueError: for a shape that is not fully defined.
+
+    >>> print(rt.constant([1, 2, 3]))
+    rt.Tensor([1 2 3], shape=(3,), dtype=int32)
+    >>> print(rt.constant([1, 2], dtype=rt.float64))
+    rt.Tensor([1. 2.], shape=(2,), dtype=float64)
+    >>> print(rt.constant(0, shape=[2, 3]))
+    rt.Tensor(
+    [[0 0 0]
+     [0 0 0]], shape=(2, 3), dtype=int32)
+    """
     if isinstance(value, Tensor):
         if isinstance(value, EagerTensor):
             value = value._value

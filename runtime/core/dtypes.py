@@ -10,7 +10,22 @@ import numpy as np
 
 
 class DType:
-    """An element type: a name and the numpy dtype that stores it."""
+    """An element type: a name and the numpy dtype that stores it.
+
+    The dtypes are singletons (compare with `is`): rt.bool, int8, int16, int32, int64,
+    uint8, float16, float32, float64 and string.
+
+    Args:
+      name: the dtype's name.
+      np_dtype: the numpy dtype that stores its values.
+
+    >>> rt.float32, rt.float32.name, rt.float32.np_dtype
+    (rt.float32, 'float32', dtype('float32'))
+    >>> rt.float32.is_floating, rt.int32.is_integer, rt.int32.max
+    (True, True, 2147483647)
+    >>> rt.constant([1, 2]).dtype is rt.int32
+    True
+    """
 
     __slots__ = ("name", "np_dtype", "is_floating", "is_integer", "is_bool", "is_string")
 
@@ -69,7 +84,24 @@ _BY_NAME.update({"half": float16, "float": float32, "double": float64})
 
 
 def as_dtype(value) -> DType:
-    """Accepts a DType, its name, a numpy dtype or a Python type."""
+    """The DType for a DType, its name, a numpy dtype or a Python type.
+
+    Python's int is int32, float float32, bool bool and str/bytes string; numpy string and
+    object dtypes are string.
+
+    Args:
+      value: a DType, a name ("float32", also "half", "float", "double"), a numpy dtype or
+        a Python type.
+
+    Returns:
+      A DType.
+
+    Raises:
+      TypeError: for a value that names no dtype.
+
+    >>> rt.as_dtype("int64"), rt.as_dtype(np.float64), rt.as_dtype(float)
+    (rt.int64, rt.float64, rt.float32)
+    """
     if isinstance(value, DType):
         return value
     if isinstance(value, str):

@@ -45,7 +45,23 @@ def current_graph() -> Optional["Graph"]:
 
 @contextlib.contextmanager
 def eager_scope() -> Iterator[None]:
-    """Runs ops eagerly inside, whatever graph is being built (see `init_scope`)."""
+    """Runs ops eagerly inside, whatever graph is being built (rt.init_scope).
+
+    As TensorFlow's tf.init_scope: inside an `rt.function` being traced, the ops made in
+    the `with` block run at once on values (to create a Variable's initial value once,
+    for example) instead of being recorded into the graph.
+
+    Returns:
+      A context manager (its value is None).
+
+    >>> @rt.function
+    ... def f(x):
+    ...     with rt.init_scope():
+    ...         print("eager inside:", rt.executing_eagerly())
+    ...     return x
+    >>> _ = f(rt.constant(1))
+    eager inside: True
+    """
     s = _stack()
     saved = s[:]
     s.clear()
@@ -104,7 +120,26 @@ class Operation:
 
 
 class Graph:
-    """A dataflow graph. Use `with g.as_default():` to record ops into it."""
+    """A dataflow graph. Use `with g.as_default():` to record ops into it.
+
+    `rt.function` builds one per trace; a Graph made by hand is TF1-style: record ops with
+    placeholders as inputs, then `g.run(fetches, feed_dict)`.
+
+    Args:
+      name: the graph's name (shown in its repr).
+      outer: the enclosing graph, for a body graph that captures tensors from it.
+
+    >>> g = rt.Graph()
+    >>> with g.as_default():
+    ...     x = rt.placeholder(rt.float32, [None], name="x")
+    ...     y = rt.multiply(x, 2.0, name="double")
+    >>> g
+    <rt.Graph 'graph' with 3 ops>
+    >>> y
+    Tensor("double:0", shape=(None,), dtype=float32)
+    >>> print(g.run(y, feed_dict={x: [1.0, 2.0]}))
+    rt.Tensor([2. 4.], shape=(2,), dtype=float32)
+    """
 
     def __init__(self, name: str = "graph", outer: Optional["Graph"] = None):
         self.name = name
@@ -311,11 +346,27 @@ _SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
 
 
 class name_scope:  # noqa: N801 - TensorFlow's name
-    """`with rt.name_scope("block"):` prefixes the names of the ops made inside with
-    "block/" (nested scopes join: "outer/inner/"). `__enter__` gives the scope's full name
-    with its trailing "/". A scope name used twice in one graph becomes "block_1/", as
-    TensorFlow does; a name ending in "/" is taken as a full scope name, as it stands.
-    Run eagerly, ops have no names and the scope only tracks the name it gives."""
+    """`with rt.name_scope("block"):` prefixes the names of the ops made inside with "block/".
+
+    Nested scopes join: "outer/inner/". `__enter__` gives the scope's full name with its
+    trailing "/". A scope name used twice in one graph becomes "block_1/", as TensorFlow
+    does; a name ending in "/" is taken as a full scope name, as it stands. Run eagerly, ops
+    have no names and the scope only tracks the name it gives.
+
+    Args:
+      name: the scope's name: letters, digits and '_', '.', '-', '/' (not first).
+
+    Raises:
+      TypeError: for a name that is not a str.
+      ValueError: for an invalid scope name.
+
+    >>> g = rt.Graph()
+    >>> with g.as_default():
+    ...     with rt.name_scope("block") as scope:
+    ...         y = rt.multiply(rt.constant(1.0), 2.0, name="double")
+    >>> scope, y.name
+    ('block/', 'block/double:0')
+    """
 
     def __init__(self, name: str):
         if not isinstance(name, str):
@@ -362,7 +413,26 @@ class name_scope:  # noqa: N801 - TensorFlow's name
 
 
 def placeholder(dtype, shape=None, name: Optional[str] = None):
-    """A graph input to be fed when the graph runs (TF1's `tf.compat.v1.placeholder`)."""
+    """A graph input to be fed when the graph runs (TF1's `tf.compat.v1.placeholder`).
+
+    Args:
+      dtype: the input's dtype (a DType or what `rt.as_dtype` takes).
+      shape: its (possibly partial) shape; None for an unknown rank.
+      name: an optional name (default "Placeholder").
+
+    Returns:
+      A symbolic tensor of the current graph, also appended to its `inputs`.
+
+    Raises:
+      RuntimeError: when no graph is being built.
+
+    >>> g = rt.Graph()
+    >>> with g.as_default():
+    ...     x = rt.placeholder(rt.int32, [2], name="x")
+    ...     y = x + 1
+    >>> print(g.run(y, feed_dict={x: [1, 2]}))
+    rt.Tensor([2 3], shape=(2,), dtype=int32)
+    """
     g = current_graph()
     if g is None:
         raise RuntimeError("rt.placeholder() needs a graph: use it inside `with graph.as_default():`")

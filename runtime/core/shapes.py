@@ -7,7 +7,23 @@ from . import dtypes
 
 
 class TensorShape:
-    """A possibly partial shape. `dims` is None for unknown rank; a dim is None when unknown."""
+    """A possibly partial shape: the rank may be unknown (None), and each dimension too.
+
+    Args:
+      dims: None (unknown rank), an int (a 1-D shape), or an iterable of ints and None
+        (-1 is read as None), or another TensorShape.
+
+    Raises:
+      ValueError: for a negative dimension.
+
+    >>> s = rt.TensorShape([2, None])
+    >>> s, s.rank, s.as_list(), s.is_fully_defined()
+    (TensorShape([2, None]), 2, [2, None], False)
+    >>> s.merge_with([None, 3])
+    TensorShape([2, 3])
+    >>> s.is_compatible_with([2, 5]), rt.TensorShape(None).rank
+    (True, None)
+    """
 
     __slots__ = ("_dims",)
 
@@ -146,7 +162,24 @@ def as_shape(value) -> TensorShape:
 
 
 class TensorSpec:
-    """Describes a tensor: shape (possibly partial), dtype and an optional name."""
+    """Describes a tensor: shape (possibly partial), dtype and an optional name.
+
+    Used in `rt.function(input_signature=[...])`, `get_concrete_function` and `map_fn`'s
+    fn_output_signature.
+
+    Args:
+      shape: a TensorShape or what converts to one (None: unknown rank).
+      dtype: a DType or what `rt.as_dtype` takes (default float32).
+      name: an optional name (the argument's name in a signature).
+
+    >>> spec = rt.TensorSpec([None, 3], rt.float32, name="x")
+    >>> spec
+    TensorSpec(shape=(None, 3), dtype=rt.float32, name='x')
+    >>> spec.is_compatible_with(rt.ones([2, 3])), spec.is_compatible_with(rt.ones([2, 4]))
+    (True, False)
+    >>> rt.TensorSpec.from_tensor(rt.constant([1, 2]))
+    TensorSpec(shape=(2,), dtype=rt.int32, name=None)
+    """
 
     __slots__ = ("shape", "dtype", "name")
 

@@ -19,7 +19,22 @@ _recording = hooks.recording
 
 
 class Tensor:
-    """What both kinds of tensor share: the operator overloads."""
+    """A multidimensional array of one dtype: the base of eager and symbolic tensors.
+
+    Eagerly a tensor is an `EagerTensor` holding a value (`.numpy()`); while a graph is built
+    (inside `rt.function`) it is a `SymbolicTensor`, an op's output known by its static
+    shape and dtype. Both share the operators (`+`, `*`, `@`, `<`, `[...]`, ...), `shape`,
+    `dtype`, `ndim`, `get_shape()`, `set_shape()` and `ref()`. Tensors compare elementwise,
+    so they are not hashable: use `t.ref()` as a dict key.
+
+    >>> t = rt.constant([[1, 2], [3, 4]])
+    >>> isinstance(t, rt.Tensor), t.shape, t.dtype
+    (True, TensorShape([2, 2]), rt.int32)
+    >>> print(t * 10 + 1)
+    rt.Tensor(
+    [[11 21]
+     [31 41]], shape=(2, 2), dtype=int32)
+    """
 
     __slots__ = ()
     __array_priority__ = 100  # numpy defers `ndarray + tensor` to us
@@ -69,7 +84,23 @@ def _convertible(x) -> bool:
 
 
 class EagerTensor(Tensor):
-    """A tensor with a value: a numpy array (or numpy scalar for rank 0)."""
+    """A tensor with a value: a numpy array (or numpy scalar for rank 0).
+
+    What ops return when run eagerly; `.numpy()` gives the value, and it converts to
+    Python numbers, bools and numpy arrays. It has no `name` (eager ops are not named).
+
+    Args:
+      value: the numpy array (or scalar) held.
+      dtype: its DType (default: from value's numpy dtype).
+
+    >>> t = rt.constant([1.0, 2.0])
+    >>> type(t).__name__
+    'EagerTensor'
+    >>> t.numpy()
+    array([1., 2.], dtype=float32)
+    >>> float(t[1])
+    2.0
+    """
 
     __slots__ = ("_value", "_dtype")
 
@@ -172,7 +203,26 @@ def _value_text(t: EagerTensor) -> str:
 
 
 class SymbolicTensor(Tensor):
-    """An output of an Operation: known only by its static shape and dtype until run."""
+    """An output of an Operation: known only by its static shape and dtype until run.
+
+    What ops return while a graph is built (inside `rt.function`, or under
+    `g.as_default()`); `op` is the Operation producing it and `value_index` which of its
+    outputs it is. It has no value (no `.numpy()`; Python `bool()` raises
+    OperatorNotAllowedInGraphError), and autograph
+    stages `if`/`while`/`for` over it as graph control flow.
+
+    Args:
+      op: the Operation producing it.
+      value_index: the index of this output among op's outputs.
+      shape: its static TensorShape.
+      dtype: its DType.
+
+    >>> g = rt.Graph()
+    >>> with g.as_default():
+    ...     x = rt.placeholder(rt.float32, [None, 3], name="x")
+    >>> type(x).__name__, x.name, x.shape, x.op.name
+    ('SymbolicTensor', 'x:0', TensorShape([None, 3]), 'x')
+    """
 
     __slots__ = ("op", "value_index", "_shape", "dtype", "__weakref__")
     # (`__autograph_backend__`, through which autograph stages `if`/`while`/`for` on a
