@@ -2,6 +2,7 @@
 gradient rules."""
 from __future__ import annotations
 
+import textwrap
 from typing import Optional
 
 import numpy as np
@@ -176,21 +177,99 @@ REDUCE["Any"].emit = _reduce_emit("any")
 REDUCE["All"].emit = _reduce_emit("all")
 
 
-def _make_reduce(opdef):
+_KINDS = [(REDUCE[name], "bool" if kind is BOOL else "numeric")
+          for name, _, _, kind in REDUCE_TABLE]
+_REDUCE_DOC = """{summary}
+
+Reduces `input_tensor` along the dimensions in `axis` (an int or a list of ints, negative
+counting from the end; None: all of them), which must be known when the op is built.
+{notes}
+Args:
+  input_tensor: a tensor (or what converts to one) of a {kind} dtype.
+  axis: the dimensions to reduce (None: all).
+  keepdims: whether to keep each reduced dimension, with length 1.
+  name: an optional name for the op.
+
+Returns:
+  A tensor of input_tensor's dtype, of its shape without the reduced dimensions (or with
+  length 1 in their place, with keepdims).
+
+{example}
+"""
+
+
+def _make_reduce(opdef, public_name: str = "", summary: str = "", notes: str = "",
+                 example: str = ""):
     def fn(input_tensor, axis=None, keepdims: bool = False, name: Optional[str] = None):
         x = convert_to_tensor(input_tensor)
         axes = shape_utils.normalize_axes(static_axis(axis), x.shape.rank)
         return apply_op(opdef, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)
+    if public_name:
+        fn.__name__ = fn.__qualname__ = public_name
+        kind = next(kind for row_opdef, kind in _KINDS if row_opdef is opdef)
+        fn.__doc__ = _REDUCE_DOC.format(summary=summary, notes=notes, kind=kind,
+                                        example=textwrap.dedent(example).strip())
     return fn
 
 
-reduce_sum = _make_reduce(REDUCE["Sum"])
-reduce_mean = _make_reduce(REDUCE["Mean"])
-reduce_max = _make_reduce(REDUCE["Max"])
-reduce_min = _make_reduce(REDUCE["Min"])
-reduce_prod = _make_reduce(REDUCE["Prod"])
-reduce_any = _make_reduce(REDUCE["Any"])
-reduce_all = _make_reduce(REDUCE["All"])
+reduce_sum = _make_reduce(
+    REDUCE["Sum"], "reduce_sum",
+    "The sum of elements across dimensions.", "", """
+    >>> x = rt.constant([[1, 2], [3, 4]])
+    >>> rt.reduce_sum(x)
+    <rt.Tensor: shape=(), dtype=int32, numpy=10>
+    >>> rt.reduce_sum(x, axis=0)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([4, 6], dtype=int32)>
+    >>> rt.reduce_sum(x, axis=1, keepdims=True)
+    <rt.Tensor: shape=(2, 1), dtype=int32, numpy=
+    array([[3],
+           [7]], dtype=int32)>
+    """)
+reduce_mean = _make_reduce(
+    REDUCE["Mean"], "reduce_mean",
+    "The mean of elements across dimensions.", """
+The mean of integers is truncated towards zero, in their dtype (as in TensorFlow); the
+mean of no elements is nan.
+""", """
+    >>> rt.reduce_mean(rt.constant([[1.0, 2.0], [3.0, 5.0]]), axis=0)
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([2. , 3.5], dtype=float32)>
+    >>> rt.reduce_mean(rt.constant([1, 2]))
+    <rt.Tensor: shape=(), dtype=int32, numpy=1>
+    """)
+reduce_max = _make_reduce(
+    REDUCE["Max"], "reduce_max",
+    "The maximum of elements across dimensions.", """
+The maximum of no elements is the dtype's lowest value (-inf for floats).
+""", """
+    >>> rt.reduce_max(rt.constant([[1, 5], [3, 4]]), axis=1)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([5, 4], dtype=int32)>
+    """)
+reduce_min = _make_reduce(
+    REDUCE["Min"], "reduce_min",
+    "The minimum of elements across dimensions.", """
+The minimum of no elements is the dtype's highest value (inf for floats).
+""", """
+    >>> rt.reduce_min(rt.constant([[1, 5], [3, 4]]), axis=1)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([1, 3], dtype=int32)>
+    """)
+reduce_prod = _make_reduce(
+    REDUCE["Prod"], "reduce_prod",
+    "The product of elements across dimensions.", "", """
+    >>> rt.reduce_prod(rt.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([3., 8.], dtype=float32)>
+    """)
+reduce_any = _make_reduce(
+    REDUCE["Any"], "reduce_any",
+    "Logical OR of elements across dimensions.", "", """
+    >>> rt.reduce_any(rt.constant([[True, False], [False, False]]), axis=1)
+    <rt.Tensor: shape=(2,), dtype=bool, numpy=array([ True, False])>
+    """)
+reduce_all = _make_reduce(
+    REDUCE["All"], "reduce_all",
+    "Logical AND of elements across dimensions.", "", """
+    >>> rt.reduce_all(rt.constant([[True, False], [True, True]]), axis=1)
+    <rt.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>
+    """)
 
 
 def _arg_infer(opname):
@@ -218,7 +297,24 @@ ARGMAX = OpDef("ArgMax", _arg_infer("ArgMax"), _arg_kernel(np.argmax))
 ARGMIN = OpDef("ArgMin", _arg_infer("ArgMin"), _arg_kernel(np.argmin))
 
 
-def _make_arg(opdef):
+_ARG_DOC = """The index of the {which} value along one axis.
+
+Ties give the first such index. An empty axis raises InvalidArgumentError.
+
+Args:
+  input: a tensor (or what converts to one) of a numeric dtype, of rank >= 1.
+  axis: the one dimension to search (None: 0; negative counts from the end).
+  output_type: the integer dtype of the result (int64 by default, as in TensorFlow).
+  name: an optional name for the op.
+
+Returns:
+  A tensor of dtype output_type, of input's shape without `axis`.
+
+{example}
+"""
+
+
+def _make_arg(opdef, public_name: str, which: str, example: str):
     def fn(input, axis=None, output_type=dtypes.int64, name: Optional[str] = None):  # noqa: A002
         x = convert_to_tensor(input)
         axis = 0 if axis is None else single_axis(axis, opdef.name)
@@ -226,11 +322,19 @@ def _make_arg(opdef):
             axis = shape_utils.normalize_axes(axis, x.shape.rank)[0]
         return apply_op(opdef, [x], {"axis": axis, "output_type": dtypes.as_dtype(output_type)},
                         name=name)
+    fn.__name__ = fn.__qualname__ = public_name
+    fn.__doc__ = _ARG_DOC.format(which=which, example=textwrap.dedent(example).strip())
     return fn
 
 
-argmax = _make_arg(ARGMAX)
-argmin = _make_arg(ARGMIN)
+argmax = _make_arg(ARGMAX, "argmax", "largest", """
+    >>> rt.argmax(rt.constant([[1, 9, 3], [7, 2, 7]]), axis=1)
+    <rt.Tensor: shape=(2,), dtype=int64, numpy=array([1, 0])>
+    """)
+argmin = _make_arg(ARGMIN, "argmin", "smallest", """
+    >>> rt.argmin(rt.constant([[1, 9, 3], [7, 2, 0]]), axis=0)
+    <rt.Tensor: shape=(3,), dtype=int64, numpy=array([0, 1, 1])>
+    """)
 
 
 OPS = [*REDUCE.values(), ARGMAX, ARGMIN, PROD_OTHERS]
