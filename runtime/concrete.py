@@ -59,7 +59,18 @@ class ConcreteFunction:
 
     `args`/`kwargs` hold the call's structure with `Placeholder`s where tensors go and the
     traced Python values elsewhere; calling checks the Python values are the same and the
-    tensors fit, then runs the compiled graph.
+    tensors fit, then runs the compiled graph. `graph`, `inputs`, `outputs` and
+    `structured_outputs` show what was traced. Made by `Function.get_concrete_function` (or
+    a call), never by hand.
+
+    >>> f = rt.function(lambda x: x + 1, input_signature=[rt.TensorSpec([None], rt.int32)])
+    >>> cf = f.get_concrete_function()
+    >>> cf
+    <ConcreteFunction <lambda>(x)>
+    >>> cf.inputs
+    [Tensor("x:0", shape=(None,), dtype=int32)]
+    >>> print(cf(rt.constant([1, 2])))
+    rt.Tensor([2 3], shape=(2,), dtype=int32)
     """
 
     def __init__(self, name, python_signature, graph, bound_args, placeholders, outputs_struct,

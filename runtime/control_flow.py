@@ -25,8 +25,27 @@ from .while_staging import placeholder_value, stage_while
 # -- cond ---------------------------------------------------------------------------------
 
 def cond(pred, true_fn: Callable, false_fn: Callable, name: Optional[str] = None):
-    """`true_fn()` if `pred` else `false_fn()`. With a symbolic `pred` both branches are
-    traced and the choice is made each time the graph runs."""
+    """`true_fn()` if `pred` else `false_fn()`.
+
+    With a symbolic `pred` (in a graph) both branches are traced and the choice is made each
+    time the graph runs; they must return the same structure and dtypes. Otherwise `pred`
+    is read as a Python bool and only the chosen branch is called.
+
+    Args:
+      pred: a scalar bool tensor or a Python bool.
+      true_fn: a callable with no arguments.
+      false_fn: a callable with no arguments.
+      name: an optional name for the op.
+
+    Returns:
+      What the chosen branch returns (in a graph: the Cond op's outputs in that structure).
+
+    >>> print(rt.cond(rt.constant(True), lambda: rt.constant(1), lambda: rt.constant(2)))
+    rt.Tensor(1, shape=(), dtype=int32)
+    >>> f = rt.function(lambda x: rt.cond(x > 0, lambda: x * 10, lambda: -x))
+    >>> print(f(rt.constant(2)), f(rt.constant(-3)))
+    rt.Tensor(20, shape=(), dtype=int32) rt.Tensor(3, shape=(), dtype=int32)
+    """
     if not isinstance(pred, SymbolicTensor):
         return true_fn() if bool(pred) else false_fn()
     outs, _ = stage_cond(pred, true_fn, false_fn, names=None, name=name)
@@ -177,8 +196,34 @@ def _branch_tensor(v, other):
 
 def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
                maximum_iterations=None, name: Optional[str] = None):
-    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`. In a graph the body
-    is traced once and runs as many times as the data says."""
+    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`.
+
+    In a graph the body is traced once and runs as many times as the data says; eagerly it
+    is a Python loop.
+
+    Args:
+      cond: a callable taking the loop variables, returning a scalar bool.
+      body: a callable taking the loop variables, returning new ones (same structure).
+      loop_vars: a tensor, or a list/tuple (nest) of them.
+      shape_invariants: optional TensorShapes (structured like loop_vars) the variables may
+        take as the loop runs.
+      maximum_iterations: an optional cap on the number of iterations.
+      name: an optional name for the op.
+
+    Returns:
+      The final loop variables, structured like loop_vars.
+
+    Raises:
+      ValueError: when shape_invariants is not structured like loop_vars.
+
+    >>> i, s = rt.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s + i),
+    ...                      (rt.constant(0), rt.constant(0)))
+    >>> print(i, s)
+    rt.Tensor(5, shape=(), dtype=int32) rt.Tensor(10, shape=(), dtype=int32)
+    >>> g = rt.function(lambda n: rt.while_loop(lambda i: i < n, lambda i: i * 2, [1]))
+    >>> print(g(rt.constant(100))[0])
+    rt.Tensor(128, shape=(), dtype=int32)
+    """
     single = not isinstance(loop_vars, (list, tuple))
     vars_ = [loop_vars] if single else list(loop_vars)
     graph = current_graph()

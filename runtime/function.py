@@ -55,18 +55,50 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
              experimental_autograph_options=None, name: Optional[str] = None,
              backend: Optional[str] = None, data_parallel=None):
     """Makes `func` a `Function` (also a decorator, with or without arguments).
-    `experimental_autograph_options`: `autograph.experimental.Feature` values (one, or a
-    list/tuple) handed to the converter (`autograph.to_graph`'s
-    `experimental_optional_features`), as in TensorFlow.
+
+    Each call with a new input signature (dtypes and shapes of the tensor arguments, values
+    of the Python ones) traces `func` into a graph (a ConcreteFunction), converting its
+    Python `if`/`while`/`for` with autograph; calls that match run the graph.
 
     Where the graphs run (`core.backends`): `jit_compile=True` compiles each concrete
-    function with XLA through JAX (the "xla" backend, runtime/jax_backend.py; without
-    JAX installed, an ImportError naming the install command here, at decoration);
-    False or None run on the default numpy backend. `backend` (runtime-specific, mostly
-    for tests and experiments) names a registered backend directly; it cannot be combined
-    with `jit_compile=True`. Gradients through the function run on the same backend.
-    `data_parallel=True` (or an `rt.distribute.DataParallel`), with `jit_compile=True`,
-    splits each call's batch over the devices JAX sees (runtime/distribute.py)."""
+    function with XLA through JAX (the "xla" backend, runtime/jax_backend.py; without JAX
+    installed, an ImportError naming the install command here, at decoration); False or
+    None run on the default numpy backend. `backend` (runtime-specific, mostly for tests
+    and experiments) names a registered backend directly; it cannot be combined with
+    `jit_compile=True`. Gradients through the function run on the same backend.
+
+    Args:
+      func: the Python function (omit it to get a decorator).
+      input_signature: a (nested) list of TensorSpec: one trace for all calls.
+      autograph: convert Python control flow with autograph (default True).
+      reduce_retracing: trace with relaxed (None) dimensions after shapes vary.
+      jit_compile: True compiles with XLA through JAX.
+      experimental_relax_shapes: the older name of reduce_retracing.
+      experimental_autograph_options: `autograph.experimental.Feature` values (one, or a
+        list/tuple) handed to the converter (`autograph.to_graph`'s
+        `experimental_optional_features`), as in TensorFlow.
+      name: the function's name (default func's).
+      backend: the name of a registered backend to run on.
+      data_parallel: True (or an `rt.distribute.DataParallel`), with jit_compile=True,
+        splits each call's batch over the devices JAX sees (runtime/distribute.py).
+
+    Returns:
+      A `Function`, or a decorator making one when func is None.
+
+    Raises:
+      TypeError: for a bad input_signature or experimental_autograph_options.
+      ValueError: for data_parallel without jit_compile, or an unknown backend.
+
+    >>> @rt.function
+    ... def f(x):
+    ...     if x > 0:
+    ...         return x * 2
+    ...     return -x
+    >>> print(f(rt.constant(3)), f(rt.constant(-4)))
+    rt.Tensor(6, shape=(), dtype=int32) rt.Tensor(4, shape=(), dtype=int32)
+    >>> f.experimental_get_tracing_count()
+    1
+    """
     backend = _backend_name(backend, jit_compile)
     if data_parallel not in (None, False) and backend != "xla":
         raise ValueError("rt.function: data_parallel runs on XLA: pass jit_compile=True too")
@@ -130,7 +162,37 @@ def _leaf_key(v, track):
 
 
 class Function:
-    """A polymorphic callable: one ConcreteFunction (graph) per input signature."""
+    """A polymorphic callable: one ConcreteFunction (graph) per input signature.
+
+    What `rt.function` returns. Calling it traces (once per new signature) and runs the
+    graph; as a method it binds to its instance. `get_concrete_function(...)` traces
+    without running, `experimental_get_tracing_count()` counts the traces and
+    `pretty_printed_concrete_signatures()` lists them.
+
+    Args:
+      python_function: the Python function.
+      input_signature: an optional (nested) list of TensorSpec.
+      autograph: convert Python control flow with autograph.
+      reduce_retracing: trace with relaxed shapes after shapes vary.
+      name: the function's name.
+      autograph_options: autograph.experimental.Feature values.
+      backend: the backend's name (None: the default numpy backend).
+      data_parallel: an rt.distribute.DataParallel or None.
+
+    >>> @rt.function
+    ... def double(x):
+    ...     return x * 2
+    >>> double
+    <rt.Function double>
+    >>> print(double(rt.constant(1.5)))
+    rt.Tensor(3.0, shape=(), dtype=float32)
+    >>> print(double.pretty_printed_concrete_signatures())
+    double(x)
+      Args:
+        x: float32 Tensor, shape=()
+      Returns:
+        float32 Tensor, shape=()
+    """
 
     def __init__(self, python_function, input_signature=None, autograph=True,
                  reduce_retracing=False, name=None, _instance_ref=None, autograph_options=None,
