@@ -49,22 +49,36 @@ def _is_module(x) -> bool:
 class Module:
     """Base class of objects that hold Variables and other Modules (TF's `tf.Module`).
 
+    `variables`, `trainable_variables`, `non_trainable_variables` and `submodules` walk the
+    module's attributes (sorted by name, as TensorFlow) and the lists, tuples and dicts in
+    them, then the sub-Modules found, each value once (a Variable or Module reached twice,
+    or a cycle of Modules, is listed once).
+
     Args:
-      name: the module's name, a Python identifier; default: the class name in snake
-        case (`MyDense` -> "my_dense"). Its `name_scope` is this name inside the name
-        scope open when the module was made.
+      name: the module's name, a Python identifier; default: the class name in snake case
+        (`MyDense` -> "my_dense"). Its `name_scope` is this name inside the name scope open
+        when the module was made.
 
-    `variables`, `trainable_variables`, `non_trainable_variables` and `submodules` walk
-    the module's attributes (sorted by name, as TensorFlow) and the lists, tuples and
-    dicts in them, then the sub-Modules found, each value once (a Variable or Module
-    reached twice, or a cycle of Modules, is listed once).
-
-    Example:
-      class Model(rt.Module):
-          def __init__(self):
-              super().__init__()
-              self.layers = [Dense(2, 3), Dense(3, 1)]
-      len(Model().submodules)   # 2
+    >>> class Dense(rt.Module):
+    ...     def __init__(self, n_in, n_out):
+    ...         super().__init__()
+    ...         self.w = rt.Variable(rt.ones([n_in, n_out]))
+    ...         self.b = rt.Variable(rt.zeros([n_out]))
+    ...     def __call__(self, x):
+    ...         return rt.matmul(x, self.w) + self.b
+    >>> class Model(rt.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.layers = [Dense(2, 3), Dense(3, 1)]
+    ...     def __call__(self, x):
+    ...         for layer in self.layers:
+    ...             x = layer(x)
+    ...         return x
+    >>> m = Model()
+    >>> m.name, len(m.submodules), len(m.trainable_variables)
+    ('model', 2, 4)
+    >>> print(m(rt.constant([[1.0, 2.0]])))
+    rt.Tensor([[9.]], shape=(1, 1), dtype=float32)
     """
 
     # attributes the walk skips (TF's `_TF_MODULE_IGNORED_PROPERTIES`)

@@ -38,10 +38,26 @@ __all__ = ["Optimizer", "SGD", "Adam"]
 
 
 class Optimizer:
-    """Base class: `apply_gradients`, `minimize`, `build`, `iterations`, slots.
+    """Base class of the optimizers: `apply_gradients`, `minimize`, `build`, `iterations`, slots.
 
     Subclasses define `_slot_names` and `_update(var, grad, slots, lr)`, where `lr` is the
     learning rate (a tensor of the Variable's dtype) for this step.
+
+    Args:
+      name: the optimizer's name (prefixes its Variables' names).
+      learning_rate: a float (kept in a non-trainable Variable), a Variable or tensor, or a
+        callable of the step (a schedule) or of nothing.
+
+    Raises:
+      TypeError: for another kind of learning_rate.
+
+    >>> v = rt.Variable(1.0)
+    >>> opt = rt.optimizers.SGD(0.1)
+    >>> isinstance(opt, rt.optimizers.Optimizer), opt.name
+    (True, 'SGD')
+    >>> _ = opt.minimize(lambda: v * v, [v])
+    >>> round(float(v.numpy()), 4), int(opt.iterations.numpy())
+    (0.8, 1)
     """
 
     _slot_names: tuple = ()
@@ -217,6 +233,12 @@ class Optimizer:
 class SGD(Optimizer):
     """Gradient descent, with momentum and Nesterov momentum (Keras's `SGD`).
 
+    Updates (Keras's ResourceApplyKerasMomentum; `accum` is the "momentum" slot, from 0):
+      momentum == 0:  var -= lr * g
+      otherwise:      accum = momentum * accum - lr * g
+                      var += accum                            (nesterov=False)
+                      var += momentum * accum - lr * g        (nesterov=True)
+
     Args:
       learning_rate: a float, or a callable of the step (`iterations` as float32) or of
         nothing, giving the learning rate. Default 0.01.
@@ -224,15 +246,12 @@ class SGD(Optimizer):
       nesterov: use Nesterov momentum.
       name: the optimizer's name.
 
-    Updates (Keras's ResourceApplyKerasMomentum; `accum` is the "momentum" slot, from 0):
-      momentum == 0:  var -= lr * g
-      otherwise:      accum = momentum * accum - lr * g
-                      var += accum                            (nesterov=False)
-                      var += momentum * accum - lr * g        (nesterov=True)
-
-    Example:
-      opt = rt.optimizers.SGD(0.1, momentum=0.9)
-      opt.apply_gradients([(rt.constant(1.0), v)])
+    >>> v = rt.Variable(1.0)
+    >>> opt = rt.optimizers.SGD(0.1, momentum=0.9)
+    >>> _ = opt.apply_gradients([(rt.constant(1.0), v)])
+    >>> _ = opt.apply_gradients([(rt.constant(1.0), v)])
+    >>> round(float(v.numpy()), 4), opt.get_slot_names()
+    (0.71, ['momentum'])
     """
 
     def __init__(self, learning_rate=0.01, momentum: float = 0.0, nesterov: bool = False,
@@ -265,26 +284,32 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (Keras's `Adam`, the Keras 2 / ResourceApplyAdam form: the bias correction is
-    folded into the step size and epsilon is added to sqrt(v), "epsilon hat").
+    """Adam (Keras's `Adam`, the Keras 2 / ResourceApplyAdam form).
+
+    The bias correction is folded into the step size and epsilon is added to sqrt(v)
+    ("epsilon hat"). Updates, with t = iterations + 1 and m, v (slots "m", "v") starting
+    at 0:
+      lr_t = lr * sqrt(1 - beta_2**t) / (1 - beta_1**t)
+      m = m + (g - m) * (1 - beta_1)
+      v = v + (g*g - v) * (1 - beta_2)
+      var -= (m * lr_t) / (sqrt(v) + epsilon)     (amsgrad: sqrt(vhat), vhat = max(vhat, v))
 
     Args:
       learning_rate: a float, or a callable of the step (`iterations` as float32) or of
         nothing. Default 0.001.
-      beta_1, beta_2: decay rates of the first and second moment estimates.
+      beta_1: the decay rate of the first moment estimate (default 0.9).
+      beta_2: the decay rate of the second moment estimate (default 0.999).
       epsilon: added to sqrt(v). Default 1e-7, as Keras.
       amsgrad: use the maximum of past `v` ("vhat" slot) in the denominator.
       name: the optimizer's name.
 
-    Updates, with t = iterations + 1 and m, v (slots "m", "v") starting at 0:
-      lr_t = lr * sqrt(1 - beta_2**t) / (1 - beta_1**t)
-      m = m + (g - m) * (1 - beta_1)
-      v = v + (g*g - v) * (1 - beta_2)
-      var -= (m * lr_t) / (sqrt(v) + epsilon)          (amsgrad: sqrt(vhat), vhat = max(vhat, v))
-
-    Example:
-      opt = rt.optimizers.Adam(learning_rate=0.01)
-      opt.apply_gradients(zip(grads, model.trainable_variables))
+    >>> v = rt.Variable(1.0)
+    >>> opt = rt.optimizers.Adam(learning_rate=0.1)
+    >>> with rt.GradientTape() as tape:
+    ...     loss = v * v
+    >>> _ = opt.apply_gradients(zip(tape.gradient(loss, [v]), [v]))
+    >>> round(float(v.numpy()), 4), opt.get_slot_names()
+    (0.9, ['m', 'v'])
     """
 
     def __init__(self, learning_rate=0.001, beta_1: float = 0.9, beta_2: float = 0.999,

@@ -74,9 +74,27 @@ hooks.set_tape_recorders(record_eager, record_op)
 class GradientTape:
     """Records operations for automatic differentiation (TensorFlow's `tf.GradientTape`).
 
-    persistent: allow several `gradient` calls (a non-persistent tape frees its records
+    Ops run inside `with rt.GradientTape() as tape:` on watched values (trainable Variables
+    read there, and tensors given to `tape.watch`) are recorded; `tape.gradient(target,
+    sources)` then computes the gradients of target with respect to sources.
+
+    Args:
+      persistent: allow several `gradient` calls (a non-persistent tape frees its records
         after the first one).
-    watch_accessed_variables: watch every trainable Variable read while the tape is open.
+      watch_accessed_variables: watch every trainable Variable read while the tape is open.
+
+    >>> v = rt.Variable(3.0)
+    >>> with rt.GradientTape() as tape:
+    ...     y = v * v
+    >>> print(tape.gradient(y, v))
+    rt.Tensor(6.0, shape=(), dtype=float32)
+    >>> x = rt.constant(2.0)
+    >>> with rt.GradientTape(persistent=True) as tape:
+    ...     tape.watch(x)
+    ...     y = x * x
+    ...     z = y * x
+    >>> print(tape.gradient(y, x), tape.gradient(z, x))
+    rt.Tensor(4.0, shape=(), dtype=float32) rt.Tensor(12.0, shape=(), dtype=float32)
     """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
