@@ -70,19 +70,45 @@ def _jax():
 
 
 def devices() -> list:
-    """The devices JAX sees (`jax.devices()`: the GPUs or TPUs, else the CPU; run with
-    XLA_FLAGS=--xla_force_host_platform_device_count=8 set before JAX is imported to see
-    8 CPU devices)."""
+    """The devices JAX sees (`jax.devices()`: the GPUs or TPUs, else the CPU).
+
+    Run with XLA_FLAGS=--xla_force_host_platform_device_count=8 set before JAX is imported
+    to see 8 CPU devices.
+
+    Returns:
+      A list of JAX devices.
+
+    Raises:
+      ImportError: when JAX is not installed (naming the install command).
+
+    >>> rt.distribute.devices()  # doctest: +SKIP
+    [CpuDevice(id=0)]
+    """
     return list(_jax().devices())
 
 
 class DataParallel:
-    """How `rt.function(..., jit_compile=True, data_parallel=...)` spreads each call over
-    devices: the batch arguments split on axis 0, everything else replicated.
+    """How `rt.function(..., jit_compile=True, data_parallel=...)` spreads each call over devices.
 
-    devices: a list of JAX devices (None: `rt.distribute.devices()`, all of them).
-    batch_args: the parameters that hold the batch, by name or position (None: every
-        tensor argument with an axis 0)."""
+    The batch arguments are split on axis 0, everything else replicated (see this module's
+    docstring for the rules). Making one needs no JAX; the devices are looked up when the
+    function first runs.
+
+    Args:
+      devices: a list of distinct JAX devices (None: `rt.distribute.devices()`, all of
+        them).
+      batch_args: the parameters that hold the batch, by name or position, one or a tuple
+        (None: every tensor argument with an axis 0).
+
+    Raises:
+      ValueError: for an empty list of devices or a device listed twice.
+      TypeError: for batch_args that are neither names nor positions.
+
+    >>> dp = rt.distribute.DataParallel(batch_args="x")
+    >>> dp
+    DataParallel(devices=None, batch_args=('x',))
+    >>> step = rt.function(lambda x, w: x @ w, jit_compile=True, data_parallel=dp)  # doctest: +SKIP
+    """
 
     def __init__(self, devices=None, batch_args=None):
         if devices is not None:
