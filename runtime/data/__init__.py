@@ -7,6 +7,18 @@ from . import shuffle, sources, transforms  # noqa: F401  (register the dataset 
 
 
 class experimental:  # noqa: N801 - `rt.data.experimental`, as in TensorFlow
+    """`rt.data.experimental`, as TensorFlow's `tf.data.experimental`.
+
+    Holds AUTOTUNE, INFINITE_CARDINALITY and UNKNOWN_CARDINALITY (also in rt.data) and
+    `cardinality(dataset)`, the same as `dataset.cardinality()`: an int64 scalar tensor.
+
+    >>> print(rt.data.experimental.cardinality(rt.data.Dataset.range(3)))
+    rt.Tensor(3, shape=(), dtype=int64)
+    >>> rt.data.experimental.INFINITE_CARDINALITY
+    -1
+    >>> print(rt.data.experimental.cardinality(rt.data.Dataset.range(3).repeat()))
+    rt.Tensor(-1, shape=(), dtype=int64)
+    """
     AUTOTUNE = AUTOTUNE
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY

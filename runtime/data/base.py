@@ -71,11 +71,33 @@ class _DatasetType(type):
 
 
 class Dataset(metaclass=_DatasetType):
-    """A sequence of elements (nests of tensors), built from tensors, a range or a Python
-    generator and transformed lazily, as `tf.data.Dataset`.
+    """A sequence of elements (nests of tensors), built and transformed lazily, as `tf.data.Dataset`.
 
-        ds = rt.data.Dataset.from_tensor_slices([1, 2, 3]).map(lambda x: x * 2)
-        [int(x) for x in ds]          # [2, 4, 6]
+    Made from tensors (`from_tensor_slices`, `from_tensors`), a range (`range`) or a Python
+    generator (`from_generator`), combined with `zip`, and transformed by `map`, `filter`,
+    `batch`, `shuffle`, `repeat`, `take`, `skip`, `enumerate`, `prefetch` and `cache`;
+    each returns a new Dataset. Eagerly a Dataset is iterable (its elements are tensors;
+    `as_numpy_iterator()` gives numpy values) and `reduce` folds it. Inside an
+    `rt.function` (with autograph, the default) a `for` over a dataset is one staged loop
+    whose graph does not grow with the data. `element_spec` describes an element and
+    `cardinality()` counts them (rt.data.INFINITE_CARDINALITY, UNKNOWN_CARDINALITY).
+
+    >>> ds = rt.data.Dataset.from_tensor_slices([1, 2, 3]).map(lambda x: x * 2)
+    >>> [int(x) for x in ds]
+    [2, 4, 6]
+    >>> evens = rt.data.Dataset.range(7).filter(lambda x: x % 2 == 0).batch(2)
+    >>> [b.tolist() for b in evens.as_numpy_iterator()]
+    [[0, 2], [4, 6]]
+    >>> rt.data.Dataset.from_tensor_slices(([1.0, 2.0], [0, 1])).element_spec
+    (TensorSpec(shape=(), dtype=rt.float32, name=None), TensorSpec(shape=(), dtype=rt.int32, name=None))
+    >>> @rt.function
+    ... def total(ds):
+    ...     s = rt.constant(0, rt.int64)
+    ...     for x in ds:
+    ...         s += x
+    ...     return s
+    >>> print(total(rt.data.Dataset.range(5)))
+    rt.Tensor(10, shape=(), dtype=int64)
     """
 
     _spec = None            # the element_spec
