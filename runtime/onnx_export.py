@@ -42,15 +42,41 @@ class ExportError(InvalidGraphError):
 
 def export(concrete_fn, path: Optional[str] = None, *, drop_prints: bool = False,
            drop_asserts: bool = False, opset: int = OPSET):
-    """Writes `concrete_fn` (a ConcreteFunction, or an rt.function with one trace or an
-    input_signature) as an ONNX model to `path` and returns the `onnx.ModelProto`.
-    Inputs are named after the function's arguments, outputs `output_0`, `output_1`, ...
-    in the order of `concrete_fn.outputs`.
+    """Writes `concrete_fn` as an ONNX model to `path` and returns the `onnx.ModelProto`.
+
+    Inputs are named after the function's arguments (or their TensorSpec names), outputs
+    `output_0`, `output_1`, ... in the order of `concrete_fn.outputs`.
 
     ONNX has no printing and no run-time assertions: `drop_prints=True` leaves out
     rt.print; `drop_asserts=True` leaves out assertions (rt.debugging.*, and autograph's
     checks that a variable assigned on some paths only was assigned), so where the
-    function would raise, the model gives a value instead."""
+    function would raise, the model gives a value instead.
+
+    Args:
+      concrete_fn: a ConcreteFunction, or an rt.function with one trace or an
+        input_signature.
+      path: the file to write, or None to only return the model.
+      drop_prints: leave out rt.print ops (else they make the export fail).
+      drop_asserts: leave out assertions (else they make the export fail).
+      opset: the ONNX opset version to target.
+
+    Returns:
+      The `onnx.ModelProto`.
+
+    Raises:
+      ImportError: when the onnx package is not installed.
+      ExportError: naming each op (and the line that made it) with no ONNX equivalent.
+
+    >>> import tempfile, os
+    >>> f = rt.function(lambda x: rt.nn.relu(x) * 2.0,
+    ...                 input_signature=[rt.TensorSpec([None], rt.float32, name="x")])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.onnx")
+    >>> model = rt.onnx.export(f, path)
+    >>> [i.name for i in model.graph.input], [o.name for o in model.graph.output]
+    (['x'], ['output_0'])
+    >>> os.path.exists(path)
+    True
+    """
     try:
         import onnx
         from onnx import helper

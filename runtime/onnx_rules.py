@@ -23,7 +23,23 @@ INT64_MIN = np.iinfo(np.int64).min
 
 
 def unsupported_reason(op) -> Optional[str]:
-    """Why `op` cannot be exported, or None."""
+    """Why the graph operation `op` cannot be exported to ONNX, or None when it can.
+
+    `rt.onnx.export` checks every op of a graph with it before writing anything.
+
+    Args:
+      op: an Operation of a graph (e.g. from `concrete_fn.graph.get_operations()`).
+
+    Returns:
+      A str saying why (a Python call, a variable write, an op with no ONNX equivalent),
+      or None.
+
+    >>> g = rt.function(lambda x: rt.py_function(lambda v: v, [x], rt.float32),
+    ...                 input_signature=[rt.TensorSpec([], rt.float32)])
+    >>> ops = g.get_concrete_function().graph.get_operations()
+    >>> [(op.name, rt.onnx.unsupported_reason(op)) for op in ops]
+    [('x', None), ('EagerPyFunc', 'rt.py_function calls Python'), ('Identity', None)]
+    """
     d = op.opdef
     if d in NO_EQUIVALENT:
         return NO_EQUIVALENT[d]
