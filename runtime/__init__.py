@@ -60,6 +60,20 @@ from . import optimizers  # noqa: E402
 
 
 class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
+    """The namespace `rt.math`, as TensorFlow's `tf.math`: the elementwise and reduction ops.
+
+    The same functions as at the top level (rt.math.add is rt.add, ...), plus floormod
+    (= mod), truediv (= divide) and those TensorFlow keeps in tf.math only: ceil, rsqrt,
+    log1p, softplus, reduce_std, reduce_variance and cumprod (floor, round and cumsum are
+    in both). It is a namespace, not something to instantiate.
+
+    >>> rt.math.add is rt.add
+    True
+    >>> print(rt.math.reduce_sum(rt.constant([[1, 2], [3, 4]]), axis=0))
+    rt.Tensor([4 6], shape=(2,), dtype=int32)
+    >>> print(rt.math.rsqrt(rt.constant([4.0, 16.0])))
+    rt.Tensor([0.5  0.25], shape=(2,), dtype=float32)
+    """
     add, subtract, multiply, divide, floordiv, mod, pow = add, subtract, multiply, divide, floordiv, mod, pow
     negative, abs, sign, square, sqrt, exp, log = negative, abs, sign, square, sqrt, exp, log
     tanh, sigmoid, sin, cos, maximum, minimum = tanh, sigmoid, sin, cos, maximum, minimum
