@@ -51,14 +51,36 @@ SOFTPLUS.grad = lambda inputs, outputs, grads: [grads[0] * sigmoid(inputs[0])]
 def floor(x, name: Optional[str] = None):
     """The largest integer not greater than each element of the float tensor `x`.
 
-    `rt.floor([-1.5, 0.5, 2.0])` -> [-2., 0., 2.]; no gradient flows through it."""
+    No gradient flows through it.
+
+    Args:
+      x: a tensor (or what converts to one) of a floating-point dtype.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> rt.floor(rt.constant([-1.5, 0.5, 2.0]))
+    <rt.Tensor: shape=(3,), dtype=float32, numpy=array([-2.,  0.,  2.], dtype=float32)>
+    """
     return apply_op(FLOOR, [convert_to_tensor(x)], name=name)
 
 
 def ceil(x, name: Optional[str] = None):
     """The smallest integer not less than each element of the float tensor `x`.
 
-    `rt.math.ceil([-1.5, 0.5, 2.0])` -> [-1., 1., 2.]; no gradient flows through it."""
+    No gradient flows through it.
+
+    Args:
+      x: a tensor (or what converts to one) of a floating-point dtype.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> rt.math.ceil(rt.constant([-1.5, 0.5, 2.0]))
+    <rt.Tensor: shape=(3,), dtype=float32, numpy=array([-1.,  1.,  2.], dtype=float32)>
+    """
     return apply_op(CEIL, [convert_to_tensor(x)], name=name)
 
 
@@ -66,14 +88,36 @@ def round(x, name: Optional[str] = None):  # noqa: A001 - TensorFlow's name
     """Each element rounded to the nearest integer, halves to the even one (banker's
     rounding, as TensorFlow and numpy); integer tensors come back unchanged.
 
-    `rt.round([0.5, 1.5, 2.5, -0.5])` -> [0., 2., 2., -0.]"""
+    No gradient flows through it.
+
+    Args:
+      x: a tensor (or what converts to one) of a numeric dtype.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> rt.round(rt.constant([0.5, 1.5, 2.5, -0.5]))
+    <rt.Tensor: shape=(4,), dtype=float32, numpy=array([ 0.,  2.,  2., -0.], dtype=float32)>
+    """
     return apply_op(ROUND, [convert_to_tensor(x)], name=name)
 
 
 def log1p(x, name: Optional[str] = None):
     """`log(1 + x)` elementwise, accurate for `x` near 0 (float tensors).
 
-    `rt.math.log1p([1e-10])` -> [1e-10] (where `rt.math.log(1 + x)` gives 0 in float32)"""
+    Args:
+      x: a tensor (or what converts to one) of a floating-point dtype.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> rt.math.log1p(rt.constant([1e-10, 1.0]))
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1.000000e-10, 6.931472e-01], dtype=float32)>
+    >>> rt.math.log(1 + rt.constant([1e-10]))  # 1 + 1e-10 rounds to 1 in float32
+    <rt.Tensor: shape=(1,), dtype=float32, numpy=array([0.], dtype=float32)>
+    """
     return apply_op(LOG1P, [convert_to_tensor(x)], name=name)
 
 
@@ -81,14 +125,32 @@ def softplus(features, name: Optional[str] = None):
     """`log(exp(features) + 1)` elementwise, without overflow for large features (float
     tensors); its gradient is `sigmoid(features)`.
 
-    `rt.math.softplus([-100.0, 0.0, 100.0])` -> [3.7e-44, 0.6931472, 100.]"""
+    Args:
+      features: a tensor (or what converts to one) of a floating-point dtype.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of features' shape and dtype.
+
+    >>> rt.math.softplus(rt.constant([-1.0, 0.0, 100.0]))
+    <rt.Tensor: shape=(3,), dtype=float32, numpy=array([  0.3132617,   0.6931472, 100.       ], dtype=float32)>
+    """
     return apply_op(SOFTPLUS, [convert_to_tensor(features)], name=name)
 
 
 def rsqrt(x, name: Optional[str] = None):
-    """`1 / sqrt(x)` elementwise (float tensors).
+    """`1 / sqrt(x)` elementwise (float tensors; an integer one raises InvalidArgumentError).
 
-    `rt.math.rsqrt([4.0, 0.25])` -> [0.5, 2.]"""
+    Args:
+      x: a tensor (or what converts to one) of a floating-point dtype.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> rt.math.rsqrt(rt.constant([4.0, 0.25]))
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 2. ], dtype=float32)>
+    """
     x = convert_to_tensor(x)
     check_kind("Rsqrt", x.dtype, FLOAT)
     return divide(1, sqrt(x), name=name)
@@ -100,7 +162,22 @@ def clip_by_value(t, clip_value_min, clip_value_max, name: Optional[str] = None)
     `t`'s shape without changing it). The gradient flows to `t` where it is within the
     bounds (bounds included), to a bound where `t` was clipped to it.
 
-    `rt.clip_by_value([-2.0, 0.5, 3.0], 0.0, 1.0)` -> [0., 0.5, 1.]"""
+    Args:
+      t: a tensor (or what converts to one) of a numeric dtype.
+      clip_value_min: the lower bound, of t's dtype (a Python number adopts it).
+      clip_value_max: the upper bound, of t's dtype.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of t's shape and dtype. Bounds that would change t's shape raise ValueError.
+
+    >>> rt.clip_by_value(rt.constant([-2.0, 0.5, 3.0]), 0.0, 1.0)
+    <rt.Tensor: shape=(3,), dtype=float32, numpy=array([0. , 0.5, 1. ], dtype=float32)>
+    >>> rt.clip_by_value(rt.constant([[1, 5], [7, 9]]), 2, rt.constant([4, 8]))
+    <rt.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[2, 5],
+           [4, 8]], dtype=int32)>
+    """
     values = convert_to_tensor(t)
     t_min = minimum(*binary_operands(values, clip_value_max))
     _same_shape(values, t_min)
@@ -126,7 +203,20 @@ def reduce_variance(input_tensor, axis=None, keepdims: bool = False, name: Optio
     """The variance of the elements along `axis` (all axes when None), as TensorFlow:
     the mean of the squared deviations from the mean (no Bessel correction).
 
-    `rt.math.reduce_variance([[1.0, 2.0], [3.0, 4.0]], axis=0)` -> [1., 1.]"""
+    Args:
+      input_tensor: a tensor (or what converts to one) of a floating-point dtype (else
+        TypeError).
+      axis: the dimensions to reduce (an int or a list of ints; None: all).
+      keepdims: whether to keep each reduced dimension, with length 1.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of input_tensor's dtype, of its shape without the reduced dimensions (or
+      with length 1 in their place, with keepdims).
+
+    >>> rt.math.reduce_variance(rt.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
+    """
     x = _float_input("rt.math.reduce_variance", input_tensor)
     means = reduce_ops.reduce_mean(x, axis, keepdims=True)
     return reduce_ops.reduce_mean(square(subtract(x, means)), axis, keepdims=keepdims,
@@ -135,9 +225,22 @@ def reduce_variance(input_tensor, axis=None, keepdims: bool = False, name: Optio
 
 def reduce_std(input_tensor, axis=None, keepdims: bool = False, name: Optional[str] = None):
     """The standard deviation of the elements along `axis` (the square root of
-    `reduce_variance`).
+    `reduce_variance`, no Bessel correction).
 
-    `rt.math.reduce_std([[1.0, 2.0], [3.0, 4.0]])` -> 1.118034"""
+    Args:
+      input_tensor: a tensor (or what converts to one) of a floating-point dtype (else
+        TypeError).
+      axis: the dimensions to reduce (an int or a list of ints; None: all).
+      keepdims: whether to keep each reduced dimension, with length 1.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of input_tensor's dtype, of its shape without the reduced dimensions (or
+      with length 1 in their place, with keepdims).
+
+    >>> rt.math.reduce_std(rt.constant([[1.0, 2.0], [3.0, 4.0]]))
+    <rt.Tensor: shape=(), dtype=float32, numpy=1.118034>
+    """
     x = _float_input("rt.math.reduce_std", input_tensor)
     return sqrt(reduce_variance(x, axis, keepdims=keepdims), name=name)
 
@@ -206,8 +309,25 @@ def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False, name: Opti
     """The cumulative sum of `x` along `axis`: with `exclusive` each element leaves itself
     out (the first is 0), with `reverse` the sum runs from the end.
 
-    `rt.cumsum([1, 2, 3])` -> [1, 3, 6]; `exclusive=True` -> [0, 1, 3];
-    `reverse=True` -> [6, 5, 3]"""
+    Args:
+      x: a tensor (or what converts to one) of a numeric dtype, of rank >= 1.
+      axis: the one dimension to sum along (negative counts from the end); out of range
+        raises InvalidArgumentError.
+      exclusive: whether each element leaves itself out.
+      reverse: whether to sum from the last element.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> x = rt.constant([1, 2, 3])
+    >>> rt.cumsum(x)
+    <rt.Tensor: shape=(3,), dtype=int32, numpy=array([1, 3, 6], dtype=int32)>
+    >>> rt.cumsum(x, exclusive=True)
+    <rt.Tensor: shape=(3,), dtype=int32, numpy=array([0, 1, 3], dtype=int32)>
+    >>> rt.cumsum(x, reverse=True)
+    <rt.Tensor: shape=(3,), dtype=int32, numpy=array([6, 5, 3], dtype=int32)>
+    """
     return _scan(CUMSUM, "rt.cumsum", x, axis, exclusive, reverse, name)
 
 
@@ -215,7 +335,24 @@ def cumprod(x, axis=0, exclusive: bool = False, reverse: bool = False, name: Opt
     """The cumulative product of `x` along `axis` (`exclusive` and `reverse` as in
     `rt.cumsum`; the first element of an exclusive product is 1).
 
-    `rt.math.cumprod([1, 2, 3])` -> [1, 2, 6]"""
+    Args:
+      x: a tensor (or what converts to one) of a numeric dtype, of rank >= 1.
+      axis: the one dimension to multiply along (negative counts from the end); out of
+        range raises InvalidArgumentError.
+      exclusive: whether each element leaves itself out.
+      reverse: whether to multiply from the last element.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> rt.math.cumprod(rt.constant([1, 2, 3]))
+    <rt.Tensor: shape=(3,), dtype=int32, numpy=array([1, 2, 6], dtype=int32)>
+    >>> rt.math.cumprod(rt.constant([[1.0, 2.0], [3.0, 4.0]]), axis=1, exclusive=True)
+    <rt.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 1.],
+           [1., 3.]], dtype=float32)>
+    """
     return _scan(CUMPROD, "rt.math.cumprod", x, axis, exclusive, reverse, name)
 
 
