@@ -510,7 +510,33 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
 def to_graph(entity: Any, recursive: bool = True, experimental_optional_features: Any = None) -> Any:
     """The converted function: Python semantics on Python values, staged on tensors.
 
-    `experimental_optional_features`: `ag.experimental.Feature` values (see there)."""
+    Its `if`, `while`, `for`, `break`, `continue`, `return`, `assert`, list appends and
+    (with the features) `print` become autograph operators: on Python values they run as
+    Python, on symbolic tensors they stage graph control flow (rt.function does this
+    conversion itself).
+
+    Args:
+      entity: a function, a method or a callable object (other callables are returned as
+        they are).
+      recursive: also convert the functions it calls (default True).
+      experimental_optional_features: `ag.experimental.Feature` values (see there).
+
+    Returns:
+      The converted callable.
+
+    Raises:
+      TypeError: for something that is not callable.
+
+    >>> def f(x):
+    ...     if x > 0:
+    ...         x = x * 2
+    ...     return x
+    >>> g = ag.to_graph(f)
+    >>> g(3), g(-1)
+    (6, -1)
+    >>> print(rt.function(g, autograph=False)(rt.constant(3)))
+    rt.Tensor(6, shape=(), dtype=int32)
+    """
     features = experimental.features(experimental_optional_features)
     if isinstance(entity, types.MethodType):
         return types.MethodType(to_graph(entity.__func__, recursive, features), entity.__self__)
@@ -526,14 +552,39 @@ def to_graph(entity: Any, recursive: bool = True, experimental_optional_features
 
 
 def to_code(entity: Any, recursive: bool = True, experimental_optional_features: Any = None) -> str:
-    """Source of the converted function; it compiles once `ag__` is importable
-    (`from autograph import operators as ag__`; `ag__1` when the function's own code
-    names `ag__`). `experimental_optional_features`: as for `to_graph`.
+    """Source of the converted function, as a str.
 
-    This is the converted body: what runs while a graph is being built. The function
-    `to_graph` compiles also starts with `if not ag__.staging:` and the original body,
-    which runs on Python values outside tracing (see `autograph.operators.python_path`);
-    `autograph convert` writes both."""
+    It compiles once `ag__` is importable (`from autograph import operators as ag__`;
+    `ag__1` when the function's own code names `ag__`). This is the converted body: what
+    runs while a graph is being built. The function `to_graph` compiles also starts with
+    `if not ag__.staging:` and the original body, which runs on Python values outside
+    tracing (see `autograph.operators.python_path`); `autograph convert` writes both.
+
+    Args:
+      entity: a function, a method or an rt.function.
+      recursive: as for `to_graph`.
+      experimental_optional_features: as for `to_graph`.
+
+    Returns:
+      The converted source code, a str.
+
+    Raises:
+      TypeError: for something that is not a Python function.
+
+    >>> def f(x):
+    ...     if x > 0:
+    ...         x = x * 2
+    ...     return x
+    >>> print(ag.to_code(f))
+    def f(x):
+    <BLANKLINE>
+        def if_true(x):
+            x = x * 2
+            return x
+        x = ag__.if_stmt(x > 0, if_true, None, (x,), ('x',))
+        return x
+    <BLANKLINE>
+    """
     python_function = getattr(entity, "python_function", None)    # an `rt.function`
     if not isinstance(entity, types.FunctionType) and callable(python_function):
         entity = python_function
@@ -566,15 +617,33 @@ class _UnlessConfigured(logging.StreamHandler):
 
 
 def set_verbosity(level: int, alsologtostdout: bool = False) -> None:
-    """How much the `autograph` logger says, as TensorFlow's `tf.autograph.set_verbosity`:
+    """How much the `autograph` logger says, as TensorFlow's `tf.autograph.set_verbosity`.
+
     0, warnings only (functions left unconverted, loops unrolled while tracing); 1, also
-    each conversion (function, file:line, time) and each decision to leave code as
-    Python; 2 and above, also the converted code of each function. Also set by the
-    environment variable `AUTOGRAPH_VERBOSITY`. Records go to the handlers the program
-    configured (`logging.basicConfig()`), else to stderr (`alsologtostdout=True`: stdout
-    too). The level applies also to the loggers of the registered tensor libraries (named
-    as the library: the runtime's `runtime` logger tells each trace of an `rt.function`
-    at level 1, and warns about retracing)."""
+    each conversion (function, file:line, time) and each decision to leave code as Python;
+    2 and above, also the converted code of each function. Also set by the environment
+    variable `AUTOGRAPH_VERBOSITY`. Records go to the handlers the program configured
+    (`logging.basicConfig()`), else to stderr. The level applies also to the loggers of the
+    registered tensor libraries (named as the library: the runtime's `runtime` logger tells
+    each trace of an `rt.function` at level 1, and warns about retracing).
+
+    Args:
+      level: an int, 0 and up.
+      alsologtostdout: also write the records to stdout.
+
+    Returns:
+      None.
+
+    >>> import logging
+    >>> loggers = [logging.getLogger(n) for n in ("autograph", "runtime")]
+    >>> levels = [log.level for log in loggers]
+    >>> ag.set_verbosity(1)
+    >>> logging.getLogger("autograph").level == logging.INFO
+    True
+    >>> ag.set_verbosity(0)
+    >>> for log, level in zip(loggers, levels):
+    ...     log.setLevel(level)
+    """
     loggers = [logger] + [logging.getLogger(name) for name in sorted(calls.LOGGERS - {"autograph"})]
     for log in loggers:
         log.setLevel(logging.WARNING if level <= 0 else logging.INFO if level == 1

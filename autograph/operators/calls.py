@@ -52,7 +52,26 @@ _NOT_CONVERTIBLE = 0x20 | 0x80 | 0x200
 
 
 def do_not_convert(fn: Callable) -> Callable:
-    """Decorator: `fn` is called as it is, never converted."""
+    """Decorator: `fn` is called as it is, never converted by autograph.
+
+    Its Python `if`/`while`/`for` stay Python even when called from a converted function
+    (so they must not depend on symbolic tensors).
+
+    Args:
+      fn: a callable.
+
+    Returns:
+      fn itself, marked (or a marked wrapper when fn takes no attributes).
+
+    >>> @ag.do_not_convert
+    ... def scale(x, factor=2):
+    ...     return x * factor
+    >>> @rt.function
+    ... def f(x):
+    ...     return scale(x)
+    >>> print(f(rt.constant(3)))
+    rt.Tensor(6, shape=(), dtype=int32)
+    """
     try:
         setattr(fn, _DO_NOT_CONVERT, True)
         return fn

@@ -26,8 +26,29 @@ def register_default_backend(backend: Any) -> None:
 
 
 def set_element_type(entity: Any, dtype: Any, shape: Any = None) -> Any:
-    """Declares the dtype (and shape) of the elements of a Python list, for when a staged
-    construct makes it a staged list or `stack` stacks it empty."""
+    """Declares the dtype (and shape) of the elements of a Python list.
+
+    For when a staged construct (a staged loop appending to it) makes it a staged list, or
+    `stack` stacks it empty. It has no other effect.
+
+    Args:
+      entity: the list.
+      dtype: its elements' dtype.
+      shape: its elements' shape (optional).
+
+    Returns:
+      entity.
+
+    >>> @rt.function
+    ... def squares(n):
+    ...     out = []
+    ...     ag.set_element_type(out, rt.int32)
+    ...     for i in rt.range(n):
+    ...         out.append(i * i)
+    ...     return ag.stack(out)
+    >>> print(squares(rt.constant(4)))
+    rt.Tensor([0 1 4 9], shape=(4,), dtype=int32)
+    """
     if type(entity) is list:
         if len(_ELEMENT_TYPES) > 10000:
             _ELEMENT_TYPES.clear()
@@ -43,7 +64,22 @@ def element_type(entity: Any) -> Optional[tuple]:
 
 
 def stack(entity: Any, strict: bool = True) -> Any:
-    """The elements of a list (a Python list, or a staged one) as one tensor."""
+    """The elements of a list (a Python list, or a staged one) as one tensor.
+
+    Args:
+      entity: a list of tensors (or values the backend converts), or a staged list.
+      strict: raise ValueError when it cannot be stacked (else return it as it is).
+
+    Returns:
+      A tensor with the elements stacked along a new first axis.
+
+    Raises:
+      ValueError: for an empty list with no element type (see set_element_type), or no
+        staging backend loaded.
+
+    >>> print(ag.stack([rt.constant(1), rt.constant(2)]))
+    rt.Tensor([1 2], shape=(2,), dtype=int32)
+    """
     backend = getattr(type(entity), "__autograph_backend__", None)
     if backend is None and type(entity) is list:
         for item in entity:
