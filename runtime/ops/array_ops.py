@@ -96,6 +96,28 @@ RESHAPE_DYNAMIC.grad = lambda inputs, outputs, grads: [_reshape_back(grads[0], i
 
 
 def reshape(tensor, shape, name: Optional[str] = None):
+    """The elements of `tensor`, in row-major order, in a new shape.
+
+    One dimension of `shape` may be -1: it takes the length that keeps the number of
+    elements. A shape that cannot hold the elements raises InvalidArgumentError. `shape`
+    may hold graph tensors (the shape is then read when the graph runs).
+
+    Args:
+      tensor: a tensor (or what converts to one).
+      shape: the new shape: a list or tuple of ints (or of scalar tensors), an int32
+        tensor, or a TensorShape.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of tensor's dtype and elements, in shape `shape`.
+
+    >>> rt.reshape(rt.range(6), [2, 3])
+    <rt.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[0, 1, 2],
+           [3, 4, 5]], dtype=int32)>
+    >>> rt.reshape(rt.range(6), [-1, 2]).shape
+    TensorShape([3, 2])
+    """
     x = convert_to_tensor(tensor)
     static = static_shape_arg(shape)
     if static is None:
@@ -133,6 +155,25 @@ TRANSPOSE.grad = _transpose_grad
 
 
 def transpose(a, perm=None, name: Optional[str] = None):
+    """Permutes the dimensions of `a`: dimension i of the result is dimension `perm[i]` of `a`.
+
+    Args:
+      a: a tensor (or what converts to one).
+      perm: a permutation of `range(rank)`, known when the op is built (None: the
+        dimensions reversed). Anything else raises InvalidArgumentError.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of a's dtype, of shape `[a.shape[p] for p in perm]`.
+
+    >>> rt.transpose(rt.constant([[1, 2, 3], [4, 5, 6]]))
+    <rt.Tensor: shape=(3, 2), dtype=int32, numpy=
+    array([[1, 4],
+           [2, 5],
+           [3, 6]], dtype=int32)>
+    >>> rt.transpose(rt.zeros([2, 3, 4]), perm=[0, 2, 1]).shape
+    TensorShape([2, 4, 3])
+    """
     x = convert_to_tensor(a)
     perm = None if perm is None else tuple(static_axis(perm, "perm"))
     if perm is None and x.shape.rank is not None:
@@ -161,6 +202,22 @@ EXPAND_DIMS.grad = lambda inputs, outputs, grads, axis: [_reshape_back(grads[0],
 
 
 def expand_dims(input, axis, name: Optional[str] = None):  # noqa: A002
+    """Inserts a dimension of length 1 at index `axis` of input's shape.
+
+    Args:
+      input: a tensor (or what converts to one).
+      axis: where the new dimension goes, in `[-rank - 1, rank]` (negative counts from the
+        end); out of range raises InvalidArgumentError.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of input's dtype and elements, of rank one higher.
+
+    >>> rt.expand_dims(rt.constant([1, 2]), 0)
+    <rt.Tensor: shape=(1, 2), dtype=int32, numpy=array([[1, 2]], dtype=int32)>
+    >>> rt.expand_dims(rt.constant([1, 2]), -1).shape
+    TensorShape([2, 1])
+    """
     return apply_op(EXPAND_DIMS, [convert_to_tensor(input)], {"axis": static_axis(axis)}, name=name)
 
 
@@ -190,6 +247,22 @@ SQUEEZE.grad = lambda inputs, outputs, grads, axis: [_reshape_back(grads[0], inp
 
 
 def squeeze(input, axis=None, name: Optional[str] = None):  # noqa: A002
+    """Removes dimensions of length 1 from input's shape.
+
+    Args:
+      input: a tensor (or what converts to one).
+      axis: an int or a list of ints, the dimensions to remove (each of length 1, else
+        InvalidArgumentError); None: every dimension of length 1.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of input's dtype and elements, without those dimensions.
+
+    >>> rt.squeeze(rt.zeros([1, 2, 1, 3])).shape
+    TensorShape([2, 3])
+    >>> rt.squeeze(rt.zeros([1, 2, 1, 3]), axis=[2]).shape
+    TensorShape([1, 2, 3])
+    """
     x = convert_to_tensor(input)
     axis = static_axis(axis)
     if axis is not None:
@@ -250,6 +323,27 @@ CONCAT.grad = _concat_grad
 
 
 def concat(values, axis, name: Optional[str] = None):
+    """Joins tensors along an existing dimension.
+
+    The values must have one dtype and one rank, and equal lengths in every dimension but
+    `axis` (else InvalidArgumentError).
+
+    Args:
+      values: a list of tensors (or what converts to them).
+      axis: the dimension to join along (negative counts from the end).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of the values' dtype, whose `axis` dimension is the sum of theirs.
+
+    >>> a, b = rt.constant([[1, 2]]), rt.constant([[3, 4]])
+    >>> rt.concat([a, b], axis=0)
+    <rt.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[1, 2],
+           [3, 4]], dtype=int32)>
+    >>> rt.concat([a, b], axis=1)
+    <rt.Tensor: shape=(1, 4), dtype=int32, numpy=array([[1, 2, 3, 4]], dtype=int32)>
+    """
     ts = values_as_tensors(values)
     return apply_op(CONCAT, ts, {"axis": static_axis(axis)}, name=name)
 
@@ -320,6 +414,27 @@ GATHER_GRAD.grad = lambda inputs, outputs, grads, axis: [gather(grads[0], inputs
 
 
 def gather(params, indices, axis: int = 0, name: Optional[str] = None):
+    """Slices of `params` along `axis`, picked by `indices`.
+
+    An index outside `[0, params.shape[axis])` raises InvalidArgumentError when the op runs.
+
+    Args:
+      params: the tensor to pick from (or what converts to one).
+      indices: an integer tensor (or what converts to one) of any shape.
+      axis: the dimension of params to index (negative counts from the end).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of params' dtype, of shape
+      `params.shape[:axis] + indices.shape + params.shape[axis + 1:]`.
+
+    >>> rt.gather(rt.constant([10, 20, 30]), [2, 0, 2])
+    <rt.Tensor: shape=(3,), dtype=int32, numpy=array([30, 10, 30], dtype=int32)>
+    >>> rt.gather(rt.constant([[1, 2], [3, 4]]), [1], axis=1)
+    <rt.Tensor: shape=(2, 1), dtype=int32, numpy=
+    array([[2],
+           [4]], dtype=int32)>
+    """
     p = convert_to_tensor(params)
     i = convert_to_tensor(indices, dtype_hint=dtypes.int32)
     return apply_op(GATHER, [p, i], {"axis": static_axis(axis)}, name=name)
@@ -340,6 +455,28 @@ SHAPE = OpDef("Shape", _shape_infer, _shape_kernel)
 
 
 def shape(input, out_type=dtypes.int32, name: Optional[str] = None):  # noqa: A002
+    """The shape of `input`, as a 1-D integer tensor.
+
+    When the shape is fully known while the op is built, the result is a constant; else
+    (inside rt.function with unknown dimensions) it is read when the graph runs. The static
+    shape is `input.shape` (a TensorShape).
+
+    Args:
+      input: a tensor (or what converts to one).
+      out_type: int32 (default) or int64.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of dtype out_type and shape `[rank]`.
+
+    >>> rt.shape(rt.zeros([2, 3]))
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([2, 3], dtype=int32)>
+    >>> @rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+    ... def length(x):
+    ...     return rt.shape(x)[0]
+    >>> length(rt.constant([1.0, 2.0, 3.0]))
+    <rt.Tensor: shape=(), dtype=int32, numpy=3>
+    """
     x = convert_to_tensor(input)
     out_type = dtypes.as_dtype(out_type)
     if x.shape.is_fully_defined():
@@ -359,6 +496,22 @@ SIZE = OpDef("Size", _size_infer, _size_kernel)
 
 
 def size(input, out_type=dtypes.int32, name: Optional[str] = None):  # noqa: A002
+    """The number of elements of `input`, as a scalar integer tensor.
+
+    When the shape is fully known while the op is built, the result is a constant; else it
+    is computed when the graph runs.
+
+    Args:
+      input: a tensor (or what converts to one).
+      out_type: int32 (default) or int64.
+      name: an optional name for the op.
+
+    Returns:
+      A scalar tensor of dtype out_type.
+
+    >>> rt.size(rt.zeros([2, 3]))
+    <rt.Tensor: shape=(), dtype=int32, numpy=6>
+    """
     x = convert_to_tensor(input)
     out_type = dtypes.as_dtype(out_type)
     n = x.shape.num_elements()
@@ -379,6 +532,23 @@ RANK = OpDef("Rank", _rank_infer, _rank_kernel)
 
 
 def rank(input, name: Optional[str] = None):  # noqa: A002
+    """The number of dimensions of `input`, as a scalar int32 tensor.
+
+    When the rank is known while the op is built, the result is a constant; else it is
+    computed when the graph runs.
+
+    Args:
+      input: a tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A scalar int32 tensor.
+
+    >>> rt.rank(rt.zeros([2, 3]))
+    <rt.Tensor: shape=(), dtype=int32, numpy=2>
+    >>> rt.rank(5)
+    <rt.Tensor: shape=(), dtype=int32, numpy=0>
+    """
     x = convert_to_tensor(input)
     if x.shape.rank is not None:
         return constant(np.int32(x.shape.rank), name=name or "Rank")
