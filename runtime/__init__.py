@@ -99,6 +99,9 @@ del _name
 # map_fn, scan, foldl, foldr (each one while loop in a graph) and switch_case
 from .functional_ops import foldl, foldr, map_fn, scan, switch_case  # noqa: E402
 from . import display  # noqa: E402,F401  (notebooks: _repr_html_ / _repr_svg_)
+# rt.SparseTensor (issue 16): a composite value; rt.sparse.to_dense/from_dense/reduce_sum/...
+from . import sparse  # noqa: E402
+from .sparse import SparseTensor, SparseTensorSpec  # noqa: E402
 
 
 def __getattr__(name):

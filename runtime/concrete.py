@@ -99,7 +99,7 @@ class ConcreteFunction:
         for p in self.python_signature.parameters.values():
             if p.name not in self.traced_arguments:
                 continue
-            v = nest.map_structure(_spec_of, self.traced_arguments[p.name])
+            v = _as_specs(self.traced_arguments[p.name])
             if p.kind == p.KEYWORD_ONLY:
                 kwargs[p.name] = v
             elif p.kind == p.VAR_POSITIONAL:
@@ -117,7 +117,7 @@ class ConcreteFunction:
             if p.name not in self.traced_arguments:
                 continue
             v = self.traced_arguments[p.name]
-            leaves = nest.flatten(v)
+            leaves = nest.flatten(v, expand_composites=True)
             if any(isinstance(x, Placeholder) for x in leaves):
                 names.append(p.name)
                 tensor_args.append((p.name, v))
@@ -154,7 +154,8 @@ class ConcreteFunction:
         """(graph, input placeholders, output tensors) of the optimised graph, made once."""
         opt = self._opt
         if opt is None:
-            leaves = [t for t in nest.flatten(self.structured_outputs) if isinstance(t, Tensor)]
+            leaves = [t for t in nest.flatten(self.structured_outputs, expand_composites=True)
+                      if isinstance(t, Tensor)]
             if not config.graphs_optimized():
                 opt = (self.graph, list(self.inputs), leaves)
             elif [id(t) for t in self.graph.inputs] == [id(t) for t in self.inputs]:
@@ -196,7 +197,8 @@ class ConcreteFunction:
         for pname, traced in self.traced_arguments.items():
             if pname in bound.arguments:
                 self.match_argument(pname, traced, bound.arguments[pname], arrays)
-            elif any(isinstance(x, Placeholder) for x in nest.flatten(traced)):
+            elif any(isinstance(x, Placeholder)
+                     for x in nest.flatten(traced, expand_composites=True)):
                 raise TypeError(f"{self.name}{_short_sig(self)}: missing a required tensor "
                                 f"argument: '{pname}'")
         return self.run_flat(arrays)
@@ -210,7 +212,7 @@ class ConcreteFunction:
             return wrap(results[0], out.dtype)
         it = iter(results)
         return nest.map_structure(lambda t: wrap(next(it), t.dtype) if isinstance(t, Tensor) else t,
-                                  out)
+                                  out, expand_composites=True)
 
     def match_argument(self, pname, traced, value, arrays):
         """Checks argument `pname`'s `value` against its traced structure `traced` (from
@@ -220,14 +222,21 @@ class ConcreteFunction:
         if isinstance(traced, Placeholder):
             arrays[traced.index] = self.array_for(traced, value, pname)
             return
+        if nest.is_composite(traced):
+            if not traced._rt_is_compatible_with(value):
+                raise TypeError(f"{self.name}: argument {pname} is {_describe(value)}, but the "
+                                f"function was traced for {_describe(traced)}")
+            for t, v in zip(traced._rt_components(), value._rt_components()):
+                self.match_argument(pname, t, v, arrays)
+            return
         if nest.is_nested(traced):
-            if not nest.same_structure(traced, value) and not (
+            if not nest.same_structure(traced, value, expand_composites=True) and not (
                     isinstance(traced, (list, tuple)) and isinstance(value, (list, tuple))
                     and len(traced) == len(value)):
                 raise TypeError(f"{self.name}: argument {pname} has structure "
                                 f"{nest.structure_repr(value)}, but the function was traced "
                                 f"for {nest.structure_repr(traced)}")
-            for t, v in zip(nest.flatten(traced), nest.flatten(value)):
+            for t, v in zip(nest.flatten(traced), nest.flatten(value)):   # composites whole
                 self.match_argument(pname, t, v, arrays)
             return
         if isinstance(traced, Variable):
@@ -308,6 +317,12 @@ def _spec_of(v):
     return v.spec if isinstance(v, Placeholder) else v
 
 
+def _as_specs(v):
+    """A traced argument with TensorSpecs for its Placeholders, and the spec of each
+    composite (an rt.SparseTensorSpec) for the composite."""
+    return nest.map_structure(_spec_of, nest.composite_specs(v))
+
+
 def _python_text(v) -> str:
     return repr(v)
 
@@ -316,6 +331,9 @@ def _describe(v) -> str:
     """An argument or a result as the signature shows it: `float32 Tensor, shape=(2,)`."""
     if isinstance(v, Placeholder):
         v = v.spec
+    if nest.is_composite(v):
+        spec = v._rt_spec() if hasattr(v, "_rt_spec") else v
+        return repr(spec)
     if isinstance(v, (Tensor, TensorSpec)):
         return f"{v.dtype.name} Tensor, shape={v.shape}"
     if isinstance(v, dict):

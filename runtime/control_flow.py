@@ -120,7 +120,7 @@ def _fill_undefined(outs_t, outs_f, gt, gf, is_undefined) -> list:
             outs[i] = None
             continue
         with graph.as_default():
-            outs[i] = nest.map_structure(placeholder_value, template)
+            outs[i] = nest.map_structure(placeholder_value, template, expand_composites=True)
         flags[i] = not ua
     return flags
 
@@ -131,12 +131,12 @@ def _pair_leaves(label, a, b, gt, gf, t_leaves, f_leaves, is_undefined):
     outputs: (_UNDEFINED, marker) or (template, [("pass", object) | ("out", index)])."""
     if is_undefined is not None and is_undefined(a) and is_undefined(b):
         return (_UNDEFINED, a)
-    if not nest.same_structure(a, b):
+    if not nest.same_structure(a, b, expand_composites=True):
         raise TypeError(
             f"'{label}' has a different structure in the two branches: "
             f"{nest.structure_repr(a)} if the condition holds, {nest.structure_repr(b)} "
             "if not; a staged `if` must return the same nested structure in both branches.")
-    la, lb = nest.flatten(a), nest.flatten(b)
+    la, lb = nest.flatten(a, expand_composites=True), nest.flatten(b, expand_composites=True)
     leaf_labels = [label] if len(la) == 1 else cv.path_names(a, label)
     parts = []
     for leaf_label, x, y in zip(leaf_labels, la, lb):
@@ -160,7 +160,8 @@ def _pair_leaves(label, a, b, gt, gf, t_leaves, f_leaves, is_undefined):
         parts.append(("out", len(t_leaves)))
         t_leaves.append(cv.in_graph_tensor(gt, tx))
         f_leaves.append(cv.in_graph_tensor(gf, ty))
-    return (a, parts)
+    # a composite claims statically only what both branches agree on
+    return (nest.common_composites(a, b), parts)
 
 
 _UNDEFINED = object()  # a layout tag: undefined on both paths, passed through
@@ -172,8 +173,10 @@ def _unpack_layout(layout, outs):
     if template is _UNDEFINED:
         return parts
     leaves = [obj if kind == "pass" else cv.rebuild(leaf, outs[obj])
-              for (kind, obj), leaf in zip(parts, nest.flatten(template))]
-    return nest.pack_sequence_as(template, leaves) if nest.is_nested(template) else leaves[0]
+              for (kind, obj), leaf in zip(parts, nest.flatten(template, expand_composites=True))]
+    if nest.is_nested(template, expand_composites=True):
+        return nest.pack_sequence_as(template, leaves, expand_composites=True)
+    return leaves[0]
 
 
 def _branch_tensor(v, other):
@@ -237,6 +240,9 @@ def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
     names = cv.path_names(vars_, "loop_vars")
     invariants = None
     if shape_invariants is not None:
+        if any(nest.is_composite(v) for v in nest.flatten(vars_)):
+            raise NotImplementedError("rt.while_loop: shape_invariants with SparseTensor loop "
+                                      "variables are not supported")
         inv = [shape_invariants] if single else list(shape_invariants)
         invariants = nest.flatten(inv) if nest.same_structure(inv, vars_) else None
         if invariants is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from . import nest
 from .core import dtypes
 from .core.apply import in_graph
 from .core.graph import Graph
@@ -24,6 +25,10 @@ def path_names(structure, prefix) -> list:
         return [n for k in keys for n in path_names(structure[k], f"{prefix}[{k!r}]")]
     if isinstance(structure, (list, tuple)):
         return [n for i, v in enumerate(structure) for n in path_names(v, f"{prefix}[{i}]")]
+    parts = getattr(structure, "_rt_component_names", None)   # a composite: x.indices ...
+    if parts is not None and nest.is_composite(structure):
+        return [n for part, v in zip(parts, structure._rt_components())
+                for n in path_names(v, f"{prefix}.{part}")]
     return [prefix]
 
 

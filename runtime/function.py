@@ -105,9 +105,9 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
     data_parallel = distribute.as_data_parallel(data_parallel)
     if input_signature is not None:
         if not isinstance(input_signature, (list, tuple)) or not all(
-                isinstance(s, TensorSpec) for s in nest.flatten(input_signature)):
+                isinstance(s, TensorSpec) for s in nest.flatten(input_signature, True)):
             raise TypeError("input_signature must be a possibly nested sequence of TensorSpec "
-                            f"objects, got {input_signature!r}")
+                            f"(or SparseTensorSpec) objects, got {input_signature!r}")
     relax = bool(reduce_retracing or experimental_relax_shapes)
     if experimental_autograph_options is not None:
         try:
@@ -152,6 +152,9 @@ def _leaf_key(v, track):
         return ("T", v.dtype, v.shape.as_tuple())
     if isinstance(v, np.ndarray):
         return ("T", dtypes.as_dtype(v.dtype), v.shape)
+    if nest.is_composite(v):     # rt.SparseTensor: keyed by its spec, as TensorFlow does
+        spec = nest.composite_specs(v)
+        return (spec._rt_static_key(), *(_leaf_key(c, track) for c in spec._rt_components()))
     if nest.is_nested(v):
         if isinstance(v, dict):
             return (type(v).__name__,) + tuple((k, _leaf_key(v[k], track)) for k in
@@ -539,12 +542,13 @@ class Function:
             finally:
                 stack.pop()
                 state_ops._creation_hooks.hook = previous
-            outputs = nest.map_structure(lambda v: _output_tensor(graph, v), out)
-        graph.prune([t for t in nest.flatten(outputs) if isinstance(t, Tensor)])
+            outputs = nest.map_structure(lambda v: _output_tensor(graph, v), out,
+                                         expand_composites=True)
+        tensors = [t for t in nest.flatten(outputs, True) if isinstance(t, Tensor)]
+        graph.prune(tensors)
         self._trace_count += 1
         cf = ConcreteFunction(self.__name__, self._sig, graph, traced_args,
-                              [p for p, _ in placeholders], outputs,
-                              [t for t in nest.flatten(outputs) if isinstance(t, Tensor)],
+                              [p for p, _ in placeholders], outputs, tensors,
                               backend=self._backend)
         cf.inputs_specs = [ph for _, ph in placeholders]
         if self._data_parallel is not None:
@@ -566,10 +570,11 @@ class Function:
             ph = Placeholder(TensorSpec(spec.shape, spec.dtype, pname), len(placeholders))
             placeholders.append((t, ph))
             return ph, t
-        if nest.is_nested(value):
-            pairs = [leaf(v) for v in nest.flatten(value)]
-            return (nest.pack_sequence_as(value, [p[0] for p in pairs]),
-                    nest.pack_sequence_as(value, [p[1] for p in pairs]))
+        if nest.is_nested(value, expand_composites=True):
+            value = nest.composite_specs(value)    # a SparseTensor traced by its spec
+            pairs = [leaf(v) for v in nest.flatten(value, True)]
+            return (nest.pack_sequence_as(value, [p[0] for p in pairs], True),
+                    nest.pack_sequence_as(value, [p[1] for p in pairs], True))
         return leaf(value)
 
 
@@ -619,7 +624,7 @@ def _output_tensor(graph, v):
 def _tensor_leaves(bound):
     out = []
     for v in bound.arguments.values():
-        for leaf in nest.flatten(v):
+        for leaf in nest.flatten(v, expand_composites=True):
             if isinstance(leaf, (Tensor, TensorSpec, np.ndarray)):
                 out.append(leaf)
     return out

@@ -60,6 +60,11 @@ def fit(names: list, args: list, signature) -> tuple:
 def _match(part, value, where: str, problems: list) -> tuple:
     if isinstance(part, TensorSpec):
         return part, _leaf(part, value, where, problems)
+    if hasattr(type(part), "_rt_components") and hasattr(part, "is_compatible_with"):
+        # a composite's spec (rt.SparseTensorSpec): the value must be one that fits it
+        if not ((type(value) is type(part) and value == part) or part.is_compatible_with(value)):
+            problems.append(f"{where}: expected {part!r}, got {_kind(value)}")
+        return part, value
     if isinstance(part, dict):
         if not isinstance(value, dict) or set(value) != set(part):
             problems.append(f"{where}: expected a dict with keys {sorted(part)!r}, "

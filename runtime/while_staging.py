@@ -40,8 +40,8 @@ def _flatten_vars(values, labels):
     """Top-level values -> (leaves, per-leaf labels, structures)."""
     leaves, leaf_labels = [], []
     for v, label in zip(values, labels):
-        flat = nest.flatten(v)
-        names = cv.path_names(v, label) if nest.is_nested(v) else [label]
+        flat = nest.flatten(v, expand_composites=True)
+        names = cv.path_names(v, label) if nest.is_nested(v, expand_composites=True) else [label]
         leaves.extend(flat)
         leaf_labels.extend(names)
     return leaves, leaf_labels
@@ -61,7 +61,7 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
         learned = _learn_undefined(cond_fn, body_fn, init, undefined, is_undefined)
         for i in undefined:
             if learned[i] is not None:
-                init[i] = nest.map_structure(placeholder_value, learned[i])
+                init[i] = nest.map_structure(placeholder_value, learned[i], expand_composites=True)
                 flag_slots.append(i)
     active = [i for i in range(len(init)) if not (is_undefined and is_undefined(init[i]))]
     if len(active) < len(init):
@@ -88,9 +88,17 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
                         leaf_labels)
     shapes = [t.shape if s is None else s for t, s in zip(init_tensors, fixed)]
 
-    cond_g, body_g, cond_out, body_leaves, body_templates, shapes = _trace_until_stable(
+    traced = _trace_until_stable(
         cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shapes, fixed, n_flags,
         leaf_labels, is_undefined, [labels[i] for i in active], relax_shapes)
+    if not nest.same_composite_statics(structures, traced[4]):
+        # A composite (rt.SparseTensor) whose static shape one iteration does not keep:
+        # trace again claiming in the loop only what holds whatever it does (its rank).
+        structures = [nest.relax_composites(s) for s in structures]
+        traced = _trace_until_stable(
+            cond_fn, body_fn, graph, structures, init_leaves, init_tensors, traced[5], fixed,
+            n_flags, leaf_labels, is_undefined, [labels[i] for i in active], relax_shapes)
+    cond_g, body_g, cond_out, body_leaves, body_templates, shapes = traced
 
     if maximum_iterations is None:
         _check_ends(cond_out, init_tensors, shapes, leaf_labels)
@@ -110,11 +118,12 @@ def stage_while(cond_fn, body_fn, init: tuple, names=None, leaf_names=None, shap
     outs = list(op.outputs)
 
     result, k = list(init), 0
-    for template, i in zip(body_templates, active):
-        leaves = nest.flatten(template)
+    for template, s, i in zip(body_templates, structures, active):
+        template = nest.common_composites(template, s)
+        leaves = nest.flatten(template, expand_composites=True)
         rebuilt = [cv.rebuild(leaf, outs[k + j]) for j, leaf in enumerate(leaves)]
         k += len(leaves)
-        result[i] = nest.pack_sequence_as(template, rebuilt)
+        result[i] = nest.pack_sequence_as(template, rebuilt, expand_composites=True)
     defined = [None] * len(init)
     for j, i in enumerate(flag_slots):
         defined[i] = outs[k + j]
@@ -145,7 +154,7 @@ def _invariants(shape_invariants, init, active, labels, init_tensors, n_flags, l
         fixed = []
         for i in active:
             inv = shape_invariants.get(labels[i])
-            n = len(nest.flatten(init[i]))
+            n = len(nest.flatten(init[i], expand_composites=True))
             fixed += [None] * n if inv is None else [as_shape(s) for s in nest.flatten(inv)]
         fixed += [None] * n_flags
         if len(fixed) != len(init_tensors):
@@ -260,8 +269,9 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
         user = [cv.rebuild(leaf, ph) for leaf, ph in zip(init_leaves, phs[:n_user])]
         packed, k = [], 0
         for s in structures:
-            m = len(nest.flatten(s))
-            packed.append(nest.pack_sequence_as(s, user[k:k + m]) if nest.is_nested(s) else user[k])
+            m = len(nest.flatten(s, expand_composites=True))
+            packed.append(nest.pack_sequence_as(s, user[k:k + m], expand_composites=True)
+                          if nest.is_nested(s, expand_composites=True) else user[k])
             k += m
         return packed, phs
 
@@ -281,7 +291,7 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
         out = cv.as_var_list(out, len(structures))
         leaves = []
         for s, o, label in zip(structures, out, top_labels):
-            if not nest.same_structure(s, o):
+            if not nest.same_structure(s, o, expand_composites=True):
                 raise TypeError(
                     f"'{label}' does not have the same nested structure after one iteration: "
                     f"{nest.structure_repr(s)} before the loop, {nest.structure_repr(o)} after. "
@@ -316,7 +326,7 @@ def _learn_undefined(cond_fn, body_fn, init, undefined, is_undefined):
         return placeholder_op(scratch, t.dtype, t.shape)
 
     with scratch.as_default():
-        args = [v if i in undefined else nest.map_structure(stand_in, v)
+        args = [v if i in undefined else nest.map_structure(stand_in, v, expand_composites=True)
                 for i, v in enumerate(init)]
         out = cv.as_var_list(body_fn(*args), len(init))
     return {i: None if is_undefined(out[i]) else out[i] for i in undefined}

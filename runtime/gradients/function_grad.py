@@ -33,7 +33,8 @@ class Backward:
 
     def __init__(self, cf):
         fg = cf.graph
-        outs = [t for t in nest.flatten(cf.structured_outputs) if isinstance(t, Tensor)]
+        outs = [t for t in nest.flatten(cf.structured_outputs, expand_composites=True)
+                if isinstance(t, Tensor)]
         self.float_outputs = [i for i, t in enumerate(outs) if t.dtype.is_floating]
         bg = Graph(f"{cf.name}_grad", outer=fg)
         with bg.as_default():
@@ -94,7 +95,7 @@ def call(cf, args, kwargs):
         t._record_call(entry, bw.read_variables)
     it = iter(outs)
     return nest.map_structure(lambda t: next(it) if isinstance(t, Tensor) else t,
-                              cf.structured_outputs)
+                              cf.structured_outputs, expand_composites=True)
 
 
 def _call_grad(inputs, outputs, grads, backward, saved):
@@ -128,7 +129,8 @@ def _grad_by_replay(bw, inputs, outputs, grads):
         inner.watch(list(inputs))
         values = {id(p): t for p, t in zip(cf.inputs, inputs)}
         run_eagerly(cf.graph, values)
-        outs = [values[id(t)] for t in nest.flatten(cf.structured_outputs) if isinstance(t, Tensor)]
+        outs = [values[id(t)] for t in nest.flatten(cf.structured_outputs, expand_composites=True)
+                if isinstance(t, Tensor)]
     pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o.dtype.is_floating]
     sources = list(inputs) + list(bw.read_variables)
     result = inner.gradient([o for o, _ in pairs], sources,
@@ -229,6 +231,7 @@ def _signature_text(cf) -> str:
 def _collect(traced, value, values):
     if isinstance(traced, Placeholder):
         values[traced.index] = value
-    elif nest.is_nested(traced):
-        for t, v in zip(nest.flatten(traced), nest.flatten(value)):
+    elif nest.is_nested(traced, expand_composites=True):   # rt.SparseTensor: its tensors
+        for t, v in zip(nest.flatten(traced, expand_composites=True),
+                        nest.flatten(value, expand_composites=True)):
             _collect(t, v, values)
