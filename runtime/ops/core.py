@@ -27,7 +27,31 @@ __all__ = ["OpDef", "apply_op", "constant", "constant_value", "convert_to_tensor
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name: Optional[str] = None) -> Tensor:
     """A tensor for `value`: tensors pass through (dtype must match), Variables are read,
     Python and numpy values become constants (of `dtype`, else `dtype_hint` when the value
-    fits it, else their inferred dtype)."""
+    fits it, else their inferred dtype).
+
+    Python ints become int32 and floats float32 (as in TensorFlow); numpy arrays keep their
+    dtype. A list holding tensors is stacked.
+
+    Args:
+      value: a tensor, a Variable, or a Python or numpy value.
+      dtype: the dtype the result must have; a tensor of another dtype raises TypeError.
+      dtype_hint: the dtype to use when the value fits it (else the inferred one).
+      name: an optional name for a constant it makes.
+
+    Returns:
+      A tensor (eager, or a graph tensor inside rt.function).
+
+    >>> rt.convert_to_tensor([1, 2])
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>
+    >>> rt.convert_to_tensor(1, dtype_hint=rt.float32)
+    <rt.Tensor: shape=(), dtype=float32, numpy=1.0>
+    >>> rt.convert_to_tensor(np.array([1.5]))
+    <rt.Tensor: shape=(1,), dtype=float64, numpy=array([1.5])>
+    >>> rt.convert_to_tensor(rt.constant(1), dtype=rt.float32)
+    Traceback (most recent call last):
+    ...
+    TypeError: expected a float32 tensor, got <rt.Tensor: ...> of dtype int32
+    """
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype is not dtypes.as_dtype(dtype):
             raise TypeError(f"expected a {dtypes.as_dtype(dtype).name} tensor, got "
@@ -70,11 +94,37 @@ IDENTITY.emit = lambda op, args: args[0]
 
 
 def identity(x, name: Optional[str] = None) -> Tensor:
+    """A tensor with the same value, shape and dtype as `x`.
+
+    Args:
+      x: a tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor equal to x; gradients pass through it unchanged.
+
+    >>> rt.identity(rt.constant([1, 2]))
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>
+    """
     return apply_op(IDENTITY, [convert_to_tensor(x)], name=name)
 
 
 def stop_gradient(x, name: Optional[str] = None) -> Tensor:
-    """`x` as it is, but a constant for gradients: none flows back through it."""
+    """`x` as it is, but a constant for gradients: none flows back through it.
+
+    Args:
+      x: a tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor equal to x.
+
+    >>> x = rt.Variable(3.0)
+    >>> with rt.GradientTape() as tape:
+    ...     y = x * rt.stop_gradient(x)
+    >>> tape.gradient(y, x)
+    <rt.Tensor: shape=(), dtype=float32, numpy=3.0>
+    """
     return apply_op(STOP_GRADIENT, [convert_to_tensor(x)], name=name)
 
 
@@ -93,6 +143,25 @@ FULL_LIKE.grad = lambda inputs, outputs, grads, fill_value, dtype: [None]  # con
 
 
 def zeros_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
+    """A tensor of zeros with the shape of `input` (and its dtype unless `dtype` is given).
+
+    A string dtype gives empty strings.
+
+    Args:
+      input: a tensor (or what converts to one).
+      dtype: the dtype of the result (None: input's).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of input's shape, filled with 0.
+
+    >>> rt.zeros_like(rt.constant([[1, 2], [3, 4]]))
+    <rt.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[0, 0],
+           [0, 0]], dtype=int32)>
+    >>> rt.zeros_like(rt.constant([1, 2]), dtype=rt.float32)
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>
+    """
     x = convert_to_tensor(input)
     dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
     fill_value = b"" if dtype.is_string else 0
@@ -101,6 +170,22 @@ def zeros_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
 
 
 def ones_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
+    """A tensor of ones with the shape of `input` (and its dtype unless `dtype` is given).
+
+    Args:
+      input: a tensor (or what converts to one).
+      dtype: a numeric or bool dtype for the result (None: input's); any other raises
+        InvalidArgumentError.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of input's shape, filled with 1.
+
+    >>> rt.ones_like(rt.constant([1.5, 2.5]))
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
+    >>> rt.ones_like(rt.constant([1, 2]), dtype=rt.bool)
+    <rt.Tensor: shape=(2,), dtype=bool, numpy=array([ True,  True])>
+    """
     x = convert_to_tensor(input)
     dtype = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
     if not (dtype.is_numeric or dtype.is_bool):
@@ -157,6 +242,29 @@ STACK.grad = lambda inputs, outputs, grads, axis: unstack(grads[0], num=len(inpu
 
 
 def stack(values, axis: int = 0, name: Optional[str] = None):
+    """Stacks tensors of one shape into a tensor of rank one higher, along a new dimension.
+
+    The values must have one dtype (Python values adopt the first tensor's) and one shape.
+
+    Args:
+      values: a non-empty list of tensors (or what converts to them).
+      axis: where the new dimension goes (negative counts from the end).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of the values' dtype, of shape `values[0].shape` with `len(values)` inserted
+      at `axis`.
+
+    >>> a, b = rt.constant([1, 2]), rt.constant([3, 4])
+    >>> rt.stack([a, b])
+    <rt.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[1, 2],
+           [3, 4]], dtype=int32)>
+    >>> rt.stack([a, b], axis=1)
+    <rt.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[1, 3],
+           [2, 4]], dtype=int32)>
+    """
     return apply_op(STACK, values_as_tensors(values), {"axis": static_axis(axis)}, name=name)
 
 
@@ -186,6 +294,26 @@ UNSTACK.grad = lambda inputs, outputs, grads, axis, num: [stack(grads, axis=axis
 
 
 def unstack(value, num=None, axis: int = 0, name: Optional[str] = None):
+    """Splits `value` along `axis` into a list of tensors of rank one lower (the inverse of
+    rt.stack).
+
+    Args:
+      value: a tensor (or what converts to one) of known rank >= 1 (else ValueError).
+      num: the length of the `axis` dimension; needed (else ValueError) when it is unknown
+        while the op is built.
+      axis: the dimension to split along (negative counts from the end).
+      name: an optional name for the op.
+
+    Returns:
+      A list of `num` tensors of value's dtype, of value's shape without `axis`.
+
+    >>> rt.unstack(rt.constant([[1, 2], [3, 4]]))
+    [<rt.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>, <rt.Tensor:
+      shape=(2,), dtype=int32, numpy=array([3, 4], dtype=int32)>]
+    >>> rt.unstack(rt.constant([[1, 2], [3, 4]]), axis=1)
+    [<rt.Tensor: shape=(2,), dtype=int32, numpy=array([1, 3], dtype=int32)>, <rt.Tensor:
+      shape=(2,), dtype=int32, numpy=array([2, 4], dtype=int32)>]
+    """
     x = convert_to_tensor(value)
     if not x.shape.rank:
         raise ValueError(f"rt.unstack needs a tensor of known rank >= 1, got shape {x.shape}")

@@ -41,21 +41,25 @@ UNARY = {
         """),
     "exp": ("Exponential, elementwise: `e ** x`.", "floating-point", None, "", """
         >>> rt.exp(rt.constant([0.0, 1.0]))
-        <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1.      , 2.718282], dtype=float32)>
+        <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1.      , 2.718282],
+          dtype=float32)>
         """),
     "log": ("Natural logarithm, elementwise.", "floating-point", None,
             "0 gives -inf and a negative element nan. ", """
         >>> rt.log(rt.constant([1.0, 100.0]))
-        <rt.Tensor: shape=(2,), dtype=float32, numpy=array([0.       , 4.6051702], dtype=float32)>
+        <rt.Tensor: shape=(2,), dtype=float32, numpy=array([0.       , 4.6051702],
+          dtype=float32)>
         """),
     "tanh": ("Hyperbolic tangent, elementwise.", "floating-point", None, "", """
         >>> rt.tanh(rt.constant([0.0, 1.0]))
-        <rt.Tensor: shape=(2,), dtype=float32, numpy=array([0.       , 0.7615942], dtype=float32)>
+        <rt.Tensor: shape=(2,), dtype=float32, numpy=array([0.       , 0.7615942],
+          dtype=float32)>
         """),
     "sigmoid": ("Logistic sigmoid, elementwise: `1 / (1 + exp(-x))`.", "floating-point",
                 None, "", """
         >>> rt.sigmoid(rt.constant([0.0, 2.0]))
-        <rt.Tensor: shape=(2,), dtype=float32, numpy=array([0.5     , 0.880797], dtype=float32)>
+        <rt.Tensor: shape=(2,), dtype=float32, numpy=array([0.5     , 0.880797],
+          dtype=float32)>
         """),
     "sin": ("Sine, elementwise (radians).", "floating-point", None, "", """
         >>> rt.sin(rt.constant([0.0, 1.5707964]))

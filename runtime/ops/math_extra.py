@@ -114,7 +114,8 @@ def log1p(x, name: Optional[str] = None):
       A tensor of x's shape and dtype.
 
     >>> rt.math.log1p(rt.constant([1e-10, 1.0]))
-    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1.000000e-10, 6.931472e-01], dtype=float32)>
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1.000000e-10, 6.931472e-01],
+      dtype=float32)>
     >>> rt.math.log(1 + rt.constant([1e-10]))  # 1 + 1e-10 rounds to 1 in float32
     <rt.Tensor: shape=(1,), dtype=float32, numpy=array([0.], dtype=float32)>
     """
@@ -133,7 +134,8 @@ def softplus(features, name: Optional[str] = None):
       A tensor of features' shape and dtype.
 
     >>> rt.math.softplus(rt.constant([-1.0, 0.0, 100.0]))
-    <rt.Tensor: shape=(3,), dtype=float32, numpy=array([  0.3132617,   0.6931472, 100.       ], dtype=float32)>
+    <rt.Tensor: shape=(3,), dtype=float32,
+      numpy=array([  0.3132617,   0.6931472, 100.       ], dtype=float32)>
     """
     return apply_op(SOFTPLUS, [convert_to_tensor(features)], name=name)
 
