@@ -112,11 +112,19 @@ TILE.grad = _tile_grad
 def tile(input, multiples, name: Optional[str] = None):  # noqa: A002
     """`input` repeated `multiples[i]` times along dimension i (TensorFlow's tf.tile).
 
-    Args: input, a tensor; multiples, integers (a list or a 1-D int32/int64 tensor), one
-    per dimension of `input`. Returns a tensor of the input's dtype whose dimension i is
-    `input.shape[i] * multiples[i]`.
+    Args:
+      input: a tensor (or what converts to one).
+      multiples: integers, one per dimension of `input` (a list or a 1-D int32/int64
+        tensor).
+      name: an optional name for the op.
 
-        rt.tile([[1, 2]], [2, 3])   # [[1, 2, 1, 2, 1, 2], [1, 2, 1, 2, 1, 2]]
+    Returns:
+      A tensor of the input's dtype whose dimension i is `input.shape[i] * multiples[i]`.
+
+    >>> rt.tile(rt.constant([[1, 2]]), [2, 3])
+    <rt.Tensor: shape=(2, 6), dtype=int32, numpy=
+    array([[1, 2, 1, 2, 1, 2],
+           [1, 2, 1, 2, 1, 2]], dtype=int32)>
     """
     x = convert_to_tensor(input)
     m = convert_to_tensor(multiples, dtype_hint=dtypes.int32)
@@ -143,10 +151,21 @@ def broadcast_to(input, shape, name: Optional[str] = None):  # noqa: A002
     """`input` broadcast to `shape` (numpy's rules: dimensions of 1 repeat, missing
     leading dimensions are added), as TensorFlow's tf.broadcast_to.
 
-    Args: input, a tensor; shape, integers (a list or a 1-D integer tensor). Returns a
-    tensor of the input's dtype and shape `shape`. Its gradient sums back to `input`.
+    Its gradient sums back to `input`. Shapes that do not broadcast raise
+    InvalidArgumentError.
 
-        rt.broadcast_to([1, 2, 3], [2, 3])   # [[1, 2, 3], [1, 2, 3]]
+    Args:
+      input: a tensor (or what converts to one).
+      shape: integers (a list or a 1-D integer tensor).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of the input's dtype and shape `shape`.
+
+    >>> rt.broadcast_to(rt.constant([1, 2, 3]), [2, 3])
+    <rt.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[1, 2, 3],
+           [1, 2, 3]], dtype=int32)>
     """
     x = convert_to_tensor(input)
     static = array_ops.static_shape_arg(shape)
@@ -186,11 +205,22 @@ def slice(input_, begin, size, name: Optional[str] = None):  # noqa: A001
     """The part of `input_` that starts at `begin` and has shape `size` (TensorFlow's
     tf.slice); a size of -1 takes everything to the end of that dimension.
 
-    Args: input_, a tensor of known rank; begin and size, one integer per dimension (lists
-    or 1-D integer tensors). Returns a tensor of the input's dtype. Out-of-range bounds
-    raise InvalidArgumentError (known ones while building, the others when the graph runs).
+    Out-of-range bounds raise InvalidArgumentError (known ones while building, the others
+    when the graph runs).
 
-        rt.slice([[1, 2, 3], [4, 5, 6]], [0, 1], [2, -1])   # [[2, 3], [5, 6]]
+    Args:
+      input_: a tensor of known rank (else ValueError).
+      begin: one integer per dimension (a list or a 1-D integer tensor).
+      size: one integer per dimension (a list or a 1-D integer tensor); -1: to the end.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of the input's dtype, of shape `size` (with -1 resolved).
+
+    >>> rt.slice(rt.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1])
+    <rt.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[2, 3],
+           [5, 6]], dtype=int32)>
     """
     x = convert_to_tensor(input_)
     rank = x.shape.rank
@@ -232,12 +262,26 @@ def slice(input_, begin, size, name: Optional[str] = None):  # noqa: A001
 def split(value, num_or_size_splits, axis=0, num=None, name: Optional[str] = None):
     """`value` cut along `axis` into a list of tensors (TensorFlow's tf.split).
 
-    Args: value, a tensor of known rank; num_or_size_splits, an int (that many equal
-    parts: it must divide the dimension) or a list / 1-D tensor of sizes, one of which may
-    be -1 (what is left); axis, an int. Returns a list of tensors. Their gradient is the
-    pieces' gradients put back side by side.
+    Their gradient is the pieces' gradients put back side by side.
 
-        a, b = rt.split(rt.range(6), [4, -1])   # [0, 1, 2, 3] and [4, 5]
+    Args:
+      value: a tensor of known rank >= 1.
+      num_or_size_splits: an int (that many equal parts: it must divide the dimension, else
+        InvalidArgumentError) or a list / 1-D tensor of sizes, one of which may be -1 (what
+        is left).
+      axis: the dimension to cut (negative counts from the end).
+      num: the number of sizes, when given (a different count raises ValueError).
+      name: an optional name for the op.
+
+    Returns:
+      A list of tensors of value's dtype.
+
+    >>> a, b = rt.split(rt.range(6), [4, -1])
+    >>> a, b
+    (<rt.Tensor: shape=(4,), dtype=int32, numpy=array([0, 1, 2, 3], dtype=int32)>,
+      <rt.Tensor: shape=(2,), dtype=int32, numpy=array([4, 5], dtype=int32)>)
+    >>> [t.shape for t in rt.split(rt.zeros([2, 6]), 3, axis=1)]
+    [TensorShape([2, 2]), TensorShape([2, 2]), TensorShape([2, 2])]
     """
     x = convert_to_tensor(value)
     rank = x.shape.rank
@@ -348,11 +392,26 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     along the new dimension equals the index, `off_value` elsewhere (an index out of
     [0, depth) gives a row of `off_value`).
 
-    Args: indices, a uint8/int32/int64 tensor; depth, an int; on_value / off_value,
-    scalars (default 1 and 0); axis, where the new dimension goes (default -1, the last);
-    dtype, the result's dtype (default: the on/off values' dtype, else float32).
+    Args:
+      indices: a uint8/int32/int64 tensor (or what converts to one); other dtypes raise
+        TypeError.
+      depth: an int (or a scalar integer tensor), the length of the new dimension.
+      on_value: a scalar (default 1).
+      off_value: a scalar (default 0).
+      axis: where the new dimension goes (default -1, the last).
+      dtype: the result's dtype (default: the on/off values' dtype, else float32).
+      name: an optional name for the op.
 
-        rt.one_hot([0, 2], 3)   # [[1., 0., 0.], [0., 0., 1.]]
+    Returns:
+      A tensor of dtype `dtype`, of indices' shape with `depth` inserted at `axis`.
+
+    >>> rt.one_hot(rt.constant([0, 2, 5]), 3)
+    <rt.Tensor: shape=(3, 3), dtype=float32, numpy=
+    array([[1., 0., 0.],
+           [0., 0., 1.],
+           [0., 0., 0.]], dtype=float32)>
+    >>> rt.one_hot(rt.constant([1]), 3, on_value=7, off_value=-1)
+    <rt.Tensor: shape=(1, 3), dtype=int32, numpy=array([[-1,  7, -1]], dtype=int32)>
     """
     idx = convert_to_tensor(indices, dtype_hint=dtypes.int32)
     if idx.dtype not in (dtypes.uint8, dtypes.int32, dtypes.int64):
@@ -407,11 +466,24 @@ def boolean_mask(tensor, mask, axis=None, name: Optional[str] = None):
     mask's k dimensions, matching `tensor`'s dimensions axis..axis+k-1, become one whose
     size (the number of True values) is known only when the graph runs.
 
-    Args: tensor, any tensor; mask, a bool tensor of known rank >= 1; axis, where the
-    masked dimensions start (default 0). Returns a tensor of the input's dtype. Under
-    `jit_compile=True` it is refused (XLA needs every shape while compiling).
+    Under `jit_compile=True` it is refused (XLA needs every shape while compiling).
 
-        rt.boolean_mask([1, 2, 3, 4], [True, False, True, False])   # [1, 3]
+    Args:
+      tensor: a tensor (or what converts to one) of known rank.
+      mask: a bool tensor of known rank >= 1 (else TypeError or ValueError), whose shape
+        matches the masked dimensions.
+      axis: where the masked dimensions start (default 0).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of the input's dtype.
+
+    >>> rt.boolean_mask(rt.constant([1, 2, 3, 4]), rt.constant([True, False, True, False]))
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([1, 3], dtype=int32)>
+    >>> rt.boolean_mask(rt.constant([[1, 2], [3, 4]]), rt.constant([False, True]), axis=1)
+    <rt.Tensor: shape=(2, 1), dtype=int32, numpy=
+    array([[2],
+           [4]], dtype=int32)>
     """
     x = convert_to_tensor(tensor)
     m = convert_to_tensor(mask, dtype_hint=dtypes.bool_)
