@@ -50,6 +50,27 @@ FILL_DYNAMIC.grad = lambda inputs, outputs, grads: [None, reduce_sum(grads[0])]
 
 
 def fill(dims, value, name: Optional[str] = None):
+    """A tensor of shape `dims` with every element `value`.
+
+    `dims` may hold graph tensors (the shape is then read when the graph runs, and the
+    dimensions given as ints stay known). A negative dimension raises InvalidArgumentError.
+
+    Args:
+      dims: the shape: a list or tuple of ints (or of scalar tensors), or a 1-D int32
+        tensor.
+      value: a scalar (a tensor or what converts to one), whose dtype the result takes.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of shape `dims` and value's dtype.
+
+    >>> rt.fill([2, 3], 7)
+    <rt.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[7, 7, 7],
+           [7, 7, 7]], dtype=int32)>
+    >>> rt.fill([2], 0.5)
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 0.5], dtype=float32)>
+    """
     v = convert_to_tensor(value)
     static = static_shape_arg(dims, "dims")
     if static is None:
@@ -63,12 +84,46 @@ def fill(dims, value, name: Optional[str] = None):
 
 
 def zeros(shape, dtype=dtypes.float32, name: Optional[str] = None):
+    """A tensor of shape `shape` filled with zeros (empty strings for a string dtype).
+
+    Args:
+      shape: the shape: a list or tuple of ints (or of scalar tensors), or a 1-D int32
+        tensor.
+      dtype: the dtype of the result (float32 by default).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of shape `shape` and dtype `dtype`.
+
+    >>> rt.zeros([2, 2])
+    <rt.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[0., 0.],
+           [0., 0.]], dtype=float32)>
+    >>> rt.zeros([3], dtype=rt.int64)
+    <rt.Tensor: shape=(3,), dtype=int64, numpy=array([0, 0, 0])>
+    """
     dtype = dtypes.as_dtype(dtype)
     return fill(shape, constant(np.zeros((), dtype.np_dtype) if not dtype.is_string else b"",
                                 dtype), name=name or "zeros")
 
 
 def ones(shape, dtype=dtypes.float32, name: Optional[str] = None):
+    """A tensor of shape `shape` filled with ones.
+
+    Args:
+      shape: the shape: a list or tuple of ints (or of scalar tensors), or a 1-D int32
+        tensor.
+      dtype: a numeric or bool dtype for the result (float32 by default).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of shape `shape` and dtype `dtype`.
+
+    >>> rt.ones([2, 3], dtype=rt.int32)
+    <rt.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[1, 1, 1],
+           [1, 1, 1]], dtype=int32)>
+    """
     dtype = dtypes.as_dtype(dtype)
     return fill(shape, constant(np.ones((), dtype.np_dtype), dtype), name=name or "ones")
 
@@ -85,6 +140,26 @@ EYE = OpDef("Eye", _eye_infer, _eye_kernel)
 
 
 def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: Optional[str] = None):
+    """An identity matrix: ones on the main diagonal, zeros elsewhere.
+
+    Args:
+      num_rows: an int, the number of rows.
+      num_columns: an int, the number of columns (None: num_rows).
+      dtype: the dtype of the result (float32 by default).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of shape `[num_rows, num_columns]` and dtype `dtype`.
+
+    >>> rt.eye(2)
+    <rt.Tensor: shape=(2, 2), dtype=float32, numpy=
+    array([[1., 0.],
+           [0., 1.]], dtype=float32)>
+    >>> rt.eye(2, 3, dtype=rt.int32)
+    <rt.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[1, 0, 0],
+           [0, 1, 0]], dtype=int32)>
+    """
     num_rows = int(num_rows)
     num_columns = num_rows if num_columns is None else int(num_columns)
     return apply_op(EYE, [], {"num_rows": num_rows, "num_columns": num_columns,
@@ -115,7 +190,32 @@ RANGE.grad = lambda inputs, outputs, grads, dtype: [None, None, None]
 
 
 def range(start, limit=None, delta=1, dtype=None, name: Optional[str] = None):  # noqa: A001
-    """Like Python's range, as a 1-D tensor: rt.range(5), rt.range(1, n + 1)."""
+    """Like Python's range, as a 1-D tensor: rt.range(5), rt.range(1, n + 1).
+
+    The numbers start at `start` and step by `delta` up to, not including, `limit`.
+    Without `dtype` the result takes the widest dtype of the arguments (int32 < int64 <
+    float32 < float64; Python ints are int32 and floats float32). A delta of 0 raises
+    InvalidArgumentError. Any argument may be a scalar tensor (the length is then known
+    when the graph runs).
+
+    Args:
+      start: the first number (with no `limit`: the limit, starting at 0).
+      limit: the end, not included.
+      delta: the step (may be negative).
+      dtype: the dtype of the result.
+      name: an optional name for the op.
+
+    Returns:
+      A 1-D tensor.
+
+    >>> rt.range(5)
+    <rt.Tensor: shape=(5,), dtype=int32, numpy=array([0, 1, 2, 3, 4], dtype=int32)>
+    >>> rt.range(1, 2, 0.25)
+    <rt.Tensor: shape=(4,), dtype=float32, numpy=array([1.  , 1.25, 1.5 , 1.75],
+      dtype=float32)>
+    >>> rt.range(5, 0, -2, dtype=rt.int64)
+    <rt.Tensor: shape=(3,), dtype=int64, numpy=array([5, 3, 1])>
+    """
     if limit is None:
         start, limit = 0, start
     args = [start, limit, delta]

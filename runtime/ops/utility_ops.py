@@ -25,7 +25,19 @@ def is_tensor(x) -> bool:
     """Whether `x` is a tensor (eager or symbolic), a Variable, or a tensor-like value
     (one whose `is_tensor_like` is True); a numpy array or Python number is not.
 
-    `rt.is_tensor(rt.constant(1.0))` -> True; `rt.is_tensor(1.0)` -> False"""
+    Args:
+      x: any Python value.
+
+    Returns:
+      A Python bool.
+
+    >>> rt.is_tensor(rt.constant(1.0))
+    True
+    >>> rt.is_tensor(rt.Variable(1.0))
+    True
+    >>> rt.is_tensor(np.ones(2))
+    False
+    """
     return isinstance(x, (Tensor, Variable)) or getattr(x, "is_tensor_like", False) is True
 
 
@@ -34,7 +46,17 @@ def executing_eagerly() -> bool:
     a `Graph.as_default()`, a staged branch or loop body), True otherwise (also inside
     `rt.init_scope()`).
 
-    `rt.executing_eagerly()` -> True at the top level of a program"""
+    Returns:
+      A Python bool.
+
+    >>> rt.executing_eagerly()
+    True
+    >>> @rt.function
+    ... def f():
+    ...     return rt.constant(rt.executing_eagerly())
+    >>> f()
+    <rt.Tensor: shape=(), dtype=bool, numpy=False>
+    """
     return current_graph() is None
 
 
@@ -122,11 +144,24 @@ def get_static_value(tensor, partial: bool = False):
     """The value of `tensor` as numpy when it is known now: an eager tensor's value; while
     tracing, a constant's or what is computed from constants and known static shapes
     alone (no placeholder, variable or random draw); None when it is known only when the
-    graph runs. A value that is not a tensor is returned as it is. (`partial` is accepted
-    for TensorFlow's signature; partially known values give None.)
+    graph runs. A value that is not a tensor is returned as it is.
 
-    Inside `rt.function`: `rt.get_static_value(rt.constant(2) * 3)` -> 6, and
-    `rt.get_static_value(x)` -> None for an argument `x`."""
+    Args:
+      tensor: a tensor, or any value.
+      partial: accepted for TensorFlow's signature; partially known values give None.
+
+    Returns:
+      A numpy array or scalar, the value itself for a non-tensor, or None.
+
+    >>> rt.get_static_value(rt.constant([1, 2]))
+    array([1, 2], dtype=int32)
+    >>> @rt.function
+    ... def f(x):
+    ...     print(rt.get_static_value(rt.constant(2) * 3), rt.get_static_value(x))
+    ...     return x
+    >>> _ = f(rt.constant(1))
+    6 None
+    """
     if isinstance(tensor, EagerTensor):
         return tensor.numpy().copy() if isinstance(tensor.numpy(), np.ndarray) \
             else tensor.numpy()
@@ -166,13 +201,34 @@ ENSURE_SHAPE.grad = lambda inputs, outputs, grads, shape: [grads[0]]
 
 def ensure_shape(x, shape, name: Optional[str] = None):
     """`x`, checked to have `shape` (a list or TensorShape; None for a dimension of any
-    size, `TensorShape(None)` for any shape). Eagerly a mismatch raises
-    InvalidArgumentError; while tracing, a mismatch with the static shape raises
-    ValueError, and the check otherwise runs with the graph (InvalidArgumentError). The
-    result's static shape is the more specific of the two.
+    size, `TensorShape(None)` for any shape).
 
-    Inside `rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])`:
-    `rt.ensure_shape(x, [3]).shape` -> (3,)"""
+    Eagerly a mismatch raises InvalidArgumentError; while tracing, a mismatch with the
+    static shape raises ValueError, and the check otherwise runs with the graph
+    (InvalidArgumentError). The result's static shape is the more specific of the two.
+
+    Args:
+      x: a tensor (or what converts to one).
+      shape: the expected shape (a list, a tuple or a TensorShape).
+      name: an optional name for the op.
+
+    Returns:
+      `x`, with the merged static shape.
+
+    >>> rt.ensure_shape(rt.constant([1, 2, 3]), [None])
+    <rt.Tensor: shape=(3,), dtype=int32, numpy=array([1, 2, 3], dtype=int32)>
+    >>> @rt.function(input_signature=[rt.TensorSpec([None], rt.float32)])
+    ... def f(x):
+    ...     print(rt.ensure_shape(x, [3]).shape)
+    ...     return x
+    >>> _ = f(rt.constant([1.0, 2.0, 3.0]))
+    (3,)
+    >>> rt.ensure_shape(rt.constant([1, 2]), [3])
+    Traceback (most recent call last):
+    ...
+    runtime.errors.InvalidArgumentError: Shape of tensor x [2] is not compatible with expected
+    shape (3,).
+    """
     x = convert_to_tensor(x)
     shape = as_shape(shape)
     if isinstance(x, EagerTensor):
