@@ -42,6 +42,8 @@ def _check_print(r, w, inputs, attrs, specs):
 def _check_assert(r, w, inputs, attrs, specs):
     if not isinstance(attrs["message"], str):
         raise r.fail(w + ".attrs.message", "expected a string")
+    # the message reaches an error's text when the assertion fails: kept escaped
+    attrs["message"] = fmt.escape(attrs["message"])
 
 
 def _check_slice(r, w, inputs, attrs, specs):

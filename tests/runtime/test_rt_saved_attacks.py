@@ -379,6 +379,24 @@ def test_locations_are_escaped_in_run_time_errors(tmp_path):
     assert "evil\\x1b[31m.py" in str(e.value) and 'f\\n  File "x"' in str(e.value)
 
 
+def test_an_assertion_message_from_a_file_is_escaped(tmp_path):
+    @rt.function(input_signature=[rt.TensorSpec([], rt.float32)])
+    def f(x):
+        rt.debugging.assert_greater(x, 0.0, message="positive")
+        return x
+
+    path = str(tmp_path / "assert")
+    saved.save(f, path)
+    doc = _doc(path)
+    _node(doc, "Assert")["attrs"]["message"] = {"kind": "str", "value": "\x1b[2Jfake\n  line"}
+    _write(path, doc)
+    loaded = saved.load(path)
+    assert float(loaded.f(np.float32(1.0))) == 1.0
+    with pytest.raises(rt.errors.InvalidArgumentError) as e:
+        loaded.f(np.float32(-1.0))
+    assert "\\x1b[2Jfake\\n  line" in str(e.value) and "\x1b" not in str(e.value)
+
+
 # -- run-time guards ------------------------------------------------------------------------
 
 def _saved(tmp_path, fn, *specs):
