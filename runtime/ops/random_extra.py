@@ -51,9 +51,24 @@ PERMUTATION_OF.grad = lambda inputs, outputs, grads, dtype, rng: [None]  # integ
 def shuffle(value, seed: Optional[int] = None, name: Optional[str] = None):
     """`value` with its rows (dimension 0) in a random order, a new order at each run;
     reproducible with `rt.random.set_seed` and `seed` as the other random ops. Gradients
-    flow back to the rows where they came from.
+    flow back to the rows where they came from. A scalar comes back as it is.
 
-    `rt.random.shuffle([[1, 2], [3, 4], [5, 6]])` -> e.g. [[5, 6], [1, 2], [3, 4]]"""
+    Args:
+      value: a tensor (or what converts to one).
+      seed: an int, the op seed.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of value's shape and dtype.
+
+    >>> rt.random.set_seed(1)
+    >>> rt.random.shuffle(rt.constant([[1, 2], [3, 4], [5, 6]]), seed=1)
+    <rt.Tensor: shape=(3, 2), dtype=int32, numpy=
+    array([[5, 6],
+           [1, 2],
+           [3, 4]], dtype=int32)>
+    >>> rt.random.set_seed(None)
+    """
     x = convert_to_tensor(value)
     if x.shape.rank == 0:
         return identity(x, name=name)  # as TensorFlow: a scalar is its own shuffle
@@ -87,13 +102,28 @@ def _static_count(num_samples):
 def categorical(logits, num_samples, dtype=None, seed: Optional[int] = None,
                 name: Optional[str] = None):
     """Class indices drawn from the categorical distributions whose unnormalized log
-    probabilities are the rows of `logits` ([batch_size, num_classes]): the result is
-    [batch_size, num_samples], `dtype` int64 (default) or int32. A class whose logit is
-    -inf is never drawn. Seeded as the other random ops. Draws one uniform per
-    (row, sample, class) (the Gumbel-max trick): batch_size and num_classes must be
-    known when the graph is built.
+    probabilities are the rows of `logits`.
 
-    `rt.random.categorical(rt.math.log([[0.5, 0.5]]), 5)` -> e.g. [[0, 1, 1, 0, 1]]"""
+    A class whose logit is -inf is never drawn. Seeded as the other random ops. Draws one
+    uniform per (row, sample, class) (the Gumbel-max trick): batch_size and num_classes
+    must be known when the graph is built (else InvalidArgumentError).
+
+    Args:
+      logits: a floating tensor of shape [batch_size, num_classes].
+      num_samples: an int (or a scalar integer tensor known when the graph is built), the
+        number of draws per row.
+      dtype: int64 (default) or int32; another raises ValueError.
+      seed: an int, the op seed.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of shape [batch_size, num_samples] and dtype `dtype`.
+
+    >>> rt.random.set_seed(1)
+    >>> rt.random.categorical(rt.math.log([[0.5, 0.5, 0.0]]), 6, seed=5)
+    <rt.Tensor: shape=(1, 6), dtype=int64, numpy=array([[1, 1, 1, 0, 1, 1]])>
+    >>> rt.random.set_seed(None)
+    """
     out_type = dtypes.int64 if dtype is None else dtypes.as_dtype(dtype)
     if out_type not in (dtypes.int32, dtypes.int64):
         raise ValueError(f"rt.random.categorical: dtype must be int32 or int64, got "

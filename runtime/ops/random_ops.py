@@ -24,7 +24,28 @@ _eager_generators: dict = {}
 
 
 def set_seed(seed: Optional[int]) -> None:
-    """Sets the global seed; resets the per-op seed counter and the eager generators."""
+    """Sets the global seed; resets the per-op seed counter and the eager generators.
+
+    As in TensorFlow, an op's draws come from the global seed and its op seed (its `seed`
+    argument, else a counter that counts the random ops made since set_seed). With both
+    unset the draws are not reproducible. After set_seed, the same program draws the same
+    values (eagerly and in graphs); eagerly, repeated calls with one `seed` continue one
+    sequence.
+
+    Args:
+      seed: an int, or None to unset the global seed.
+
+    Returns:
+      None.
+
+    >>> rt.random.set_seed(7)
+    >>> a = rt.random.uniform([3], seed=1)
+    >>> rt.random.set_seed(7)
+    >>> b = rt.random.uniform([3], seed=1)
+    >>> bool(rt.reduce_all(a == b))
+    True
+    >>> rt.random.set_seed(None)
+    """
     global _global_seed, _op_counter
     _global_seed = None if seed is None else int(seed)
     _op_counter = itertools.count()
@@ -138,7 +159,33 @@ def _bound(v, dtype, opname, what):
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Uniform values in [minval, maxval); integer dtypes need `maxval`. The bounds may be
     tensors, computed when the graph runs: floating bounds broadcast with `shape` (the
-    draw is `u * (maxval - minval) + minval` as in TensorFlow), integer bounds are scalars."""
+    draw is `u * (maxval - minval) + minval` as in TensorFlow), integer bounds are scalars.
+
+    Seeded as described at rt.random.set_seed. An integer draw with minval >= maxval raises
+    InvalidArgumentError; a dtype neither integer nor floating raises InvalidArgumentError.
+
+    Args:
+      shape: the shape of the result, known when the graph is built (a list of ints or a
+        1-D tensor of known value).
+      minval: the lower bound, included (default 0).
+      maxval: the upper bound, excluded (default 1 for floating dtypes; needed for integer
+        ones, else ValueError).
+      dtype: an integer or floating dtype (float32 by default).
+      seed: an int, the op seed.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of dtype `dtype` and shape `shape`.
+
+    >>> rt.random.set_seed(1)
+    >>> rt.random.uniform([2, 3], seed=2)
+    <rt.Tensor: shape=(2, 3), dtype=float32, numpy=
+    array([[0.44841513, 0.43088198, 0.41999912],
+           [0.27702338, 0.8219126 , 0.04974988]], dtype=float32)>
+    >>> rt.random.uniform([5], 0, 10, dtype=rt.int32, seed=3)
+    <rt.Tensor: shape=(5,), dtype=int32, numpy=array([4, 0, 8, 1, 7], dtype=int32)>
+    >>> rt.random.set_seed(None)
+    """
     dtype = dtypes.as_dtype(dtype)
     if not (dtype.is_integer or dtype.is_floating):
         raise InvalidArgumentError(f"rt.random.uniform needs an integer or floating dtype, "
@@ -164,7 +211,31 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Normal values; `mean` and `stddev` may be tensors (computed when the graph runs,
-    broadcast with `shape`: the draw is `z * stddev + mean` as in TensorFlow)."""
+    broadcast with `shape`: the draw is `z * stddev + mean` as in TensorFlow).
+
+    Seeded as described at rt.random.set_seed. A dtype that is not floating raises
+    InvalidArgumentError.
+
+    Args:
+      shape: the shape of the result, known when the graph is built (a list of ints or a
+        1-D tensor of known value).
+      mean: the mean of the distribution (default 0).
+      stddev: its standard deviation (default 1).
+      dtype: a floating dtype (float32 by default).
+      seed: an int, the op seed.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of dtype `dtype` and shape `shape`.
+
+    >>> rt.random.set_seed(1)
+    >>> rt.random.normal([3], mean=10.0, stddev=2.0, seed=2)
+    <rt.Tensor: shape=(3,), dtype=float32, numpy=array([ 7.5983877, 11.650582 , 11.273606 ],
+      dtype=float32)>
+    >>> rt.random.normal([2, 2], dtype=rt.float64).dtype
+    rt.float64
+    >>> rt.random.set_seed(None)
+    """
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise InvalidArgumentError(f"rt.random.normal needs a floating dtype, got {dtype.name}")

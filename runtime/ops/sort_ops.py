@@ -102,12 +102,24 @@ def _axis(x, axis):
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name: Optional[str] = None):
     """The positions that sort `values` along `axis` (TensorFlow's tf.argsort).
 
-    Args: values, a real-valued tensor of known rank >= 1; axis, an int (default -1);
-    direction, 'ASCENDING' or 'DESCENDING'; stable, accepted for TensorFlow's signature
-    (equal values always keep the order of their positions). Returns an int32 tensor of
-    the input's shape.
+    Equal values always keep the order of their positions (in both directions).
 
-        rt.argsort([3., 1., 2.])   # [1, 2, 0]
+    Args:
+      values: a real-valued tensor (or what converts to one) of known rank >= 1.
+      axis: the dimension to sort along (default -1, the last).
+      direction: 'ASCENDING' or 'DESCENDING'.
+      stable: accepted for TensorFlow's signature (the sort is always stable).
+      name: an optional name for the op.
+
+    Returns:
+      An int32 tensor of the input's shape.
+
+    >>> rt.argsort(rt.constant([3.0, 1.0, 2.0]))
+    <rt.Tensor: shape=(3,), dtype=int32, numpy=array([1, 2, 0], dtype=int32)>
+    >>> rt.argsort(rt.constant([[1, 5, 5], [4, 0, 2]]), direction="DESCENDING")
+    <rt.Tensor: shape=(2, 3), dtype=int32, numpy=
+    array([[1, 2, 0],
+           [0, 2, 1]], dtype=int32)>
     """
     descending = _direction(direction)
     x = convert_to_tensor(values)
@@ -143,11 +155,23 @@ def take_along_last(x, idx):
 def sort(values, axis=-1, direction="ASCENDING", name: Optional[str] = None):
     """`values` sorted along `axis` (TensorFlow's tf.sort).
 
-    Args: values, a real-valued tensor of known rank >= 1; axis, an int (default -1);
-    direction, 'ASCENDING' or 'DESCENDING'. Returns a tensor of the input's dtype and
-    shape; its gradient goes back to each value's original position.
+    Its gradient goes back to each value's original position.
 
-        rt.sort([3., 1., 2.], direction='DESCENDING')   # [3., 2., 1.]
+    Args:
+      values: a real-valued tensor (or what converts to one) of known rank >= 1.
+      axis: the dimension to sort along (default -1, the last).
+      direction: 'ASCENDING' or 'DESCENDING'.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of the input's dtype and shape.
+
+    >>> rt.sort(rt.constant([3.0, 1.0, 2.0]), direction="DESCENDING")
+    <rt.Tensor: shape=(3,), dtype=float32, numpy=array([3., 2., 1.], dtype=float32)>
+    >>> rt.sort(rt.constant([[3, 1], [0, 2]]), axis=0)
+    <rt.Tensor: shape=(2, 2), dtype=int32, numpy=
+    array([[0, 1],
+           [3, 2]], dtype=int32)>
     """
     descending = _direction(direction)
     x = convert_to_tensor(values)
