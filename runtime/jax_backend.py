@@ -339,6 +339,11 @@ class _Lowerer(walk.Visitor):
             # conditional costs more than a few elementwise ops in a loop).
             then_outs, _ = self.lower_body(then_body, ext, self.state)
             else_outs, _ = self.lower_body(else_body, ext, self.state)
+            for t, a, b in zip(op.outputs, then_outs, else_outs):
+                if jnp.shape(a) != jnp.shape(b):     # (where would broadcast one of them)
+                    raise XlaLoweringError("cannot compile with XLA: " + _problem(
+                        op, f"its branches give '{t.name}' the shapes {jnp.shape(a)} and "
+                        f"{jnp.shape(b)}; XLA needs one shape while compiling"))
             pred = jnp.asarray(pred, bool).reshape(())
             self.bind_all(op, [jnp.where(pred, a, b) for a, b in
                                zip(_typed(then_outs, op.outputs), _typed(else_outs, op.outputs))])

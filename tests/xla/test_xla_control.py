@@ -290,3 +290,26 @@ def test_a_staged_list_is_named_in_the_error():
     message = str(e.value)
     assert "StagedListAppend" in message and "test_xla_control.py:" in message
     assert "TensorArray" in message  # says what to use instead
+
+
+def test_branches_of_different_shapes_are_refused_not_broadcast():
+    """XLA needs one shape per value: a cond whose branches disagree is an error naming
+    the user's line (a `where` over both would broadcast [9.] to [9., 9., 9., 9.])."""
+    from runtime.jax_backend import XlaLoweringError
+
+    def picked(x):
+        return rt.cond(x > 0, lambda: rt.constant([1.0, 2.0, 3.0, 4.0]),
+                       lambda: rt.constant([9.0]))
+
+    def converted(x):
+        if x > 0:
+            y = rt.ones([3]) * x
+        else:
+            y = rt.ones([2]) * x
+        return y
+
+    for fn in (picked, converted):
+        assert rt.function(fn)(rt.constant(-1.0)).numpy().shape in ((1,), (2,))
+        with pytest.raises(XlaLoweringError, match=r"its branches give .* the shapes") as info:
+            rt.function(fn, jit_compile=True)(rt.constant(-1.0))
+        assert "test_xla_control.py:" in str(info.value)
