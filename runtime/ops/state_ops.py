@@ -77,7 +77,36 @@ def _current_scope() -> str:
 class Variable:
     """A mutable tensor value: `read_value`, `assign`, `assign_add`, `assign_sub`.
 
-    Used as a tensor (in arithmetic, as an op input) it reads its current value.
+    Used as a tensor (in arithmetic, as an op input) it reads its current value. Its
+    initial value is computed once, eagerly (inside rt.function too: a symbolic initial
+    value raises ValueError); inside a graph, reads and assignments are ops that run, in
+    program order, every time the graph runs. GradientTape watches trainable Variables.
+
+    Args:
+      initial_value: a tensor, a Python or numpy value, or a callable returning one (None
+        raises ValueError).
+      trainable: whether GradientTape watches it and optimizers update it.
+      name: its name (inside rt.name_scope, prefixed with the scope); `.name` adds ":0".
+      dtype: the dtype the initial value converts to (None: its own).
+      shape: its static shape (None: the initial value's).
+
+    Attributes: `dtype`, `shape`, `name`, `trainable`; `numpy()` gives its value.
+
+    >>> v = rt.Variable([1.0, 2.0], name="w")
+    >>> v
+    <rt.Variable 'w:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    >>> v.assign_add([1.0, 1.0])
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([2., 3.], dtype=float32)>
+    >>> v * 2
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([4., 6.], dtype=float32)>
+    >>> @rt.function
+    ... def step():
+    ...     v.assign_sub([0.5, 0.5])
+    ...     return v.read_value()
+    >>> step()
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1.5, 2.5], dtype=float32)>
+    >>> v.numpy()
+    array([1.5, 2.5], dtype=float32)
     """
 
     def __init__(self, initial_value=None, trainable: bool = True, name: Optional[str] = None,
@@ -149,6 +178,8 @@ class Variable:
 
     # -- reading ---------------------------------------------------------------------------
     def read_value(self) -> Tensor:
+        """The current value, as a tensor (in a graph: an op reading it when the graph runs).
+        """
         g = current_graph()
         if g is None:
             if hooks.recording.tapes:  # an open GradientTape sees the read (it may watch self)
@@ -168,6 +199,8 @@ class Variable:
         return t
 
     def numpy(self):
+        """The current value as numpy (a numpy scalar for a scalar Variable).
+        """
         v = self._value
         return v[()] if v.ndim == 0 else v.copy()
 
@@ -182,14 +215,44 @@ class Variable:
                               "sub": "AssignSubVariableOp"}[mode])
 
     def assign(self, value, read_value: bool = True, name=None):
+        """Sets the value to `value` (of the Variable's dtype and shape).
+
+        Args:
+          value: a tensor (or what converts to one).
+          read_value: whether to return the new value.
+          name: accepted for TensorFlow's signature; unused.
+
+        Returns:
+          The new value as a tensor, or None when read_value is False.
+        """
         out = self._write(value, "set")
         return out if read_value else None
 
     def assign_add(self, delta, read_value: bool = True, name=None):
+        """Adds `delta` to the value.
+
+        Args:
+          delta: a tensor (or what converts to one) of the Variable's dtype.
+          read_value: whether to return the new value.
+          name: accepted for TensorFlow's signature; unused.
+
+        Returns:
+          The new value as a tensor, or None when read_value is False.
+        """
         out = self._write(delta, "add")
         return out if read_value else None
 
     def assign_sub(self, delta, read_value: bool = True, name=None):
+        """Subtracts `delta` from the value.
+
+        Args:
+          delta: a tensor (or what converts to one) of the Variable's dtype.
+          read_value: whether to return the new value.
+          name: accepted for TensorFlow's signature; unused.
+
+        Returns:
+          The new value as a tensor, or None when read_value is False.
+        """
         out = self._write(delta, "sub")
         return out if read_value else None
 

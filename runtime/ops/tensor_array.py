@@ -217,7 +217,47 @@ OPS = [CREATE, WRITE, READ, STACK, SIZE, UNSTACK, GRAD_READ, GRAD_STACK, ADD]
 
 
 class TensorArray:
-    """A list of same-dtype tensors that staged loops can write (`ta = ta.write(i, x)`)."""
+    """A list of same-dtype tensors that staged loops can write (`ta = ta.write(i, x)`).
+
+    As in TensorFlow, a TensorArray is a value: `write` and `unstack` return a new
+    TensorArray, which the program must use from then on (in a loop, pass it as a loop
+    variable). It works eagerly and in graphs (rt.function, rt.while_loop, autograph's
+    loops). Reading or writing outside its size raises InvalidArgumentError, unless
+    `dynamic_size` lets a write grow it.
+
+    Args:
+      dtype: the dtype of the elements; a written value of another dtype raises
+        InvalidArgumentError.
+      size: the initial number of elements (an int or a scalar int32 tensor).
+      dynamic_size: whether writes past the end grow the array.
+      clear_after_read: accepted for TensorFlow's signature; unused (reads never clear).
+      element_shape: the shape every element has (None: learnt from the writes when
+        infer_shape is True); a value of another shape raises InvalidArgumentError.
+      infer_shape: whether the element shape is taken from the values written.
+      name: an optional name for the op that creates it.
+
+    Methods: `write(index, value)`, `read(index)`, `stack()`, `gather(indices)`,
+    `concat()`, `unstack(value)`, `size()`.
+
+    >>> ta = rt.TensorArray(rt.float32, size=2)
+    >>> ta = ta.write(0, 1.0).write(1, 2.0)
+    >>> ta.stack()
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    >>> ta.read(1)
+    <rt.Tensor: shape=(), dtype=float32, numpy=2.0>
+    >>> ta.read(5)
+    Traceback (most recent call last):
+    ...
+    runtime.errors.InvalidArgumentError: Tried to read from index 5 but array size is: 2
+    >>> @rt.function
+    ... def squares(n):
+    ...     ta = rt.TensorArray(rt.int32, size=0, dynamic_size=True)
+    ...     body = lambda i, ta: (i + 1, ta.write(i, i * i))
+    ...     _, ta = rt.while_loop(lambda i, ta: i < n, body, [rt.constant(0), ta])
+    ...     return ta.stack()
+    >>> squares(rt.constant(4))
+    <rt.Tensor: shape=(4,), dtype=int32, numpy=array([0, 1, 4, 9], dtype=int32)>
+    """
 
     def __init__(self, dtype, size=0, dynamic_size: bool = False, clear_after_read=True,
                  element_shape=None, infer_shape: bool = True, name: Optional[str] = None,
@@ -244,6 +284,16 @@ class TensorArray:
         return TensorArray(self.dtype, 0, dynamic_size=True, element_shape=self.element_shape)
 
     def write(self, index, value, name=None) -> "TensorArray":
+        """A TensorArray with `value` at `index` (use the result from then on).
+
+        Args:
+          index: a scalar int32 tensor (or int).
+          value: a tensor (or what converts to one) of the array's dtype and element shape.
+          name: an optional name for the op.
+
+        Returns:
+          The new TensorArray.
+        """
         v = convert_to_tensor(value, dtype_hint=self.dtype)
         if v.dtype is not self.dtype:
             raise InvalidArgumentError(f"TensorArray dtype is {self.dtype.name} but the written "
@@ -258,23 +308,54 @@ class TensorArray:
         return out
 
     def read(self, index, name=None) -> Tensor:
+        """The element at `index`, a tensor of the array's dtype and element shape.
+
+        Args:
+          index: a scalar int32 tensor (or int), within the size (else InvalidArgumentError).
+          name: an optional name for the op.
+        """
         return apply_op(READ, [self.handle, convert_to_tensor(index, dtype=dtypes.int32)],
                         {"dtype": self.dtype, "element_shape": self.element_shape}, name=name)
 
     def stack(self, name=None) -> Tensor:
+        """All the elements stacked into one tensor of shape `[size] + element_shape`.
+
+        Args:
+          name: an optional name for the op.
+        """
         return apply_op(STACK, [self.handle], {"dtype": self.dtype,
                                                "element_shape": self.element_shape}, name=name)
 
     def gather(self, indices, name=None) -> Tensor:
+        """The elements at `indices`, stacked (shape `[len(indices)] + element_shape`).
+
+        Args:
+          indices: a 1-D integer tensor (or list).
+          name: accepted for TensorFlow's signature; unused.
+        """
         return gather(self.stack(), indices)
 
     def concat(self, name=None) -> Tensor:
+        """All the elements joined along their first dimension (scalars: a 1-D tensor).
+
+        Args:
+          name: accepted for TensorFlow's signature; unused.
+        """
         s = self.stack()
         if self.element_shape.rank is None or self.element_shape.rank == 0:
             return reshape(s, [-1])
         return concat([s[i] for i in range(s.shape[0])], 0) if s.shape[0] is not None else s
 
     def unstack(self, value, name=None) -> "TensorArray":
+        """A TensorArray whose elements are the rows of `value` (dimension 0).
+
+        Args:
+          value: a tensor (or what converts to one) of the array's dtype.
+          name: an optional name for the op.
+
+        Returns:
+          The new TensorArray.
+        """
         v = convert_to_tensor(value, dtype=self.dtype)
         h = apply_op(UNSTACK, [v], {"dtype_holder": self.dtype, "dynamic_size": self.dynamic_size},
                      name=name)
@@ -286,6 +367,11 @@ class TensorArray:
     scatter = None  # not supported: write each index
 
     def size(self, name=None) -> Tensor:
+        """The number of elements, a scalar int32 tensor.
+
+        Args:
+          name: an optional name for the op.
+        """
         return apply_op(SIZE, [self.handle], name=name)
 
     def __repr__(self):
