@@ -480,7 +480,9 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
     known = calls.cached(fn, options)
     if known is not None and (known is not fn or not strict()):
         return known
-    key = (fn.__code__, options)
+    # Code objects compare equal across files (co_filename is not compared) and across
+    # modules: the conversion names its file in errors and resolves names in its module.
+    key = (fn.__code__, fn.__code__.co_filename, fn.__module__, options)
     code = _code_cache.get(key)
     if code is None or (code is False and strict()):
         try:

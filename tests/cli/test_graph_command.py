@@ -192,7 +192,9 @@ def test_autograph_has_no_graph_command(tmp_path):
                          cwd=tmp_path, capture_output=True, text=True, timeout=120, env=ENV)
     assert out.returncode == 2
     assert one_line(out.stderr) == ("autograph: error: argument COMMAND: invalid choice: "
-                                    "'graph' (choose from 'convert') (see autograph --help)")
+                                    "'graph' (choose from 'convert'); graphs are drawn by the "
+                                    "runtime: python -m runtime graph FILE.py:FUNC --signature "
+                                    "'float32[None]' (see autograph --help)")
 
 
 def _names_runtime(node) -> bool:
