@@ -11,10 +11,10 @@ from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..core.shapes import TensorShape
 from . import shape_utils
-from .core import OpDef, apply_op, constant, convert_to_tensor
+from .core import OpDef, apply_op, constant, convert_to_tensor, ones_like, zeros_like
 from . import array_ops
 from .broadcast_ops import broadcast_like
-from .math_ops import BOOL, NUMERIC, cast, check_kind, equal
+from .math_ops import BOOL, NUMERIC, cast, check_kind, equal, where
 from .shape_utils import single_axis, static_axis
 
 
@@ -145,6 +145,32 @@ def _prod_others_kernel(x, axis):
 
 
 PROD_OTHERS = OpDef("ProdOthers", _prod_others_infer, _prod_others_kernel)
+
+
+def _prod_others_grad(inputs, outputs, grads, axis):
+    """d/dx_j of sum_i g_i * prod_{k != i} x_k over each reduction group: sum over i != j
+    of g_i * prod_{k not in {i, j}} x_k, exact with zeros (by the group's zero count c:
+    c = 0 divides by x; c = 1 and 2 name the zeros' terms; from 3 zeros on it is 0). The
+    ops used have gradients of their own: higher derivatives of reduce_prod follow."""
+    x, g = inputs[0], grads[0]
+    total = _make_reduce(REDUCE["Sum"])
+    is_zero = equal(x, constant(0, x.dtype))
+    zero = cast(is_zero, x.dtype)
+    count = total(zero, axis, keepdims=True)
+    safe = where(is_zero, ones_like(x), x)
+    inv = 1 / safe
+    q = _make_reduce(REDUCE["Prod"])(safe, axis, keepdims=True)    # the non-zeros' product
+    s = total(g * inv, axis, keepdims=True)
+    gz = total(g * zero, axis, keepdims=True)                        # g at the zeros
+    no_zero = q * inv * (s - g * inv)
+    one_zero = where(is_zero, q * (s - g), gz * q * inv)
+    two_zeros = where(is_zero, (gz - g) * q, zeros_like(x))
+    c = lambda k: equal(count, constant(k, x.dtype))                 # noqa: E731
+    return [where(c(0), no_zero, where(c(1), one_zero, where(c(2), two_zeros,
+                                                            zeros_like(x))))]
+
+
+PROD_OTHERS.grad = _prod_others_grad
 REDUCE["Sum"].grad = _sum_grad
 REDUCE["Mean"].grad = _mean_grad
 REDUCE["Max"].grad = _extreme_grad

@@ -181,3 +181,27 @@ def test_rules_of_the_gradient_helper_ops():
     spec, _ = _spec((slice(1, None), 0))
     check_gradients(lambda g: apply_op(SLICE_GRAD, [g, rt.constant(np.zeros((3, 2)))],
                                        {"spec": spec}), [normal(2)])
+
+
+def test_second_derivative_of_reduce_prod_with_and_without_zeros():
+    """d/dx sum(grad(prod)(x)): JAX's values, also where x holds one, two or three zeros;
+    along an axis, against finite differences of the first derivative."""
+    expected = {(0.5, 2.0, 3.0): [5.0, 3.5, 2.5], (0.0, 2.0, 3.0): [5.0, 3.0, 2.0],
+                (0.0, 0.0, 3.0): [3.0, 3.0, 0.0], (0.0, 0.0, 0.0): [0.0, 0.0, 0.0]}
+    for xs, want in expected.items():
+        x = rt.constant(xs, rt.float64)
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                y = rt.reduce_prod(x)
+            s = rt.reduce_sum(inner.gradient(y, x))
+        np.testing.assert_allclose(outer.gradient(s, x).numpy(), want, rtol=1e-12)
+
+    def first(x):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            y = rt.reduce_sum(rt.reduce_prod(x, axis=1) * rt.constant([1.0, -2.0], rt.float64))
+        return tape.gradient(y, x)
+
+    check_gradients(first, [np.array([[0.5, 0.0, 1.5], [2.0, -1.0, 0.25]])])

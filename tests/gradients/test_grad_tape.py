@@ -271,7 +271,6 @@ NO_RULE = {
     "ReadVariableOp",                                           # a source: the Variable's
     "Assert", "PrintV2",                                        # no outputs
     "EagerPyFunc",                      # Python code: LookupError (tested above)
-    "ProdOthers",                       # inside reduce_prod's rule only (first order)
     # staged Python lists change storage in place, as Variables do: not differentiable
     # (a TensorArray is, where gradients through a loop are needed)
     "StagedListNew", "StagedListAppend", "StagedListPop", "StagedListGet", "StagedListSet",
