@@ -165,11 +165,24 @@ def einsum(equation, *inputs, name: Optional[str] = None, **kwargs):
     """Einstein summation (TensorFlow's tf.einsum): the product of the operands summed
     over the subscripts the output leaves out.
 
-    Args: equation, a string such as "ij,jk->ik" ("..." stands for leading dimensions,
-    broadcast; without "->" the output is the subscripts used once, sorted); inputs,
-    tensors of one numeric dtype. Returns a tensor of that dtype.
+    A subscript that has different sizes in two places raises InvalidArgumentError.
 
-        rt.einsum("ij,j->i", [[1., 2.], [3., 4.]], [1., 1.])   # [3., 7.]
+    Args:
+      equation: a string such as "ij,jk->ik" ("..." stands for leading dimensions,
+        broadcast; without "->" the output is the subscripts used once, sorted).
+      *inputs: tensors (or what converts to them) of one numeric dtype, one per operand of
+        the equation (a single list of them also works).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of the operands' dtype, with one dimension per output subscript.
+
+    >>> rt.einsum("ij,j->i", rt.constant([[1.0, 2.0], [3.0, 4.0]]), rt.constant([1.0, 1.0]))
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([3., 7.], dtype=float32)>
+    >>> rt.einsum("ii", rt.constant([[1, 2], [3, 4]]))
+    <rt.Tensor: shape=(), dtype=int32, numpy=5>
+    >>> rt.einsum("bij,bjk->bik", rt.ones([5, 2, 3]), rt.ones([5, 3, 4])).shape
+    TensorShape([5, 2, 4])
     """
     if kwargs:
         raise TypeError(f"einsum: unexpected arguments {sorted(kwargs)}")

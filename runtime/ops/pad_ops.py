@@ -185,7 +185,33 @@ def pad(tensor, paddings, mode: str = "CONSTANT", constant_values=0, name: Optio
 
     CONSTANT fills them with `constant_values`; REFLECT mirrors the tensor without its
     edge value ([1, 2, 3] padded by 2 gives [3, 2, 1, 2, 3, 2, 1]), SYMMETRIC with it
-    ([2, 1, 1, 2, 3, 3, 2]). `mode` is case-insensitive, as in TensorFlow."""
+    ([2, 1, 1, 2, 3, 3, 2]). `mode` is case-insensitive, as in TensorFlow.
+
+    Negative paddings raise InvalidArgumentError; so do REFLECT paddings not smaller than
+    the dimension (SYMMETRIC: larger than it).
+
+    Args:
+      tensor: a tensor (or what converts to one).
+      paddings: an integer tensor (or nested list) of shape [rank, 2].
+      mode: "CONSTANT", "REFLECT" or "SYMMETRIC" (another raises ValueError).
+      constant_values: the fill value for CONSTANT, of tensor's dtype (default 0; for bool
+        and string tensors, False and "").
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of tensor's dtype whose dimension i is
+      `paddings[i][0] + tensor.shape[i] + paddings[i][1]`.
+
+    >>> rt.pad(rt.constant([[1, 2], [3, 4]]), [[1, 0], [0, 2]])
+    <rt.Tensor: shape=(3, 4), dtype=int32, numpy=
+    array([[0, 0, 0, 0],
+           [1, 2, 0, 0],
+           [3, 4, 0, 0]], dtype=int32)>
+    >>> rt.pad(rt.constant([1, 2, 3]), [[2, 2]], mode="REFLECT")
+    <rt.Tensor: shape=(7,), dtype=int32, numpy=array([3, 2, 1, 2, 3, 2, 1], dtype=int32)>
+    >>> rt.pad(rt.constant([1, 2, 3]), [[2, 2]], mode="symmetric")
+    <rt.Tensor: shape=(7,), dtype=int32, numpy=array([2, 1, 1, 2, 3, 3, 2], dtype=int32)>
+    """
     mode = _mode(mode)
     x = convert_to_tensor(tensor)
     p = convert_to_tensor(paddings, dtype_hint=dtypes.int32)
