@@ -85,7 +85,8 @@ class Variable:
     Args:
       initial_value: a tensor, a Python or numpy value, or a callable returning one (None
         raises ValueError).
-      trainable: whether GradientTape watches it and optimizers update it.
+      trainable: whether GradientTape watches it automatically and rt.Module lists it in
+        trainable_variables.
       name: its name (inside rt.name_scope, prefixed with the scope); `.name` adds ":0".
       dtype: the dtype the initial value converts to (None: its own).
       shape: its static shape (None: the initial value's).
