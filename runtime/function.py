@@ -23,7 +23,7 @@ import autograph as ag
 import numpy as np
 from autograph import experimental as ag_experimental
 
-from . import config, distribute, nest, signature, traceback_filter
+from . import config, distribute, nest, signature, trace_keys, traceback_filter
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
 from .core import backends, dtypes, hooks
 from .core.graph import Graph, current_graph
@@ -40,7 +40,6 @@ from .ops.tensor_array import TensorArray
 
 logger = logging.getLogger("runtime")
 
-_PRIMITIVES = (int, float, str, bool, bytes, type(None), complex)
 _NUMERIC_DTYPES = {d.np_dtype: d for d in dtypes.ALL if not d.is_string}
 _tracing = threading.local()  # stack of (Function id, key) being traced, for recursion
 
@@ -138,30 +137,6 @@ def _backend_name(backend, jit_compile) -> Optional[str]:
     if backend is not None:
         backends.get(backend)  # ImportError (xla without JAX) or ValueError (unknown name)
     return backend
-
-
-def _leaf_key(v, track):
-    t = type(v)
-    if t is EagerTensor:
-        return ("T", v._dtype, np.shape(v._value))
-    if t in _PRIMITIVES:
-        return (t, v)
-    if isinstance(v, SymbolicTensor):
-        return ("T", v.dtype, v.shape.as_tuple())
-    if isinstance(v, TensorSpec):
-        return ("T", v.dtype, v.shape.as_tuple())
-    if isinstance(v, np.ndarray):
-        return ("T", dtypes.as_dtype(v.dtype), v.shape)
-    if nest.is_composite(v):     # rt.SparseTensor: keyed by its spec, as TensorFlow does
-        spec = nest.composite_specs(v)
-        return (spec._rt_static_key(), *(_leaf_key(c, track) for c in spec._rt_components()))
-    if nest.is_nested(v):
-        if isinstance(v, dict):
-            return (type(v).__name__,) + tuple((k, _leaf_key(v[k], track)) for k in
-                                               sorted(v, key=repr))
-        return (type(v).__name__,) + tuple(_leaf_key(x, track) for x in v)
-    track(v)
-    return ("V" if isinstance(v, Variable) else "O", id(v))
 
 
 class Function:
@@ -295,10 +270,10 @@ class Function:
                     if t is EagerTensor:
                         key.append(("T", a._dtype, np.shape(a._value)))
                         arrays.append(a._value)
-                    elif t in _PRIMITIVES:
+                    elif t in trace_keys.PRIMITIVES:
                         key.append((t, a))
                     elif t is np.ndarray and a.dtype in _NUMERIC_DTYPES:
-                        # as the slow path has it: the key of _leaf_key, the user's
+                        # as the slow path has it: the key of trace_keys.leaf_key, the user's
                         # array copied (as concrete.array_for does)
                         key.append(("T", _NUMERIC_DTYPES[a.dtype], a.shape))
                         arrays.append(np.array(a))
@@ -380,7 +355,8 @@ class Function:
         marker = (id(self), key)
         if marker in stack:
             raise StagingError(
-                f"{self.__name__} calls itself with the same kind of arguments ({_key_text(key)}) "
+                f"{self.__name__} calls itself with the same kind of arguments "
+                f"({trace_keys.key_text(key)}) "
                 "while it is being traced, so the trace would never end. A recursion on tensor "
                 "values cannot be staged; write it as a loop (`while`/`for`) instead.")
         stack.append(marker)
@@ -412,13 +388,14 @@ class Function:
     def _forget(self, oid):
         with self._lock:
             self._watched.pop(oid, None)
-            for key in [k for k in self._cache if _mentions(k, oid)]:
+            for key in [k for k in self._cache if trace_keys.mentions(k, oid)]:
                 cf = self._cache.pop(key)
                 if cf in self._concretes:
                     self._concretes.remove(cf)
 
     def _key(self, bound):
-        return tuple(_leaf_key(bound.arguments[p], self._track) for p in self._sig.parameters
+        return tuple(trace_keys.leaf_key(bound.arguments[p], self._track)
+                     for p in self._sig.parameters
                      if p in bound.arguments)
 
     def _concrete_for(self, bound) -> ConcreteFunction:
@@ -441,18 +418,18 @@ class Function:
             self._cache[key] = cf
             self._note_trace(key, cf)
             if specs is not None:
-                self._relaxed.setdefault(_shapeless(key), []).append(cf)
+                self._relaxed.setdefault(trace_keys.shapeless(key), []).append(cf)
             elif self._reduce_retracing:
-                self._relaxed.setdefault(_shapeless(key), []).append(cf)
+                self._relaxed.setdefault(trace_keys.shapeless(key), []).append(cf)
             return cf
 
     def _relaxed_match(self, bound, key):
         """With reduce_retracing: a traced function whose (relaxed) shapes fit this call, or
         the relaxed specs to trace one with."""
-        previous = self._relaxed.get(_shapeless(key))
+        previous = self._relaxed.get(trace_keys.shapeless(key))
         if not previous:
             return None, None
-        leaves = _tensor_leaves(bound)
+        leaves = trace_keys.tensor_leaves(bound)
         for cf in previous:
             cspecs = [p.spec for p in cf.inputs_specs]
             if len(cspecs) == len(leaves) and all(
@@ -471,7 +448,7 @@ class Function:
     def _note_trace(self, key, cf):
         """Logs the trace (INFO), and warns when most recent calls traced: once per
         reason in full, then with a count at the 2nd, 4th, 8th... time."""
-        why = _why(self._sig, self._last_key, key)
+        why = trace_keys.why(self._sig, self._last_key, key)
         self._last_key = key
         if logger.isEnabledFor(logging.INFO):
             head = cf.pretty_printed_signature(verbose=False).partition("\n")[0]
@@ -615,56 +592,8 @@ def _output_tensor(graph, v):
         v = v.stack()
     if isinstance(v, Variable):
         v = v.read_value()
-    if isinstance(v, Tensor) or isinstance(v, _PRIMITIVES) or isinstance(v, (np.ndarray, np.generic)):
+    if isinstance(v, (Tensor, np.ndarray, np.generic, *trace_keys.PRIMITIVES)):
         return identity(v if isinstance(v, Tensor) else convert_to_tensor(v), name="Identity")
     raise TypeError(f"a traced function must return tensors, Python numbers or None (possibly "
                     f"nested in lists, tuples and dicts); it returned {v!r}")
 
-
-def _tensor_leaves(bound):
-    out = []
-    for v in bound.arguments.values():
-        for leaf in nest.flatten(v, expand_composites=True):
-            if isinstance(leaf, (Tensor, TensorSpec, np.ndarray)):
-                out.append(leaf)
-    return out
-
-
-def _shapeless(key):
-    if isinstance(key, tuple) and len(key) == 3 and key[0] == "T":
-        return ("T", key[1])
-    if isinstance(key, tuple):
-        return tuple(_shapeless(k) for k in key)
-    return key
-
-
-def _mentions(key, oid) -> bool:
-    if isinstance(key, tuple):
-        if len(key) == 2 and key[0] in ("V", "O") and key[1] == oid:
-            return True
-        return any(_mentions(k, oid) for k in key)
-    return False
-
-
-def _key_text(key) -> str:
-    return ", ".join(_leaf_text(k) for k in key)
-
-
-def _leaf_text(k) -> str:
-    if isinstance(k, tuple) and len(k) == 3 and k[0] == "T":
-        return f"{k[1].name} tensor of shape {TensorShape(k[2])}"
-    if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type):
-        return f"{k[0].__name__} value {k[1]!r}"
-    if isinstance(k, tuple) and len(k) == 2 and k[0] in ("V", "O"):
-        return "Variable" if k[0] == "V" else "object"
-    return "nested structure"
-
-
-def _why(sig, old, new) -> str:
-    if old is None:
-        return "it was the first call"
-    names = list(sig.parameters)
-    for name, a, b in zip(names, old, new):
-        if a != b:
-            return f"argument '{name}' changed from {_leaf_text(a)} to {_leaf_text(b)}"
-    return "the arguments changed"

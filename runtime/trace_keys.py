@@ -1,0 +1,88 @@
+"""How `rt.function` keys its traces: each argument as a hashable key (tensors by dtype and
+shape, numpy arrays as the tensors they become, Python values by value, Variables and
+other objects by identity, composites by their spec), and the words that say why a call
+traced again."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import nest
+from .core import dtypes
+from .core.shapes import TensorShape, TensorSpec
+from .core.tensor import EagerTensor, SymbolicTensor, Tensor
+from .ops.state_ops import Variable
+
+PRIMITIVES = (int, float, str, bool, bytes, type(None), complex)
+
+
+def leaf_key(v, track):
+    t = type(v)
+    if t is EagerTensor:
+        return ("T", v._dtype, np.shape(v._value))
+    if t in PRIMITIVES:
+        return (t, v)
+    if isinstance(v, SymbolicTensor):
+        return ("T", v.dtype, v.shape.as_tuple())
+    if isinstance(v, TensorSpec):
+        return ("T", v.dtype, v.shape.as_tuple())
+    if isinstance(v, np.ndarray):
+        return ("T", dtypes.as_dtype(v.dtype), v.shape)
+    if nest.is_composite(v):     # rt.SparseTensor: keyed by its spec, as TensorFlow does
+        spec = nest.composite_specs(v)
+        return (spec._rt_static_key(), *(leaf_key(c, track) for c in spec._rt_components()))
+    if nest.is_nested(v):
+        if isinstance(v, dict):
+            return (type(v).__name__,) + tuple((k, leaf_key(v[k], track)) for k in
+                                               sorted(v, key=repr))
+        return (type(v).__name__,) + tuple(leaf_key(x, track) for x in v)
+    track(v)
+    return ("V" if isinstance(v, Variable) else "O", id(v))
+
+
+def tensor_leaves(bound):
+    out = []
+    for v in bound.arguments.values():
+        for leaf in nest.flatten(v, expand_composites=True):
+            if isinstance(leaf, (Tensor, TensorSpec, np.ndarray)):
+                out.append(leaf)
+    return out
+
+
+def shapeless(key):
+    if isinstance(key, tuple) and len(key) == 3 and key[0] == "T":
+        return ("T", key[1])
+    if isinstance(key, tuple):
+        return tuple(shapeless(k) for k in key)
+    return key
+
+
+def mentions(key, oid) -> bool:
+    if isinstance(key, tuple):
+        if len(key) == 2 and key[0] in ("V", "O") and key[1] == oid:
+            return True
+        return any(mentions(k, oid) for k in key)
+    return False
+
+
+def key_text(key) -> str:
+    return ", ".join(leaf_text(k) for k in key)
+
+
+def leaf_text(k) -> str:
+    if isinstance(k, tuple) and len(k) == 3 and k[0] == "T":
+        return f"{k[1].name} tensor of shape {TensorShape(k[2])}"
+    if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type):
+        return f"{k[0].__name__} value {k[1]!r}"
+    if isinstance(k, tuple) and len(k) == 2 and k[0] in ("V", "O"):
+        return "Variable" if k[0] == "V" else "object"
+    return "nested structure"
+
+
+def why(sig, old, new) -> str:
+    if old is None:
+        return "it was the first call"
+    names = list(sig.parameters)
+    for name, a, b in zip(names, old, new):
+        if a != b:
+            return f"argument '{name}' changed from {leaf_text(a)} to {leaf_text(b)}"
+    return "the arguments changed"
