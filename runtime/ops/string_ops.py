@@ -52,6 +52,10 @@ def _as_string_infer(inputs):
 def _as_string_kernel(x):
     a = np.asarray(x)
     out = np.empty(a.shape, dtype=object)
+    if a.dtype == np.bool_:              # TensorFlow's AsString: "true" / "false"
+        for idx in np.ndindex(a.shape):
+            out[idx] = b"true" if a[idx] else b"false"
+        return out
     for idx in np.ndindex(a.shape):
         out[idx] = format_scalar(a[idx]).encode("utf-8")
     return out
@@ -112,8 +116,8 @@ class strings:  # noqa: N801 - the namespace `rt.strings`
 
     @staticmethod
     def as_string(input, name: Optional[str] = None):  # noqa: A002
-        """Each element as a string, formatted as rt.print shows it (floats with 6 or 9
-        significant digits, bools as 1 and 0).
+        """Each element as a string: numbers formatted as rt.print shows them (floats with
+        6 or 9 significant digits), bools as "true" and "false" (as TensorFlow's).
 
         Args:
           input: a tensor (or what converts to one).
@@ -126,6 +130,8 @@ class strings:  # noqa: N801 - the namespace `rt.strings`
         <rt.Tensor: shape=(2,), dtype=string, numpy=array([b'1.5', b'2'], dtype=object)>
         >>> rt.strings.as_string(rt.constant([10, -3]))
         <rt.Tensor: shape=(2,), dtype=string, numpy=array([b'10', b'-3'], dtype=object)>
+        >>> rt.strings.as_string(rt.constant([True, False]))
+        <rt.Tensor: shape=(2,), dtype=string, numpy=array([b'true', b'false'], dtype=object)>
         """
         return apply_op(AS_STRING, [convert_to_tensor(input)], name=name)
 
