@@ -93,8 +93,16 @@ def test_the_environment_variable_shows_every_frame(tmp_path):
         out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                              env=env, timeout=120)
         assert "Matrix size-incompatible" in out.stderr
-        shown[value] = runtime_dir in out.stderr
-    assert shown == {"on": False, "off": True}
+        shown[value] = [line.strip() for line in out.stderr.splitlines()
+                        if line.strip().startswith(f'File "{runtime_dir}')]
+    # Python 3.10 prints a re-raised error with the traceback it had when caught: the
+    # frame of rt.function's __call__, which filters and re-raises, stays (3.11 on print
+    # the filtered one)
+    kept = [] if sys.version_info >= (3, 11) else [
+        f for f in shown["on"] if f.startswith(f'File "{os.path.join(runtime_dir, "function.py")}"')
+        and f.endswith("in __call__")]
+    assert shown["on"] == kept
+    assert len(shown["off"]) > len(kept) + 3
 
 
 def test_logging_while_tracing_names_the_users_function():
