@@ -13,18 +13,10 @@ from ..errors import InvalidArgumentError
 from . import reduce_ops, shape_utils
 from .core import OpDef, apply_op, convert_to_tensor
 from .math_ops import (FLOAT, NUMERIC, binary_operands, check_kind, divide, maximum, minimum,
-                       sigmoid, sqrt, square, subtract)
+                       sigmoid, sqrt, square, subtract, unary_infer)
 
 
 # -- elementwise -------------------------------------------------------------------------
-
-def _unary_infer(opname, kind):
-    def infer(inputs):
-        x = inputs[0]
-        check_kind(opname, x.dtype, kind)
-        return [(x.shape, x.dtype)]
-    return infer
-
 
 def _round(x):
     return np.round(x) if x.dtype.kind == "f" else np.array(x, copy=True)  # half to even
@@ -34,11 +26,11 @@ def _softplus(x):
     return np.logaddexp(x, np.zeros((), x.dtype))  # log(1 + e^x) without overflow
 
 
-FLOOR = OpDef("Floor", _unary_infer("Floor", FLOAT), np.floor)
-CEIL = OpDef("Ceil", _unary_infer("Ceil", FLOAT), np.ceil)
-ROUND = OpDef("Round", _unary_infer("Round", NUMERIC), _round, allocates=True)
-LOG1P = OpDef("Log1p", _unary_infer("Log1p", FLOAT), np.log1p)
-SOFTPLUS = OpDef("Softplus", _unary_infer("Softplus", FLOAT), _softplus, allocates=True)
+FLOOR = OpDef("Floor", unary_infer("Floor", FLOAT), np.floor)
+CEIL = OpDef("Ceil", unary_infer("Ceil", FLOAT), np.ceil)
+ROUND = OpDef("Round", unary_infer("Round", NUMERIC), _round, allocates=True)
+LOG1P = OpDef("Log1p", unary_infer("Log1p", FLOAT), np.log1p)
+SOFTPLUS = OpDef("Softplus", unary_infer("Softplus", FLOAT), _softplus, allocates=True)
 
 # As TensorFlow: floor, ceil and round are piecewise constant, no gradient flows through.
 FLOOR.grad = lambda inputs, outputs, grads: [None]

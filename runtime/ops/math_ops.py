@@ -95,7 +95,9 @@ BINARY_TABLE = [
 ]
 
 
-def _unary_infer(opname, kind):
+def unary_infer(opname, kind):
+    """Shape inference of an elementwise op of one input: its shape and dtype, the dtype
+    checked against `kind`."""
     def infer(inputs):
         x = inputs[0]
         check_kind(opname, x.dtype, kind)
@@ -120,7 +122,7 @@ def _binary_infer(opname, kind, out):
     return infer
 
 
-UNARY = {name: OpDef(name, _unary_infer(name, kind), kernel) for name, _, kernel, kind in UNARY_TABLE}
+UNARY = {name: OpDef(name, unary_infer(name, kind), kernel) for name, _, kernel, kind in UNARY_TABLE}
 BINARY = {name: OpDef(name, _binary_infer(name, kind, out), kernel)
           for name, _, kernel, kind, out in BINARY_TABLE}
 
