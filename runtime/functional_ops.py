@@ -58,9 +58,9 @@ def _convert(fn: Callable) -> Callable:
     return ag.to_graph(fn) if current_graph() is not None else fn
 
 
-def _dtypes_of(signature, like) -> list:
-    """The dtype of each output leaf: from `signature` (a DType, TensorSpec or a nest of
-    them), else those of `like`."""
+def _dtypes_of(signature, like) -> tuple:
+    """(the dtype of each output leaf, the output structure or None): from `signature` (a
+    DType, TensorSpec or a nest of them), else the dtypes of `like` and None."""
     if signature is None:
         return [t.dtype for t in like], None
     flat = nest.flatten(signature)

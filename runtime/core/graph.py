@@ -281,14 +281,18 @@ class Graph:
         stay), here and in the bodies of the control-flow ops that stay: what tracing
         made and nothing reads, such as a loop's test evaluated once to find that the
         loop is staged."""
-        keep = walk.needed_nested(self, outputs)
+        self._keep_only(walk.needed_nested(self, outputs))
+
+    def _keep_only(self, keep: set) -> None:
+        """`prune` with the ids of the ops to keep, here and in sub-graphs (`needed_nested`
+        follows the bodies of the control-flow ops it keeps: one walk serves all)."""
         kept = [op for op in self._ops if id(op) in keep or op.opdef.feedable]
         if len(kept) != len(self._ops):
             self._ops = kept
             self._version += 1
         for op in kept:
             for body in op.opdef.bodies(op):
-                body.graph.prune(body.outputs)
+                body.graph._keep_only(keep)
 
     def to_dot(self, outputs=None) -> str:
         """The graph as Graphviz DOT: op types and shapes on the nodes, cond/while bodies
