@@ -203,6 +203,12 @@ class ConcreteFunction:
                                 f"argument: '{pname}'")
         return self.run_flat(arrays)
 
+    def needs_private_arrays(self) -> bool:
+        """Whether the arrays given to `run_flat` must be the function's own: a backend
+        whose results may share memory with its inputs (the numpy executor returns an
+        input as it came) needs copies of the user's arrays."""
+        return getattr(self._compiled(), "copies_inputs", True)
+
     def run_flat(self, arrays):
         """Runs the graph on one array per input (in `inputs` order, already checked);
         returns the structured outputs."""

@@ -265,6 +265,7 @@ class Function:
             if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
                 key = []
                 arrays = []
+                users = []              # where the user's numpy arrays are in `arrays`
                 for a in args:
                     t = type(a)
                     if t is EagerTensor:
@@ -273,16 +274,19 @@ class Function:
                     elif t in trace_keys.PRIMITIVES:
                         key.append((t, a))
                     elif t is np.ndarray and a.dtype in _NUMERIC_DTYPES:
-                        # as the slow path has it: the key of trace_keys.leaf_key, the user's
-                        # array copied (as concrete.array_for does)
+                        # as the slow path has it: the key of trace_keys.leaf_key
                         key.append(("T", _NUMERIC_DTYPES[a.dtype], a.shape))
-                        arrays.append(np.array(a))
+                        users.append(len(arrays))
+                        arrays.append(a)
                     else:
                         break
                 else:
                     cf = self._cache.get(tuple(key))
                     if cf is not None:
                         self._recent.append(False)
+                        if users and cf.needs_private_arrays():
+                            for i in users:   # copied, as concrete.array_for does
+                                arrays[i] = np.array(arrays[i])
                         return cf.run_flat(arrays)
             bound = self._bind(args, kwargs)
             if self._input_signature is not None:

@@ -465,7 +465,11 @@ def _typed(values, tensors):
 
 class XlaPlan:
     """A graph compiled for XLA: call it with input arrays, get numpy arrays back. The
-    Variables it writes keep the device arrays (`Variable._set_device_value`)."""
+    Variables it writes keep the device arrays (`Variable._set_device_value`). Nothing
+    it returns or keeps shares memory with an input array (`copies_inputs`: callers
+    need not copy the user's arrays first)."""
+
+    copies_inputs = False
 
     def __init__(self, fn, ctx: _Context, inputs, outputs, needed_placeholders):
         self.ctx = ctx
@@ -474,6 +478,7 @@ class XlaPlan:
         self.needed_placeholders = needed_placeholders
         self.num_outputs = len(outputs)
         self._x64 = ctx.wide
+        self._may_fail = ctx.effects or ctx.may_fail
         # No Variable, no host call, no 64-bit value: the jitted function of the inputs
         # alone, giving the outputs and the failure record (None: no check in the trace).
         self._plain = not (ctx.variables or ctx.effects or ctx.wide)
@@ -492,19 +497,35 @@ class XlaPlan:
             outs, error = self.jitted(arrays)
             if error is None:
                 return tuple(map(np.asarray, outs))
-            return self._finish(outs, (), error)
+            return self._finish(outs, error)
         ctx = self.ctx
         ctx.failure = None
+        before = self._values()
         try:
             if self._x64:
                 with jax.enable_x64(True):
-                    outs, written, error = self.jitted(arrays, self._values(), self._draw())
+                    outs, written, error = self.jitted(arrays, before, self._draw())
             else:
-                outs, written, error = self.jitted(arrays, self._values(), self._draw())
-            return self._finish(outs, written, error)
+                outs, written, error = self.jitted(arrays, before, self._draw())
+            # The Variables take the new arrays before the results are waited for, and
+            # the old ones are let go while XLA still runs (a train step's call is a
+            # sixth faster than when they are released after the wait). A plan with host
+            # calls or checks, which may fail while it runs, keeps them to restore.
+            for v, w in zip(self.written, written):
+                v._set_device_value(w)
+            if not self._may_fail:
+                before = ()
+            if written and not outs:
+                jax.block_until_ready(written)
+            return self._finish(outs, error)
         except OpError:
             raise
         except Exception:  # noqa: BLE001 - a failed check says what failed
+            for v, old in zip(self.variables, before):    # (no new value is kept)
+                if isinstance(old, np.ndarray):
+                    v._value = old
+                else:
+                    v._set_device_value(old)
             failure = ctx.failure
             if failure is None:
                 raise
@@ -515,14 +536,9 @@ class XlaPlan:
                     v._value = np.array(x, dtype=v.dtype.np_dtype)
             raise _op_error(op, error) from None
 
-    def _finish(self, outs, written, error):
-        """The results as numpy arrays, the Variables assigned; a failed deferred check
-        raised."""
+    def _finish(self, outs, error):
+        """The results as numpy arrays; a failed deferred check raised."""
         results = tuple(map(np.asarray, outs))  # waits for the run to end
-        if written and not outs:
-            jax.block_until_ready(written)
-        for v, w in zip(self.written, written):
-            v._set_device_value(w)
         # (int() of a jax array costs tens of us; of a numpy one, nothing)
         failed = 0 if error is None else int(np.asarray(error[0]))
         if failed:
@@ -593,7 +609,13 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
         ctx.facts, ctx.drawn = {}, {}
         # the failure record, when this trace has checks that may fail
         error = tuple(lw.state[-4:]) if len(ctx.deferred) > checks else None
-        return tuple(outs), tuple(lw.state[i] for i in ctx.written), error
+        written = [lw.state[i] for i in ctx.written]
+        # An input given back as it came (an output, or a Variable's new value) is
+        # copied: jax would hand back the caller's array itself, and a numpy one it
+        # took without a copy would change with it (so the caller need not copy).
+        outs = [jnp.copy(v) if any(v is a for a in arrays) else v for v in outs]
+        written = [jnp.copy(v) if any(v is a for a in arrays) else v for v in written]
+        return tuple(outs), tuple(written), error
 
     needed = {id(op.outputs[0]) for op in walk.schedule(graph, outputs) if op.opdef.feedable}
     return XlaPlan(fn, ctx, inputs, outputs, needed)

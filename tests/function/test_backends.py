@@ -1,6 +1,8 @@
 """Which backend a Function's graphs run on (runtime.core.backends): the numpy backend by
 default, `jit_compile=True` asks for XLA (without JAX: a clear error at decoration),
 and `backend=` names a registered one; gradients through the function run on the same."""
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -174,3 +176,21 @@ def test_gradients_on_the_default_backend_match(recording):
     assert results[0][0] == results[1][0]
     np.testing.assert_array_equal(results[0][1], results[1][1])
     assert recording.runs == 2
+
+
+@pytest.mark.parametrize("jit", [False, pytest.param(True, marks=pytest.mark.skipif(
+    importlib.util.find_spec("jax") is None,
+    reason="JAX is not installed: pip install -e '.[jax]'"))])
+def test_a_result_never_changes_with_the_callers_array(jit):
+    """The cached-call path takes the user's numpy arrays as they are where the backend
+    copies them itself (XLA), and copies them first where it may hand one back (numpy)."""
+    f = rt.function(lambda k, a, b: (a, b * k), jit_compile=jit)
+    x, y = np.ones(3, np.float32), np.ones(3, np.float32)
+    results = []
+    for _ in range(3):                       # the second and third calls hit the cache
+        results.append(f(2.0, x, y))
+        x += 1.0
+        y += 1.0
+    for i, (a, b) in enumerate(results):
+        np.testing.assert_array_equal(a.numpy(), np.full(3, 1.0 + i))
+        np.testing.assert_array_equal(b.numpy(), np.full(3, 2.0 * (1.0 + i)))

@@ -206,3 +206,59 @@ def test_a_failed_check_after_a_step_keeps_the_values_of_the_numpy_backend():
 
     for a, b in zip(run(True), run(False)):
         np.testing.assert_array_equal(a, b)
+
+
+def _aligned_arrays():
+    """(32, 64) float32 arrays of ones at every 4-byte offset from a 64-byte boundary:
+    jax takes a 64-byte-aligned numpy array without copying it."""
+    for offset in range(0, 128, 4):
+        buffer = np.zeros(8192 + 256, np.uint8)
+        start = (-buffer.ctypes.data) % 64 + offset
+        x = buffer[start:start + 8192].view(np.float32).reshape(32, 64)
+        x[:] = 1.0
+        yield x
+
+
+def test_no_result_or_variable_shares_memory_with_the_callers_array():
+    v = rt.Variable(np.zeros((32, 64), np.float32))
+
+    def keep(a):
+        v.assign(a)
+        return a, a * 2.0
+
+    for fn in (rt.function(lambda a: a, jit_compile=True), rt.function(keep, jit_compile=True)):
+        for x in _aligned_arrays():
+            out = fn(x)
+            x[0, 0] = 5.0                      # the caller reuses its array
+            for t in (out if isinstance(out, tuple) else (out,)) + (v,):
+                assert t.numpy()[0, 0] in (0.0, 1.0, 2.0)
+        # jax hands back an input array itself when the computation returns it as it
+        # came (an output variable of the jaxpr that is an input variable): never here.
+        plan = next(iter(fn._cache.values()))._compiled()
+        x = np.ones((32, 64), np.float32)
+        args = ((x,),) if plan._plain else ((x,), plan._values(), plan._draw())
+        inner = jax.make_jaxpr(plan.jitted)(*args).jaxpr.eqns[0].params["jaxpr"].jaxpr
+        assert not set(map(id, inner.outvars)) & set(map(id, inner.invars))
+
+
+def test_a_run_that_fails_while_it_runs_leaves_the_variables_as_they_were():
+    """A host call that fails inside a compiled step: the step's writes are dropped as a
+    whole (the Variables keep readable values, those from before the call), where the
+    numpy executor keeps the writes made before the failing op."""
+    v = rt.Variable(np.array([1.0, 2.0], np.float32))
+
+    class Closed:                  # a stream that fails when the print runs
+        def write(self, text):
+            raise OSError("stream closed")
+
+    def step(x):
+        v.assign_add(x)
+        rt.print(v, output_stream=Closed())
+        return v * 2.0
+
+    for jit in (True, False):
+        f = rt.function(step, jit_compile=jit)
+        with pytest.raises(Exception, match="stream closed"):
+            f(np.array([1.0, 1.0], np.float32))
+        np.testing.assert_array_equal(v.numpy(), [1.0, 2.0] if jit else [2.0, 3.0])
+        v.assign([1.0, 2.0])
