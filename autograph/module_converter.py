@@ -29,6 +29,7 @@ them stay plain calls, as in `to_code`.
 """
 from __future__ import annotations
 
+import __future__
 import ast
 import builtins
 import copy
@@ -220,8 +221,9 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
 
 
 def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
-    """(source, None) or, for the verbatim layout, (source, a function that gives the
-    printed layout instead: `_assemble` falls back to it if the source does not compile)."""
+    """(source, the part of it that is printed here): all of it, or in the verbatim
+    layout the part before the original body's text (which compiles where the input
+    does, `_uncompilable`)."""
     if isinstance(node, ast.AsyncFunctionDef):
         raise ConversionError("async def")
     text = "".join(lines[node.lineno - 1:node.end_lineno]) if lines else "global nonlocal"
@@ -258,21 +260,13 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
         two_paths.join(fn, original, "__ag__", text,   # the original body runs while
                        body_name)                      # nothing stages
         # (generated `ag__.<operator>` print as `__ag__.<operator>`: api.rename_operators)
-        return unparsing.unparse(fn, prefix, comments=comments, operators="__ag__"), None
-    converted_body = fn.body
-
-    def printed():            # the other layout, should this one not compile
-        fn.body = converted_body
-        two_paths.join(fn, parsing.original_tree_of(
-            lines[node.lineno - 1:node.end_lineno], node.lineno).body, "__ag__", text,
-            body_name)
-        return unparsing.unparse(fn, prefix, comments=comments, operators="__ag__")
-
+        printed = unparsing.unparse(fn, prefix, comments=comments, operators="__ag__")
+        return printed, printed
     two_paths.staging_first(fn, doc, declared, "__ag__", text, body_name)
     head = unparsing.unparse(fn, prefix, comments=comments, operators="__ag__")
     if verbatim[0] > verbatim[1]:            # a docstring alone
-        return head, printed
-    return head + "\n" + two_paths.original_text(verbatim, declared, lines), printed
+        return head, head
+    return head + "\n" + two_paths.original_text(verbatim, declared, lines), head
 
 
 def _original_body(node: ast.FunctionDef, lines: Sequence[str]) -> list:
@@ -391,41 +385,85 @@ def _convert_source(source, filename, only):
         lines[-1] += "\n"
     report = Report(lines=len(lines))
     converted = {}                          # def line -> converted source
-    fallbacks = {}                # def line -> the printed layout (see convert_function_node)
+    printed = {}                  # def line -> (a header, the part of it printed here)
     for target in targets:
         node = target.node
         if node.lineno in forced:
             continue
+        prefix = _indent_of(lines[node.lineno - 1])
         try:
-            converted[node.lineno], fallback = _convert_function_node(
-                node, filename, namespace, target.in_class, _indent_of(lines[node.lineno - 1]),
-                lines)
-            if fallback is not None:
-                fallbacks[node.lineno] = fallback
+            converted[node.lineno], part = _convert_function_node(
+                node, filename, namespace, target.in_class, prefix, lines)
+            printed[node.lineno] = ("class _:\n" if target.in_class else
+                                    "if 1:\n" if prefix else "", part)
         except Exception as e:      # noqa: BLE001 — every failure keeps the function
             forced[node.lineno] = _one_line(e)
+    # converted code that does not compile: the function stays as written
+    forced.update(_uncompilable(printed, _future_flags(tree, filename), filename))
+    return _assemble(tree, lines, targets, converted, report, forced), report
+
+
+def _future_flags(tree: ast.Module, filename: str) -> int:
+    """The compiler flags of the module's `from __future__` imports; SourceError for
+    those `compile` refuses (`ast.parse` takes them): not first in the module, or of a
+    feature Python does not have."""
+    flags, first = 0, True
+    for i, stmt in enumerate(tree.body):
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            if not first:
+                raise SourceError(f"{filename}:{stmt.lineno}: syntax error: from __future__ "
+                                  "imports must occur at the beginning of the file")
+            for alias in stmt.names:
+                feature = getattr(__future__, alias.name, None)
+                if alias.name not in __future__.all_feature_names or feature is None:
+                    raise SourceError(f"{filename}:{stmt.lineno}: syntax error: future "
+                                      f"feature {alias.name} is not defined")
+                flags |= feature.compiler_flag
+        elif not (i == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                  and isinstance(stmt.value.value, str)):
+            first = False
+    return flags
+
+
+def _uncompilable(printed: dict, flags: int, filename: str) -> dict:
+    """{def line: reason} for each function whose printed code does not compile. What is
+    compiled is the code printed here, all functions in one text, each on its own (under
+    a class where it is a method: `nonlocal __class__` needs one; else under `if 1:`
+    where it is indented). The lines copied from the input (module code, the original
+    bodies of the verbatim layout) are not: they compile where the input does, and
+    `compile` of the whole output took a third of the time of converting a module."""
+    broken: dict = {}
     while True:
-        text, broken = _assemble(tree, lines, targets, converted, filename, report, forced)
-        if broken is None:
-            return text, report
-        for line in [line for line in broken if line in fallbacks]:
-            try:              # the verbatim layout did not compile: both bodies printed
-                converted[line] = fallbacks.pop(line)()
-                del broken[line]
-            except Exception:  # noqa: BLE001
-                pass
-        forced.update(broken)               # converted code that does not compile: keep it
+        chunks, starts = [], []          # starts: (first line in the text, def line)
+        line = 1
+        for def_line, (header, part) in printed.items():
+            if def_line in broken:
+                continue
+            chunk = f"{header}{part}\n"
+            starts.append((line, def_line))
+            chunks.append(chunk)
+            line += chunk.count("\n")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile("".join(chunks), filename, "exec", flags=flags, dont_inherit=True)
+            return broken
+        except SyntaxError as e:
+            where = e.lineno or 0
+            culprit = next((d for first, d in reversed(starts) if first <= where), None)
+            if culprit is None:
+                raise SourceError(f"{filename}: the converted code does not compile: "
+                                  f"{e.msg}") from None
+            broken[culprit] = f"its converted code does not compile: {e.msg}"
 
 
-def _assemble(tree, lines, targets, converted, filename, report, forced):
-    """One pass: the output text, and {def line: reason} for a function whose converted
-    code made the module fail to compile (None when it compiles)."""
+def _assemble(tree, lines, targets, converted, report, forced):
+    """The output text: the input's lines, with the converted functions in place of the
+    originals and the functions in `forced` marked as left as written."""
     report.converted, report.skipped = [], []
     out: list = []
-    counted = [0, 0]                   # out[:counted[0]] holds counted[1] lines
     prelude_at = _prelude_line(tree)
     copied = 0                         # lines[:copied] are in out
-    spans = []                         # (first output line, end, target)
     prelude_done = False
 
     def copy_to(n):
@@ -437,11 +475,6 @@ def _assemble(tree, lines, targets, converted, filename, report, forced):
         out.extend(lines[copied:n])
         copied = max(copied, n)
 
-    def out_lines():
-        counted[1] += sum(s.count("\n") for s in out[counted[0]:])
-        counted[0] = len(out)
-        return counted[1]
-
     for target in targets:
         node = target.node
         first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
@@ -449,7 +482,6 @@ def _assemble(tree, lines, targets, converted, filename, report, forced):
         reason = forced.get(node.lineno)
         code = converted.get(node.lineno) if reason is None else None
         copy_to(first - 1)
-        start = out_lines()
         if code is None:
             out.append(f"{_indent_of(lines[first - 1])}# autograph: not converted: {reason}\n")
             copy_to(node.lineno - 1)
@@ -462,28 +494,8 @@ def _assemble(tree, lines, targets, converted, filename, report, forced):
             out.append(code + "\n")
             copied = node.end_lineno
             report.converted.append(target.qualname)
-        spans.append((start, out_lines(), target))
     copy_to(len(lines))
-    text = "".join(out)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text, filename, "exec", dont_inherit=True)
-    except SyntaxError as e:
-        line = (e.lineno or 0) - 1
-        for start, end, target in spans:
-            if start <= line < end and target.node.lineno not in forced:
-                return text, {target.node.lineno: f"its converted code does not compile: {e.msg}"}
-        try:                 # errors only `compile` finds (a bad `__future__` import)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                compile("".join(lines), filename, "exec", dont_inherit=True)
-        except SyntaxError as original:
-            raise SourceError(f"{filename}:{original.lineno}: syntax error: "
-                              f"{original.msg}") from None
-        raise SourceError(f"{filename}:{e.lineno}: the converted module does not compile: "
-                          f"{e.msg}") from None
-    return text, None
+    return "".join(out)
 
 
 def _one_line(e: Exception) -> str:
