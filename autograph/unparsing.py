@@ -3,29 +3,30 @@ library's printer (`ast.unparse`), taught gast's node classes, so that converted
 print without a copy into `ast` first. `unparse` is the entry point.
 
 That printer's class is private (`ast._Unparser`; Python 3.14 moves it to the module
-`_ast_unparse`). Where no such class is found, `unparse` prints with `_fallback_unparse`:
-`ast.unparse` statement by statement, on an `ast` copy of the tree (slower; the same text).
+`_ast_unparse`). Where no such class is found, `unparse` prints with
+`unparsing_fallback`: `ast.unparse` statement by statement, on an `ast` copy of the tree
+(slower; the same text).
 """
 from __future__ import annotations
 
 import ast
 import contextlib
-import copy
 import functools
 import importlib
+import operator
 import sys
 import types
 from typing import Optional
 
 import gast
 
-from autograph.parsing import GAST_CLASS, to_ast
+from autograph.parsing import GAST_CLASS
 
 # The methods of the stdlib's printer this module's own call (besides the visit_ ones it
 # copies): a printer without them is not one it can build on.
-_NEEDED = ("require_parens", "set_precedence", "maybe_newline", "write", "traverse", "visit",
-           "get_type_comment", "_str_literal_helper", "visit_arguments",
-           "visit_ExceptHandler", "visit_If", "visit_Constant", "visit_Lambda")
+_NEEDED = ("write", "visit", "generic_visit", "_str_literal_helper", "_write_docstring",
+           "_function_helper", "visit_arguments", "visit_ExceptHandler", "visit_Constant",
+           "visit_Subscript", "binop", "binop_precedence", "binop_rassoc", "cmpops")
 
 
 def _stdlib_printer() -> tuple:
@@ -69,53 +70,57 @@ _STATEMENTS = frozenset(c for m in (ast, gast) for c in vars(m).values()
 _SIMPLE = _STATEMENTS - {c for m in (ast, gast) for c in vars(m).values()
                          if isinstance(c, type) and issubclass(c, m.stmt)
                          and "body" in c._fields}
+# {node class: the Unparser method that prints it}, for every class of ast and gast
+# (`traverse` adds any other it meets): `_VISITORS[type(e)](self, e)` is `traverse(e)`
+# for an expression, without the call. (A plain dict: quicker to index than one with
+# a __missing__ method.)
 _VISITORS: dict = {}
 _PLAIN_CONSTANTS = frozenset({str, int, bool, type(None)})
 _CONSTANTS = (ast.Constant, gast.Constant)
-_GAST_NAME, _GAST_ATTRIBUTE, _GAST_CALL, _GAST_CONSTANT = (gast.Name, gast.Attribute, gast.Call,
-                                                           gast.Constant)
+_EXPRS, _IFS, _TUPLES = (ast.Expr, gast.Expr), (ast.If, gast.If), (ast.Tuple, gast.Tuple)
+_GAST_NAME, _GAST_ATTRIBUTE, _GAST_CALL, _GAST_CONSTANT, _GAST_ARGUMENTS = (
+    gast.Name, gast.Attribute, gast.Call, gast.Constant, gast.arguments)
+_ANNOTATION, _ID = operator.attrgetter("annotation"), operator.attrgetter("id")
 
 if _STDLIB_PRINTER is None:
     Unparser = None
 else:
     _precedence = _STDLIB_MODULE._Precedence
     _ATOM, _TEST, _YIELD = _precedence.ATOM, _precedence.TEST, _precedence.YIELD
-    _TUPLE = _precedence.TUPLE
+    _TUPLE, _CMP = _precedence.TUPLE, _precedence.CMP
+    _NEXT = {p: p.next() for p in _precedence}     # (`next` makes a new enum member)
+    # Python 3.10's printer puts every tuple in parentheses, later ones where needed only.
+    _ALWAYS_PARENTHESIZED = ast.unparse(ast.parse("x, y = z")) == "(x, y) = z"
 
     class Unparser(_STDLIB_PRINTER):
         """`ast.unparse` for gast trees, with every line starting with `prefix` (a `def`'s
         indentation, so that docstrings keep their text exactly while the code moves in)."""
 
         locals().update(_unparser_methods())
+        _stdlib_function_helper = locals()["_function_helper"]
+        _stdlib_subscript = locals()["visit_Subscript"]
+        _stdlib_constant = locals()["visit_Constant"]
 
         _rename: dict = {}     # generated names printed under another name (see `unparse`)
+        _operators = None      # the name generated `ag__.<operator>` prints (see `unparse`)
         # Set by the stdlib's __init__ up to Python 3.12 (f-string parts); 3.13's printer
         # has no such flag, and prints every plain constant with `repr`.
         _avoid_backslashes = False
 
         def __init__(self, prefix: str = "", **kwargs):
             super().__init__(**kwargs)       # f-strings print their parts with a nested one
-            self._prefix = prefix
+            # The indentation, as the text that starts a line (the stdlib's printer counts
+            # levels in `_indent`, which only its fill and block read: both replaced here).
+            self._margin = "\n" + prefix
+            self._comments = []    # [(line, "# text")], in line order (see `unparse`)
+            # Read at every node: instance attributes (quicker to read than the class's).
+            self._plain_names = not self._rename    # (a gast Name prints its id)
+            self._plain_constants = (               # (those whose text is `repr`'s)
+                _PLAIN_CONSTANTS - {str} if self._avoid_backslashes else _PLAIN_CONSTANTS)
 
-        def fill(self, text="", **kwargs):
-            source = self._source
-            if source:                      # (the stdlib's maybe_newline and write)
-                source.append("\n")
-            source.append(self._prefix + "    " * self._indent + text)
-
-        def items_view(self, traverser, items):
-            """As the stdlib's (Python 3.10 to 3.13), without its call per item."""
-            source = self._source
-            if len(items) == 1:
-                traverser(items[0])
-                source.append(",")
-                return
-            comma = False
-            for item in items:
-                if comma:
-                    source.append(", ")
-                comma = True
-                traverser(item)
+        def fill(self, text="", *, allow_semicolon=True):     # (3.14's: for `ast.Interactive`)
+            source = self._source           # (a new line, unless the first one)
+            source.append(self._margin + text if source else self._margin[1:] + text)
 
         # The stdlib's are generator-based context managers; these do the same, cheaper.
         def delimit(self, start, end):
@@ -129,26 +134,20 @@ else:
             self.write(":")
             if extra:
                 self.write(extra)
-            self._indent += 1
+            self._margin += "    "
             return _After(self._dedent)
 
         def _dedent(self):
-            self._indent -= 1
-
-        _comments: list = []   # [(line, "# text")], in line order (see `unparse`)
+            self._margin = self._margin[:-4]
 
         def traverse(self, node):
-            """As the stdlib's, with the visit method looked up once per node class."""
-            visit = _VISITORS.get(type(node))
-            if visit is None:
-                if type(node) is list:
-                    for item in node:
-                        self.traverse(item)
-                    return
-                visit = _VISITORS[type(node)] = getattr(
-                    Unparser, "visit_" + type(node).__name__, Unparser.generic_visit)
+            """As the stdlib's, with the visit method looked up once per node class (a
+            list's is `_statements`)."""
             if self._comments and type(node) in _STATEMENTS:
                 self._comments_before(node)
+            visit = _VISITORS.get(type(node))
+            if visit is None:
+                visit = _VISITORS[type(node)] = _visitor(type(node))
             visit(self, node)
 
         def _comments_before(self, stmt):
@@ -159,138 +158,273 @@ else:
             while line is not None and comments and comments[0][0] < line:
                 self.fill(comments.pop(0)[1])
 
-        _visit_if = locals()["visit_If"]
+        # What follows prints the commonest nodes as the stdlib's methods do, with fewer
+        # calls (no context managers, no `traverse` between a node and its visit_ method)
+        # and fewer reads of node attributes (slow on AST nodes): calls and reads cost
+        # more than the printing itself. Precedences are set where the stdlib sets them
+        # (a node shared by two places of a tree prints at the one set last), but for the
+        # nodes that never read theirs: names, attributes, calls.
+        def _statements(self, nodes):
+            """`traverse(nodes)`, for a list (of statements, mostly)."""
+            visitors = _VISITORS
+            for node in nodes:
+                if self._comments and type(node) in _STATEMENTS:
+                    self._comments_before(node)
+                visitors[type(node)](self, node)
+
+        def _block(self, statements):
+            """`with self.block(): self.traverse(statements)`."""
+            self._source.append(":")
+            margin = self._margin
+            self._margin = margin + "    "
+            self._statements(statements)
+            self._margin = margin
+
+        def _expr(self, e):
+            """`traverse(e)`, for an expression (no statement: no comments to print)."""
+            if type(e) is _GAST_NAME and e.annotation is None and self._plain_names:
+                self._source.append(e.id)
+            else:
+                _VISITORS[type(e)](self, e)
+
+        def _items(self, nodes):
+            """`traverse` each of `nodes` (expressions), with ", " between them: a call's
+            arguments (see visit_Call), a list's or tuple's elements. The commonest, names
+            and plain constants, are printed here."""
+            source, names, plain = self._source, self._plain_names, self._plain_constants
+            comma = False
+            for e in nodes:
+                if comma:
+                    source.append(", ")
+                comma = True
+                kind = type(e)
+                if kind is _GAST_NAME and names and e.annotation is None:
+                    source.append(e.id)
+                elif kind is _GAST_CONSTANT and type(e.value) in plain and e.kind is None:
+                    source.append(repr(e.value))
+                else:
+                    _VISITORS[kind](self, e)
+
+        def visit_FunctionDef(self, node, fill_suffix="def"):
+            """The stdlib's (its `_function_helper`), but for type parameters."""
+            if getattr(node, "type_params", None):        # (Python 3.12's `def f[T]()`)
+                return self._stdlib_function_helper(node, fill_suffix)
+            source = self._source
+            if source:
+                source.append("\n")
+            for decorator in node.decorator_list:
+                self.fill("@")
+                self._expr(decorator)
+            self.fill(fill_suffix + " " + node.name + "(")
+            self.visit_arguments(node.args)
+            source.append(")")
+            if node.returns:
+                source.append(" -> ")
+                self._expr(node.returns)
+            source.append(":")
+            type_comment = self._type_ignores.get(node.lineno) or node.type_comment
+            if type_comment is not None:          # (the stdlib's get_type_comment)
+                source.append(f" # type: {type_comment}")
+            margin = self._margin
+            self._margin = margin + "    "
+            self._write_docstring_and_traverse_body(node)
+            self._margin = margin
+
+        def visit_AsyncFunctionDef(self, node):
+            self.visit_FunctionDef(node, "async def")
+
+        def _write_docstring_and_traverse_body(self, node):
+            """(Of a function, class or module: `get_raw_docstring`'s test, inline.)"""
+            body = node.body
+            first = body[0].value if body and isinstance(body[0], _EXPRS) else None
+            if isinstance(first, _CONSTANTS) and isinstance(first.value, str):
+                self._write_docstring(first)
+                body = body[1:]
+            self._statements(body)
 
         def visit_If(self, node):
-            if not getattr(node, "ag_python_path", False):
-                return self._visit_if(node)
             # A converted function's `if not ag__.staging:` (see two_paths): the comments of
             # the body print in the original body inside, and again in the converted one.
-            comments = list(self._comments)
-            self._visit_if(node)
-            self._comments = comments
+            saved = list(self._comments) if getattr(node, "ag_python_path", False) else None
+            self.fill("if ")
+            self._expr(node.test)
+            self._block(node.body)
+            while len(node.orelse) == 1 and isinstance(node.orelse[0], _IFS):
+                node = node.orelse[0]                # (as `elif`)
+                self.fill("elif ")
+                self._expr(node.test)
+                self._block(node.body)
+            if node.orelse:
+                self.fill("else")
+                self._block(node.orelse)
+            if saved is not None:
+                self._comments = saved
 
-        # The commonest nodes, as the stdlib prints them, with fewer calls (enum members and
-        # context managers cost more than the printing itself).
-        def get_precedence(self, node):
-            return self._precedences.get(node, _TEST)
+        # (The three commonest statements, with `fill` inline.)
+        def visit_Assign(self, node):
+            source = self._source
+            source.append(self._margin if source else self._margin[1:])
+            for target in node.targets:
+                if type(target) is _GAST_NAME and self._plain_names and target.annotation is None:
+                    source.append(target.id)
+                else:
+                    self._precedences[target] = _TUPLE
+                    _VISITORS[type(target)](self, target)
+                source.append(" = ")
+            _VISITORS[type(node.value)](self, node.value)
+            type_comment = self._type_ignores.get(node.lineno) or node.type_comment
+            if type_comment is not None:          # (the stdlib's get_type_comment)
+                source.append(f" # type: {type_comment}")
+
+        def visit_Expr(self, node):
+            source, value = self._source, node.value
+            source.append(self._margin if source else self._margin[1:])
+            if type(value) is not _GAST_CALL:
+                self._precedences[value] = _YIELD
+            _VISITORS[type(value)](self, value)
+
+        def visit_Return(self, node):
+            source, value = self._source, node.value
+            source.append((self._margin if source else self._margin[1:]) + "return")
+            if value:
+                source.append(" ")
+                _VISITORS[type(value)](self, value)
 
         def visit_Call(self, node):
-            source = self._source
+            source, names, plain = self._source, self._plain_names, self._plain_constants
             func = node.func
             kind = type(func)
-            if kind is _GAST_ATTRIBUTE:   # (an Attribute or a Name prints no parentheses)
-                self.visit_Attribute(func)
-            elif kind is _GAST_NAME and not self._rename and func.annotation is None:
+            if kind is _GAST_NAME and names and func.annotation is None:
                 source.append(func.id)
+            elif kind is _GAST_ATTRIBUTE:
+                self.visit_Attribute(func)
             else:
                 self._precedences[func] = _ATOM
-                self.traverse(func)
+                _VISITORS[kind](self, func)
             source.append("(")
             comma = False
-            for e in node.args:
+            for e in node.args:                       # (`_items`, inline: the hottest loop)
                 if comma:
                     source.append(", ")
                 comma = True
-                self._argument(e)
-            for e in node.keywords:
-                if comma:
-                    source.append(", ")
-                comma = True
-                if e.arg is not None:
-                    source.append(e.arg)
-                    source.append("=")
-                    self._argument(e.value)
+                kind = type(e)
+                if kind is _GAST_NAME and names and e.annotation is None:
+                    source.append(e.id)
+                elif kind is _GAST_CONSTANT and type(e.value) in plain and e.kind is None:
+                    source.append(repr(e.value))
                 else:
-                    self.traverse(e)
+                    _VISITORS[kind](self, e)
+            for keyword in node.keywords:             # (the stdlib's visit_keyword)
+                if comma:
+                    source.append(", ")
+                comma = True
+                arg, value = keyword.arg, keyword.value
+                source.append("**" if arg is None else arg + "=")
+                _VISITORS[type(value)](self, value)
             source.append(")")
-
-        def _argument(self, e):
-            """`traverse(e)`, where `e` is in a call's parentheses (as an argument, or a
-            keyword's value), without its calls for the commonest nodes there."""
-            kind = type(e)
-            if kind is _GAST_NAME and not self._rename and e.annotation is None:
-                self._source.append(e.id)
-            elif kind is _GAST_CALL:
-                self.visit_Call(e)
-            elif kind is _GAST_ATTRIBUTE:
-                self.visit_Attribute(e)
-            elif kind is _GAST_CONSTANT:
-                self.visit_Constant(e)
-            else:
-                self.traverse(e)
-
-        _operators = None      # the name generated `ag__.<operator>` prints (see `unparse`)
 
         def visit_Attribute(self, node):
             value = node.value
             kind = type(value)
             source = self._source
             if kind is _GAST_NAME:
-                if value.id == "ag__" and self._operators is not None and getattr(
+                name = value.id
+                if name == "ag__" and self._operators is not None and getattr(
                         value, "ag_generated", False):
                     source.append(self._operators)      # (api.rename_operators, printed)
-                elif not self._rename and value.annotation is None:
-                    source.append(value.id)
+                elif self._plain_names and value.annotation is None:
+                    source.append(name)
                 else:
                     self.visit_Name(value)
-            elif kind is _GAST_ATTRIBUTE:
-                self.visit_Attribute(value)
             else:
                 self._precedences[value] = _ATOM
-                self.traverse(value)
+                _VISITORS[kind](self, value)
                 if kind in _CONSTANTS and isinstance(value.value, int):
                     source.append(" ")        # `3 .real`, not `3.real`
             source.append(".")
             source.append(node.attr)
 
-        _visit_constant = locals()["visit_Constant"]
-
         def visit_Constant(self, node):
-            """The stdlib's, shorter for the common constants (a plain str, int, bool, None)."""
             value = node.value
-            if (type(value) in _PLAIN_CONSTANTS and node.kind is None
-                    and not (self._avoid_backslashes and type(value) is str)):
+            if type(value) in self._plain_constants and node.kind is None:
                 self._source.append(repr(value))
             else:
-                self._visit_constant(node)
+                self._stdlib_constant(node)
 
-        def visit_Assign(self, node):
-            """The stdlib's, with fewer calls."""
-            self.fill()
-            source, precedences = self._source, self._precedences
-            for target in node.targets:
-                if type(target) is _GAST_NAME and not self._rename and target.annotation is None:
-                    source.append(target.id)
-                else:
-                    precedences[target] = _TUPLE
-                    self.traverse(target)
-                source.append(" = ")
-            if type(node.value) is _GAST_CALL:
-                self.visit_Call(node.value)
+        def visit_Tuple(self, node):
+            elts, source = node.elts, self._source
+            parens = (_ALWAYS_PARENTHESIZED or not elts
+                      or self._precedences.get(node, _TEST) > _TUPLE)
+            if parens:
+                source.append("(")
+            self._items(elts)
+            if len(elts) == 1:
+                source.append(",")
+            if parens:
+                source.append(")")
+
+        def visit_List(self, node):
+            self._source.append("[")
+            self._items(node.elts)
+            self._source.append("]")
+
+        def visit_Subscript(self, node):
+            if isinstance(node.slice, _TUPLES):    # (3.10's and 3.11's printers differ)
+                return self._stdlib_subscript(node)
+            self._precedences[node.value] = _ATOM
+            self._expr(node.value)
+            self._source.append("[")
+            self._expr(node.slice)
+            self._source.append("]")
+
+        def visit_BinOp(self, node):
+            symbol = self.binop[type(node.op).__name__]
+            precedence = self.binop_precedence[symbol]
+            if symbol in self.binop_rassoc:
+                left, right = _NEXT[precedence], precedence
             else:
-                self.traverse(node.value)
-            type_comment = self.get_type_comment(node)
-            if type_comment:
-                source.append(type_comment)
+                left, right = precedence, _NEXT[precedence]
+            precedences, source = self._precedences, self._source
+            parens = precedences.get(node, _TEST) > precedence
+            if parens:
+                source.append("(")
+            precedences[node.left] = left
+            self._expr(node.left)
+            source.append(" " + symbol + " ")
+            precedences[node.right] = right
+            self._expr(node.right)
+            if parens:
+                source.append(")")
 
-        def visit_Expr(self, node):
-            self.fill()
-            if type(node.value) is _GAST_CALL:     # (printed the same at any precedence)
-                self.visit_Call(node.value)
-            else:
-                self._precedences[node.value] = _YIELD
-                self.traverse(node.value)
+        def visit_Compare(self, node):
+            precedences, source = self._precedences, self._source
+            parens = precedences.get(node, _TEST) > _CMP
+            if parens:
+                source.append("(")
+            for e in (node.left, *node.comparators):
+                precedences[e] = _NEXT[_CMP]
+            self._expr(node.left)
+            for o, e in zip(node.ops, node.comparators):
+                source.append(" " + self.cmpops[type(o).__name__] + " ")
+                self._expr(e)
+            if parens:
+                source.append(")")
 
-        def visit_Return(self, node):
-            self.fill("return")
-            value = node.value
-            if value:
-                self._source.append(" ")
-                if type(value) is _GAST_CALL:
-                    self.visit_Call(value)
-                else:
-                    self.traverse(value)
+        def visit_Lambda(self, node):
+            """As the stdlib's from Python 3.11 on (`lambda: x`; 3.10's printed `lambda : x`):
+            the same text on every version."""
+            source = self._source
+            parens = self._precedences.get(node, _TEST) > _TEST
+            source.append("(lambda" if parens else "lambda")
+            start = len(source)
+            self.visit_arguments(node.args)
+            if len(source) > start:
+                source.insert(start, " ")
+            source.append(": ")
+            self._precedences[node.body] = _TEST
+            self._expr(node.body)
+            if parens:
+                source.append(")")
 
         # The three places where gast's nodes differ from ast's.
         def visit_Name(self, node):
@@ -304,20 +438,32 @@ else:
                 self.traverse(node.annotation)
 
         def visit_arguments(self, node):
-            if (type(node) is gast.arguments and not node.defaults and not node.posonlyargs
-                    and node.vararg is None and not node.kwonlyargs and node.kwarg is None
-                    and not any(a.annotation for a in node.args)):
-                if node.args:          # (nothing at all for none: a lambda tests for output)
-                    self._source.append(", ".join([a.id for a in node.args]))
-                return
+            args = node.args
+            if not (node.defaults or node.posonlyargs or node.vararg or node.kwonlyargs
+                    or node.kwarg):
+                # The commonest: names only (none at all prints nothing, as a lambda needs).
+                if not args:
+                    return
+                if type(node) is _GAST_ARGUMENTS:          # (its parameters: gast Names)
+                    if not any(map(_ANNOTATION, args)):
+                        self._source.append(", ".join(map(_ID, args)))
+                        return
+                elif all(type(a) is ast.arg and a.annotation is None for a in args):
+                    self._source.append(", ".join([a.arg for a in args]))
+                    return
             if type(node) is gast.arguments:
                 def arg(n):
                     return n and ast.arg(arg=n.id, annotation=n.annotation, type_comment=None)
                 node = ast.arguments(
-                    posonlyargs=[arg(a) for a in node.posonlyargs], args=[arg(a) for a in node.args],
+                    posonlyargs=[arg(a) for a in node.posonlyargs], args=[arg(a) for a in args],
                     vararg=arg(node.vararg), kwonlyargs=[arg(a) for a in node.kwonlyargs],
                     kw_defaults=node.kw_defaults, kwarg=arg(node.kwarg), defaults=node.defaults)
             super().visit_arguments(node)
+
+        def visit_ExceptHandler(self, node):
+            if isinstance(node.name, gast.Name):
+                node = ast.ExceptHandler(type=node.type, name=node.name.id, body=node.body)
+            super().visit_ExceptHandler(node)
 
         def _str_literal_helper(self, string, *, quote_types=_STDLIB_MODULE._ALL_QUOTES,
                                 escape_special_whitespace=False):
@@ -344,24 +490,12 @@ else:
                     escaped_string = escaped_string[:-1] + "\\" + escaped_string[-1]
             return escaped_string, possible_quotes
 
-        def visit_Lambda(self, node):
-            """As the stdlib's from Python 3.11 on (`lambda: x`; 3.10's printed `lambda : x`):
-            the same text on every version."""
-            with self.require_parens(_TEST, node):
-                source = self._source
-                source.append("lambda")
-                start = len(source)
-                self.traverse(node.args)
-                if len(source) > start:
-                    source.insert(start, " ")
-                source.append(": ")
-                self._precedences[node.body] = _TEST
-                self.traverse(node.body)
+    def _visitor(cls):
+        return getattr(Unparser, "visit_" + cls.__name__, Unparser.generic_visit)
 
-        def visit_ExceptHandler(self, node):
-            if isinstance(node.name, gast.Name):
-                node = ast.ExceptHandler(type=node.type, name=node.name.id, body=node.body)
-            super().visit_ExceptHandler(node)
+    _VISITORS.update({c: _visitor(c) for m in (ast, gast) for c in vars(m).values()
+                      if isinstance(c, type) and issubclass(c, ast.AST)})
+    _VISITORS[list] = Unparser._statements        # (`traverse` of a list)
 
 
 class _After:
@@ -391,10 +525,10 @@ def unparse(node, prefix: str = "", rename: Optional[dict] = None,
     [(line, "# text")] of the source, are printed before the statements they preceded
     (by the statements' line numbers, which converted code keeps)."""
     if Unparser is None:
-        return _fallback_unparse(node, prefix, rename, comments, operators)
-    if operators is not None:
-        rename = dict(rename or {}, **{_OPERATORS: operators})
-    cls = _renaming(tuple(sorted(rename.items()))) if rename else Unparser
+        from autograph.unparsing_fallback import fallback_unparse
+        return fallback_unparse(node, prefix, rename, comments, operators)
+    pairs = tuple(sorted(rename.items())) if rename else ()
+    cls = _renaming(pairs, operators) if pairs or operators is not None else Unparser
     printer = cls(prefix)
     if comments:
         printer._comments = sorted(comments)
@@ -402,196 +536,7 @@ def unparse(node, prefix: str = "", rename: Optional[dict] = None,
 
 
 @functools.lru_cache(maxsize=None)
-def _renaming(pairs: tuple) -> type:
+def _renaming(pairs: tuple, operators: Optional[str]) -> type:
     """An Unparser that renames: a class, since f-strings are printed by a second
     instance made with `type(self)()`."""
-    rename = dict(pairs)
-    return type("Unparser", (Unparser,), {"_rename": rename,
-                                          "_operators": rename.pop(_OPERATORS, None)})
-
-
-_OPERATORS = " operators"     # (not an identifier: a key of `rename` no name can be)
-
-
-# The fallback printer, where this Python's has no class to build on (see the module's
-# docstring): the tree copied (fields and positions only), renamed as `unparse` says,
-# made an `ast` tree, and printed a statement at a time by `ast.unparse`, which does not
-# print comments. Each compound statement's header is `ast.unparse` of the statement with
-# a body of `pass` and nothing else, less its last line; its bodies print as the rest.
-
-def _fallback_unparse(node, prefix: str = "", rename: Optional[dict] = None,
-                      comments: Optional[list] = None, operators: Optional[str] = None) -> str:
-    tree = _copy_tree(node)
-    for n in _walk(tree):
-        if operators is not None and isinstance(n, gast.Attribute):
-            value = n.value
-            if (type(value) is gast.Name and value.id == "ag__"
-                    and getattr(value, "ag_generated", False)):
-                value.id = operators
-                value.ag_generated = False        # (renamed: not again, below)
-        elif rename and type(n) in (gast.Name, ast.Name) and getattr(n, "ag_generated", False):
-            n.id = rename.get(n.id, n.id)
-        if type(n) in _STATEMENTS:                # the line its comments are printed by
-            n._ag_comment_line = getattr(n, "end_lineno" if type(n) in _SIMPLE else "lineno",
-                                         None)
-    tree = _to_ast(tree)
-    if not isinstance(tree, (ast.stmt, ast.Module, list)):
-        return ast.unparse(tree)                  # an expression, or a part of one
-    printer = _FallbackPrinter(prefix, sorted(comments) if comments else [])
-    if isinstance(tree, ast.Module):
-        printer.body(tree.body, docstring=True)
-    elif isinstance(tree, list):
-        printer.body(tree)
-    else:
-        printer.statement(tree)
-    return "".join(printer.source)
-
-
-def _copy_tree(node):
-    """A copy of `node`'s tree, of its fields, positions, and what `unparse` reads of the
-    annotations (gast's contexts and operators, which have no fields, are not copied)."""
-    if type(node) is list:
-        return [_copy_tree(n) for n in node]
-    if not isinstance(node, ast.AST) or not node._fields:
-        return node
-    new = type(node).__new__(type(node))
-    d, new_d = node.__dict__, new.__dict__
-    for name in (*node._fields, *node._attributes, "ag_generated", "ag_python_path"):
-        if name in d:
-            value = d[name]
-            new_d[name] = ([_copy_tree(v) for v in value] if type(value) is list
-                           else _copy_tree(value))
-    return new
-
-
-def _to_ast(tree):
-    """`tree` as an `ast` tree, in place: `parsing.to_ast`, also on the gast trees inside
-    the `ast` nodes of a tree mixing both (which it leaves as they are)."""
-    tree = to_ast(tree)
-    todo = [tree]
-    while todo:
-        n = todo.pop()
-        if type(n) is list:
-            todo.extend(n)
-            continue
-        for name in n._fields:
-            value = getattr(n, name, None)
-            for v in value if type(value) is list else [value]:
-                if isinstance(v, gast.AST):
-                    to_ast(v)
-                if isinstance(v, ast.AST):
-                    todo.append(v)
-    return tree
-
-
-def _walk(node):
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        if type(n) is list:
-            todo.extend(n)
-            continue
-        yield n
-        for name in n._fields:
-            value = getattr(n, name, None)
-            if type(value) is list:
-                todo.extend(v for v in value if isinstance(v, ast.AST))
-            elif isinstance(value, ast.AST):
-                todo.append(value)
-
-
-_PASS = ast.Pass()
-_BODIES = ("body", "orelse", "finalbody", "handlers")
-
-
-class _FallbackPrinter:
-    """Prints `ast` statements as the stdlib's printer does, with every line starting
-    with `prefix`, and the comments [(line, "# text")] before the statements they
-    preceded (as `Unparser` does)."""
-
-    def __init__(self, prefix: str, comments: list):
-        self.prefix, self.comments, self.source, self.indent = prefix, comments, [], 0
-
-    def fill(self, text: str = ""):
-        if self.source:
-            self.source.append("\n")
-        self.source.append(self.prefix + "    " * self.indent + text)
-
-    def body(self, statements: list, docstring: bool = False):
-        if (docstring and statements and type(statements[0]) is ast.Expr
-                and type(statements[0].value) is ast.Constant
-                and type(statements[0].value.value) is str):
-            # As the stdlib prints a docstring: its lines after the first as they are.
-            first, *rest = ast.unparse(ast.Module(body=[statements[0]], type_ignores=[])
-                                       ).split("\n")
-            self.fill(first)
-            self.source.extend("\n" + line for line in rest)
-            statements = statements[1:]
-        for statement in statements:
-            self.statement(statement)
-
-    def block(self, statements: list, docstring: bool = False):
-        self.indent += 1
-        self.body(statements, docstring)
-        self.indent -= 1
-
-    def statement(self, node: ast.stmt):
-        line = getattr(node, "_ag_comment_line", None)
-        comments = self.comments
-        while line is not None and comments and comments[0][0] < line:
-            self.fill(comments.pop(0)[1])
-        kind = type(node)
-        if kind.__name__ == "Match":
-            self.fill("match " + ast.unparse(node.subject) + ":")
-            self.indent += 1
-            for case in node.cases:
-                guard = " if " + ast.unparse(case.guard) if case.guard else ""
-                self.fill("case " + ast.unparse(case.pattern) + guard + ":")
-                self.block(case.body)
-            self.indent -= 1
-        elif "body" not in kind._fields:                     # a simple statement
-            self.fill(ast.unparse(node))
-        elif kind is ast.If:
-            saved = list(comments) if getattr(node, "ag_python_path", False) else None
-            self.header(node)
-            self.block(node.body)
-            while len(node.orelse) == 1 and type(node.orelse[0]) is ast.If:
-                node = node.orelse[0]                        # as `elif`
-                self.fill("elif " + ast.unparse(node.test) + ":")
-                self.block(node.body)
-            if node.orelse:
-                self.fill("else:")
-                self.block(node.orelse)
-            if saved is not None:     # (see Unparser.visit_If: they print again after)
-                self.comments[:] = saved
-        else:
-            definition = kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-            if definition and self.source:
-                self.source.append("\n")                    # a blank line before
-            self.header(node)
-            self.block(node.body, docstring=definition)
-            star = "*" if kind.__name__ == "TryStar" else ""
-            for handler in getattr(node, "handlers", ()):
-                text = ast.unparse(_shell(handler)).rsplit("\n", 1)[0]
-                self.fill(text.replace("except", "except" + star, 1))
-                self.block(handler.body)
-            if getattr(node, "orelse", None):
-                self.fill("else:")
-                self.block(node.orelse)
-            if getattr(node, "finalbody", None):
-                self.fill("finally:")
-                self.block(node.finalbody)
-
-    def header(self, node: ast.stmt):
-        """The lines of `node` before its body (decorators, `def`, `for`, ...)."""
-        for line in ast.unparse(_shell(node)).split("\n")[:-1]:
-            self.fill(line.lstrip("\n"))
-
-
-def _shell(node):
-    """`node` with a body of `pass` and no other statements in it."""
-    shell = copy.copy(node)
-    for name in _BODIES:
-        if name in node._fields:
-            setattr(shell, name, [_PASS] if name == "body" else [])
-    return shell
+    return type("Unparser", (Unparser,), {"_rename": dict(pairs), "_operators": operators})

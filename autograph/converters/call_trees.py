@@ -30,20 +30,23 @@ from autograph.operators.calls import is_allowlisted
 
 NODE_TYPES = (gast.Call,)
 # Builtins whose result on a staged value is staged: len(t), range(t), enumerate(t).
-_STAGED = ((builtins.len, "len_"), (builtins.range, "range_"), (builtins.enumerate, "enumerate_"))
+# (By id: a callee found in a namespace may be any object, unhashable ones too; these
+# builtins live as long as the process, so their ids name only them.)
+_STAGED = {id(builtins.len): "len_", id(builtins.range): "range_",
+           id(builtins.enumerate): "enumerate_"}
 
 
 def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
     func = node.func
-    if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-            and func.value.id == "ag__"):
+    kind = type(func)
+    if kind is gast.Attribute and type(func.value) is gast.Name and func.value.id == "ag__":
         return node
-    if isinstance(func, gast.Name) and func.id == "super" and not node.args:
+    if kind is gast.Name and func.id == "super" and not node.args:
         if ctx.has_class_cell and ctx.first_param:
             node.args = [templates.name("__class__"), templates.name(ctx.first_param)]
         return node
     target = resolve(func, ctx)
-    staged = next((op for builtin, op in _STAGED if target is builtin), None)
+    staged = _STAGED.get(id(target))
     if (staged is not None and not node.keywords
             and not any(type(a) is gast.Starred for a in node.args)
             and (target is not builtins.len or len(node.args) == 1)):

@@ -300,13 +300,16 @@ UNKNOWN = object()
 
 def resolve(node: gast.AST, ctx: "Context"):
     """The object a callee expression names at conversion time, or UNKNOWN."""
-    if isinstance(node, gast.Name):
-        if node.id in ctx.all_locals:
+    kind = type(node)
+    if kind is gast.Name:
+        name = node.id
+        if name in ctx.all_locals:
             return UNKNOWN
-        if node.id in ctx.namespace:
-            return ctx.namespace[node.id]
-        return getattr(builtins, node.id, UNKNOWN)
-    if isinstance(node, gast.Attribute):
+        namespace = ctx.namespace
+        if name in namespace:
+            return namespace[name]
+        return getattr(builtins, name, UNKNOWN)
+    if kind is gast.Attribute:
         base = resolve(node.value, ctx)
         if base is not UNKNOWN and type(base).__name__ == "module":
             return getattr(base, node.attr, UNKNOWN)

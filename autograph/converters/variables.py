@@ -48,6 +48,9 @@ class LoadTransformer(gast.NodeTransformer):
             if type(old) is list:
                 new = []
                 for item in old:
+                    if _plain(item):
+                        new.append(item)
+                        continue
                     if isinstance(item, gast.AST):
                         if isinstance(item, SCOPES) and not getattr(item, "ag_generated", False):
                             new.append(item)
@@ -58,6 +61,8 @@ class LoadTransformer(gast.NodeTransformer):
                     else:
                         new.append(item)
                 old[:] = new
+            elif _plain(old):
+                continue
             elif isinstance(old, gast.AST):
                 if isinstance(old, SCOPES) and not getattr(old, "ag_generated", False):
                     continue
@@ -96,6 +101,17 @@ class LoadTransformer(gast.NodeTransformer):
 
 
 _METHODS: dict = {}
+_NAME, _CONSTANT = gast.Name, gast.Constant
+
+
+def _plain(node) -> bool:
+    """A constant, or a name that the analyses and converters did not mark: `visit_Name`
+    leaves it as it is (half of all nodes: they skip the visit)."""
+    kind = type(node)
+    if kind is _NAME:
+        d = node.__dict__
+        return "ag_maybe_undefined" not in d and "ag_maybe_unbound" not in d
+    return kind is _CONSTANT
 
 
 def _unchanged(self, node):
