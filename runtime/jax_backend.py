@@ -5,7 +5,8 @@ Variables it reads), compiled once per plan with `jax.jit`.
     plan(*arrays) -> tuple of numpy arrays          # as the numpy executor's Plan
 
 How the graph's pieces lower (op rules: runtime/jax_lowering.py; TensorArrays and ranges
-of run-time length: runtime/jax_arrays.py; static analyses: runtime/jax_analysis.py):
+of run-time length: runtime/jax_arrays.py; static analyses: runtime/jax_analysis.py; the
+compiled plan's calls: runtime/jax_plan.py):
 - the walk is `core.walk` (its Visitor): placeholders are the function's inputs, constants
   numpy values known while tracing (ops whose inputs are all known are computed by their
   own numpy kernel while tracing, so shapes and sizes stay static for XLA);
@@ -43,8 +44,9 @@ with no bound known while compiling gives it at the first call, as do shapes tha
 depend on values known only when the graph runs. Transcendental functions (tanh, exp,
 ...) are XLA's own approximations: equal to float rounding, not always bit for bit.
 
-jax is imported by this module alone. Importing it registers nothing: `core.backends`
-imports it when "xla" is first asked for and registers `JaxBackend()`. 64-bit dtypes
+jax is imported by these jax_* modules alone. Importing this one registers nothing:
+`core.backends` imports it when "xla" is first asked for and registers `JaxBackend()`.
+64-bit dtypes
 are enabled (`jax.enable_x64`) around the calls of a plan whose graph uses them, leaving
 the process-wide JAX setting alone. One plan is not meant to be called from two threads
 at once (its failure record is per plan).
@@ -63,11 +65,12 @@ from .core import dtypes, walk
 from .core.control import WhileInputs
 from .core.opdef import quiet_numpy, restore_numpy
 from .core.leaks import no_value_error
-from .errors import InvalidArgumentError, InvalidGraphError, OpError
+from .errors import InvalidGraphError, OpError
 from .jax_arrays import (RANGE_AWARE, RangeValue, TensorArrayValue, UnboundedArray,
                          allocate_arrays, size_arrays)
 from .jax_analysis import calm_size, loop_counters, may_fail, reason, trip_bound
 from .jax_lowering import HOST_OPS, PREDRAWN, REDUCTIONS, RULES, Unsupported, is_concrete
+from .jax_plan import XlaPlan, _op_error
 
 __all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
 
@@ -101,17 +104,6 @@ def _where(op) -> str:
 
 def _problem(op, why) -> str:
     return f"{op.type} ('{op.name}'{_where(op)}): {why}"
-
-
-def _op_error(op, e):
-    """`e` raised by node `op`, as the numpy backend reports it."""
-    message = e.message if isinstance(e, OpError) else f"{type(e).__name__}: {e}"
-    where = ""
-    if op.location:
-        fn, line, func = op.location
-        where = f", defined at {fn}:{line} in {func}"
-    cls = type(e) if isinstance(e, OpError) else InvalidArgumentError
-    return cls(f"{message}\n  [[node {op.name} ({op.type}){where}]]", op.name)
 
 
 def _wide(dtype) -> bool:
@@ -461,90 +453,6 @@ def _typed(values, tensors):
                 v = jnp.asarray(v).astype(np_dtype)
         out.append(v)
     return out
-
-
-class XlaPlan:
-    """A graph compiled for XLA: call it with input arrays, get numpy arrays back. The
-    Variables it writes keep the device arrays (`Variable._set_device_value`). Nothing
-    it returns or keeps shares memory with an input array (`copies_inputs`: callers
-    need not copy the user's arrays first)."""
-
-    copies_inputs = False
-
-    def __init__(self, fn, ctx: _Context, inputs, outputs, needed_placeholders):
-        self.ctx = ctx
-        self.variables = ctx.variables
-        self.written = [ctx.variables[i] for i in ctx.written]
-        self.needed_placeholders = needed_placeholders
-        self.num_outputs = len(outputs)
-        self._x64 = ctx.wide
-        self._may_fail = ctx.effects or ctx.may_fail
-        # No Variable, no host call, no 64-bit value: the jitted function of the inputs
-        # alone, giving the outputs and the failure record (None: no check in the trace).
-        self._plain = not (ctx.variables or ctx.effects or ctx.wide)
-        self.jitted = jax.jit((lambda arrays: fn(arrays, ())[::2]) if self._plain else fn)
-        self.predrawn = [(op.opdef.kernel, op.attrs, op.outputs[0].dtype.np_dtype)
-                         for op in ctx.predrawn]
-
-    def _draw(self):
-        return [np.asarray(kernel(**attrs), dtype) for kernel, attrs, dtype in self.predrawn]
-
-    def _values(self):  # the device array a call left in a Variable, else its numpy value
-        return [v._host if v._device is None else v._device for v in self.variables]
-
-    def __call__(self, *arrays):
-        if self._plain:
-            outs, error = self.jitted(arrays)
-            if error is None:
-                return tuple(map(np.asarray, outs))
-            return self._finish(outs, error)
-        ctx = self.ctx
-        ctx.failure = None
-        before = self._values()
-        try:
-            if self._x64:
-                with jax.enable_x64(True):
-                    outs, written, error = self.jitted(arrays, before, self._draw())
-            else:
-                outs, written, error = self.jitted(arrays, before, self._draw())
-            # The Variables take the new arrays before the results are waited for, and
-            # the old ones are let go while XLA still runs (a train step's call is a
-            # sixth faster than when they are released after the wait). A plan with host
-            # calls or checks, which may fail while it runs, keeps them to restore.
-            for v, w in zip(self.written, written):
-                v._set_device_value(w)
-            if not self._may_fail:
-                before = ()
-            if written and not outs:
-                jax.block_until_ready(written)
-            return self._finish(outs, error)
-        except OpError:
-            raise
-        except Exception:  # noqa: BLE001 - a failed check says what failed
-            for v, old in zip(self.variables, before):    # (no new value is kept)
-                if isinstance(old, np.ndarray):
-                    v._value = old
-                else:
-                    v._set_device_value(old)
-            failure = ctx.failure
-            if failure is None:
-                raise
-            ctx.failure = None
-            op, error, values = failure
-            if values is not None:
-                for v, x in zip(self.written, values):
-                    v._value = np.array(x, dtype=v.dtype.np_dtype)
-            raise _op_error(op, error) from None
-
-    def _finish(self, outs, error):
-        """The results as numpy arrays; a failed deferred check raised."""
-        results = tuple(map(np.asarray, outs))  # waits for the run to end
-        # (int() of a jax array costs tens of us; of a numpy one, nothing)
-        failed = 0 if error is None else int(np.asarray(error[0]))
-        if failed:
-            op, e = self.ctx.deferred_error(failed, [np.asarray(p) for p in error[1:]])
-            raise _op_error(op, e)
-        return results[:self.num_outputs]
 
 
 def _scan(ctx: _Context, graph, outputs, problems: list) -> None:
