@@ -224,7 +224,8 @@ class Dataset(metaclass=_DatasetType):
         """Elements in a random order: each comes from a buffer of `buffer_size` elements
         (a full shuffle when it holds the whole dataset). With a `seed` the orders are
         reproducible; `reshuffle_each_iteration` gives each iteration (each epoch of a
-        `repeat`) its own order.
+        `repeat`, each eager loop, each call of an `rt.function` looping over a dataset
+        made outside it) its own order.
 
             rt.data.Dataset.range(10).shuffle(10, seed=1)
         """

@@ -3,7 +3,14 @@ replaced by the next input, as tf.data does. Random access inputs keep indices i
 buffer (any element shape); others keep the elements (their shapes must be known).
 
 The draws come from a Lehmer generator (x -> 48271 x mod 2^31-1) computed with int64
-ops: the same seed gives the same orders on every backend, eagerly and staged."""
+ops: the same seed gives the same orders on every backend, eagerly and staged.
+
+With `reshuffle_each_iteration`, each iteration begun gets its own order. A shuffle made
+outside any function counts the iterations begun in a Variable of its own, which the
+graph that begins one increments: eager loops and every call of an `rt.function` that
+iterates it draw the next order (as tf.data's seed generator does), instead of the
+function replaying the order it was traced with. One made while a function is traced
+begins at the first order on each call (as TensorFlow's does)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,11 +18,13 @@ import numpy as np
 from .. import nest
 from ..control_flow import while_loop
 from ..core import dtypes
+from ..core.graph import current_graph
 from ..core.shapes import TensorShape, TensorSpec
 from ..errors import InvalidArgumentError
 from ..ops import random_ops
 from ..ops.array_ops import expand_dims, gather, reshape
 from ..ops.core import constant
+from ..ops.state_ops import Variable
 from ..ops.makers import range as rt_range
 from ..ops.math_ops import (add, cast, equal, greater, less, logical_and, maximum, mod, multiply,
                             subtract, where)
@@ -54,6 +63,8 @@ class Shuffle(_Unary):
         self._b = max(1, min(b, n)) if n >= 0 else b
         self._seed = _seed(seed) % (_M - 1)
         self._reshuffle = bool(reshuffle_each_iteration)
+        self._begun = (Variable(0, trainable=False, dtype=dtypes.int64, name="shuffle_iterations")
+                       if self._reshuffle and current_graph() is None else None)
         self._indices = inner._random_access
         self._random_access = False
         if not self._indices and not shape_known(inner._spec):
@@ -68,7 +79,10 @@ class Shuffle(_Unary):
                             _index_spec(), self._b)
 
     def _init(self, epoch):
-        e = epoch if self._reshuffle else _i64(0)
+        if self._begun is not None:           # the iterations begun so far (see above)
+            e = subtract(self._begun.assign_add(_i64(1)), _i64(1))
+        else:
+            e = epoch if self._reshuffle else _i64(0)
         x = add(_i64(self._seed + 1), mod(multiply(e, _i64(7919)), _i64(_M - 1 - self._seed)))
         x = _step(_step(_step(x)))
         source = Dataset._init(self._inner, epoch) if self._indices else self._inner._init(epoch)

@@ -3,6 +3,8 @@ pipelines iterated in an rt.function (one staged loop, graph size independent of
 data); break/return in the loop; map traced once; seeded shuffles; saving."""
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -267,3 +269,35 @@ def test_bad_arguments():
         D.range(3).filter(lambda x: x)
     with pytest.raises(TypeError):
         D.from_generator(gen)
+
+
+def _staged_order(ds, n, jit):
+    def order():
+        out = rt.TensorArray(rt.int64, size=n)
+        i = 0
+        for x in ds:
+            out = out.write(i, x)
+            i += 1
+        return out.stack()
+    return rt.function(order, jit_compile=jit)
+
+
+@pytest.mark.parametrize("jit", [False, pytest.param(True, marks=pytest.mark.skipif(
+    importlib.util.find_spec("jax") is None, reason="JAX is not installed"))])
+def test_each_call_of_a_function_looping_over_an_outer_shuffle_draws_the_next_order(jit):
+    """As tf.data's seed generator: eager loops and calls of a function share one sequence
+    of orders, the same for the same seed; a function traced once draws a new order at
+    each call (it does not replay the order it was traced with)."""
+    def make(reshuffle=True):
+        return D.range(12).shuffle(12, seed=4, reshuffle_each_iteration=reshuffle)
+    reference = make()
+    expected = [values(reference) for _ in range(4)]
+    assert len({tuple(e) for e in expected}) == 4
+    ds = make()
+    f = _staged_order(ds, 12, jit)
+    got = [f().numpy().tolist(), values(ds), f().numpy().tolist(), f().numpy().tolist()]
+    assert got == expected
+    assert len(f._cache) == 1                          # traced once
+    fixed = make(reshuffle=False)
+    g = _staged_order(fixed, 12, jit)
+    assert g().numpy().tolist() == g().numpy().tolist() == values(fixed) == expected[0]
