@@ -12,6 +12,7 @@ array, checked) and `run_flat` (runs the graph on one array per input).
 """
 from __future__ import annotations
 
+import functools
 import weakref
 
 import numpy as np
@@ -203,7 +204,8 @@ class ConcreteFunction:
                                 f"argument: '{pname}'")
         return self.run_flat(arrays)
 
-    def needs_private_arrays(self) -> bool:
+    @functools.cached_property
+    def private_arrays(self) -> bool:
         """Whether the arrays given to `run_flat` must be the function's own: a backend
         whose results may share memory with its inputs (the numpy executor returns an
         input as it came) needs copies of the user's arrays."""
@@ -212,7 +214,8 @@ class ConcreteFunction:
     def run_flat(self, arrays):
         """Runs the graph on one array per input (in `inputs` order, already checked);
         returns the structured outputs."""
-        results = self._compiled()(*arrays)
+        plan = self._plan
+        results = (plan if plan is not None else self._compiled())(*arrays)
         out = self.structured_outputs
         if isinstance(out, Tensor):  # the common case, without walking a structure
             return wrap(results[0], out.dtype)

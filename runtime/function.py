@@ -271,20 +271,20 @@ class Function:
                     if t is EagerTensor:
                         key.append(("T", a._dtype, np.shape(a._value)))
                         arrays.append(a._value)
-                    elif t in trace_keys.PRIMITIVES:
-                        key.append((t, a))
                     elif t is np.ndarray and a.dtype in _NUMERIC_DTYPES:
                         # as the slow path has it: the key of trace_keys.leaf_key
                         key.append(("T", _NUMERIC_DTYPES[a.dtype], a.shape))
                         users.append(len(arrays))
                         arrays.append(a)
+                    elif t in trace_keys.PRIMITIVES:
+                        key.append((t, a))
                     else:
                         break
                 else:
                     cf = self._cache.get(tuple(key))
                     if cf is not None:
                         self._recent.append(False)
-                        if users and cf.needs_private_arrays():
+                        if users and cf.private_arrays:
                             for i in users:   # copied, as concrete.array_for does
                                 arrays[i] = np.array(arrays[i])
                         return cf.run_flat(arrays)

@@ -56,23 +56,30 @@ class XlaPlan:
             if error is None:
                 return tuple(map(np.asarray, outs))
             return self._finish(outs, error)
+        # (Written out, not in helpers: the Python of this path shows several times over in
+        # a train step's call, whose XLA threads share the cores with it.)
         ctx = self.ctx
         ctx.failure = None
-        before = self._values()
+        before = [v._host if v._device is None else v._device for v in self.variables]
+        draws = self._draw() if self.predrawn else ()
         try:
             if self._x64:
                 with jax.enable_x64(True):
-                    outs, written, error = self.jitted(arrays, before, self._draw())
+                    outs, written, error = self.jitted(arrays, before, draws)
             else:
-                outs, written, error = self.jitted(arrays, before, self._draw())
+                outs, written, error = self.jitted(arrays, before, draws)
             # The Variables take the new arrays before the results are waited for, and
             # the old ones are let go while XLA still runs (a train step's call is a
             # sixth faster than when they are released after the wait). A plan with host
             # calls or checks, which may fail while it runs, keeps them to restore.
             for v, w in zip(self.written, written):
-                v._set_device_value(w)
+                v._host, v._device = None, w           # (Variable._set_device_value)
             if not self._may_fail:
                 before = ()
+            if error is None and outs:
+                results = tuple(map(np.asarray, outs))  # waits for the run to end
+                return results if len(results) == self.num_outputs else \
+                    results[:self.num_outputs]
             if written and not outs:
                 jax.block_until_ready(written)
             return self._finish(outs, error)
