@@ -1,6 +1,10 @@
 """`Dataset.shuffle`: a buffer of `buffer_size` items; each output is drawn from it and
 replaced by the next input, as tf.data does. Random access inputs keep indices in the
 buffer (any element shape); others keep the elements (their shapes must be known).
+A random access input of known length whose buffer holds it all (a full shuffle, the
+common case) is one permutation instead, made when an iteration begins: the order of
+the generator's next n draws (an argsort), then one gather per element, where the
+buffer costs a pass over it per element.
 
 The draws come from a Lehmer generator (x -> 48271 x mod 2^31-1) computed with int64
 ops: the same seed gives the same orders on every backend, eagerly and staged.
@@ -23,16 +27,27 @@ from ..core.shapes import TensorShape, TensorSpec
 from ..errors import InvalidArgumentError
 from ..ops import random_ops
 from ..ops.array_ops import expand_dims, gather, reshape
+from ..ops.sort_ops import argsort
 from ..ops.core import constant
 from ..ops.state_ops import Variable
 from ..ops.makers import range as rt_range
-from ..ops.math_ops import (add, cast, equal, greater, less, logical_and, maximum, mod, multiply,
+from ..ops.math_ops import (add, cast, equal, greater, less, logical_and, maximum, minimum, mod,
+                            multiply,
                             subtract, where)
 from .base import Dataset, kind, static_count
 from .structure import batched_spec, shape_known, zeros_for
 from .transforms import _Unary
 
 _M, _A = 2147483647, 48271
+_PERMUTED_UP_TO = 1 << 22   # a full shuffle of at most this many is one permutation
+
+
+def _powers(n: int) -> np.ndarray:
+    """A^1 ... A^n mod M: x times them (mod M) are the generator's next n draws from x."""
+    p = np.array([_A], np.int64)
+    while len(p) < n:
+        p = np.concatenate([p, p * pow(_A, len(p), _M) % _M])      # (< 2^62: no overflow)
+    return p[:n]
 
 
 def _i64(v):
@@ -67,6 +82,8 @@ class Shuffle(_Unary):
                        if self._reshuffle and current_graph() is None else None)
         self._indices = inner._random_access
         self._random_access = False
+        length = inner._length() if self._indices else None
+        self._permuted = (length is not None and 0 < length <= min(self._b, _PERMUTED_UP_TO))
         if not self._indices and not shape_known(inner._spec):
             raise ValueError(f"shuffle: the elements' shapes must be fully known to buffer "
                              f"them, got {inner._spec}")
@@ -85,6 +102,10 @@ class Shuffle(_Unary):
             e = epoch if self._reshuffle else _i64(0)
         x = add(_i64(self._seed + 1), mod(multiply(e, _i64(7919)), _i64(_M - 1 - self._seed)))
         x = _step(_step(_step(x)))
+        if self._permuted:
+            n = self._inner._length()
+            draws = mod(multiply(constant(_powers(n)), x), _i64(_M))
+            return (cast(argsort(draws), dtypes.int64), _i64(0))
         source = Dataset._init(self._inner, epoch) if self._indices else self._inner._init(epoch)
         return (x, _i64(0), constant(True), zeros_for(self._items_spec()), source)
 
@@ -97,6 +118,11 @@ class Shuffle(_Unary):
         return valid, i, (add(i, _i64(1)),)
 
     def _next(self, state):
+        if self._permuted:
+            order, i = state
+            last = _i64(self._inner._length() - 1)
+            element = self._inner._safe_get(gather(order, minimum(i, last)))
+            return less(i, add(last, _i64(1))), element, (order, add(i, _i64(1)))
         rng, count, more, bufs, s = state
         b = self._b
         positions = rt_range(_i64(0), _i64(b), _i64(1))
