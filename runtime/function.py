@@ -271,9 +271,12 @@ class Function:
                     if t is EagerTensor:
                         key.append(("T", a._dtype, np.shape(a._value)))
                         arrays.append(a._value)
-                    elif t is np.ndarray and a.dtype in _NUMERIC_DTYPES:
+                    elif t is np.ndarray:
+                        dtype = _NUMERIC_DTYPES.get(a.dtype)
+                        if dtype is None:
+                            break
                         # as the slow path has it: the key of trace_keys.leaf_key
-                        key.append(("T", _NUMERIC_DTYPES[a.dtype], a.shape))
+                        key.append(("T", dtype, a.shape))
                         users.append(len(arrays))
                         arrays.append(a)
                     elif t in trace_keys.PRIMITIVES:
