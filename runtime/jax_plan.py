@@ -25,7 +25,13 @@ class XlaPlan:
     """A graph compiled for XLA: call it with input arrays, get numpy arrays back. The
     Variables it writes keep the device arrays (`Variable._set_device_value`). Nothing
     it returns or keeps shares memory with an input array (`copies_inputs`: callers
-    need not copy the user's arrays first)."""
+    need not copy the user's arrays first).
+
+    The jitted function takes every array as an argument of its own (the inputs, then
+    the Variables' values, then the values drawn on the host) and gives a flat tuple
+    (the outputs, the values written, then the failure record where the trace has
+    checks): jax dispatches flat arguments several us faster than nested ones, which
+    is most of a small loop's or a train step's overhead."""
 
     copies_inputs = False
 
@@ -37,12 +43,21 @@ class XlaPlan:
         self.num_outputs = len(outputs)
         self._x64 = ctx.wide
         self._may_fail = ctx.effects or ctx.may_fail
-        # No Variable, no host call, no 64-bit value: the jitted function of the inputs
-        # alone, giving the outputs and the failure record (None: no check in the trace).
+        # No Variable, no host call, no 64-bit value: the arrays in, the results out.
         self._plain = not (ctx.variables or ctx.effects or ctx.wide)
-        self.jitted = jax.jit((lambda arrays: fn(arrays, ())[::2]) if self._plain else fn)
         self.predrawn = [(op.opdef.kernel, op.attrs, op.outputs[0].dtype.np_dtype)
                          for op in ctx.predrawn]
+        # what fn gives: the outputs (one to wait on when there are only effects), then
+        # the values written
+        self._outs = len(outputs) if outputs or not ctx.effects else 1
+        self._ends = (self._outs, self._outs + len(self.written))
+        n_in, n_vars = len(inputs), len(ctx.variables)
+
+        def flat(*args):
+            outs, written, error = fn(args[:n_in], args[n_in:n_in + n_vars], args[n_in + n_vars:])
+            results = (*outs, *written, *(error or ()))
+            return results[0] if len(results) == 1 else results     # (a tuple costs too)
+        self.jitted = jax.jit(flat)
 
     def _draw(self):
         return [np.asarray(kernel(**attrs), dtype) for kernel, attrs, dtype in self.predrawn]
@@ -51,11 +66,14 @@ class XlaPlan:
         return [v._host if v._device is None else v._device for v in self.variables]
 
     def __call__(self, *arrays):
+        outs_end, written_end = self._ends
         if self._plain:
-            outs, error = self.jitted(arrays)
-            if error is None:
-                return tuple(map(np.asarray, outs))
-            return self._finish(outs, error)
+            results = self.jitted(*arrays)
+            if type(results) is not tuple:        # one output, no check in the trace
+                return (np.asarray(results),)
+            if len(results) == outs_end:          # no check in the trace
+                return tuple(map(np.asarray, results))
+            return self._finish(results[:outs_end], results[written_end:])
         # (Written out, not in helpers: the Python of this path shows several times over in
         # a train step's call, whose XLA threads share the cores with it.)
         ctx = self.ctx
@@ -65,24 +83,26 @@ class XlaPlan:
         try:
             if self._x64:
                 with jax.enable_x64(True):
-                    outs, written, error = self.jitted(arrays, before, draws)
+                    results = self.jitted(*arrays, *before, *draws)
             else:
-                outs, written, error = self.jitted(arrays, before, draws)
+                results = self.jitted(*arrays, *before, *draws)
+            if type(results) is not tuple:
+                results = (results,)
             # The Variables take the new arrays before the results are waited for, and
             # the old ones are let go while XLA still runs (a train step's call is a
             # sixth faster than when they are released after the wait). A plan with host
             # calls or checks, which may fail while it runs, keeps them to restore.
-            for v, w in zip(self.written, written):
+            for v, w in zip(self.written, results[outs_end:written_end]):
                 v._host, v._device = None, w           # (Variable._set_device_value)
             if not self._may_fail:
                 before = ()
-            if error is None and outs:
-                results = tuple(map(np.asarray, outs))  # waits for the run to end
-                return results if len(results) == self.num_outputs else \
-                    results[:self.num_outputs]
-            if written and not outs:
-                jax.block_until_ready(written)
-            return self._finish(outs, error)
+            error = results[written_end:]
+            if not error and outs_end:
+                outs = tuple(map(np.asarray, results[:outs_end]))  # waits for the run to end
+                return outs if outs_end == self.num_outputs else outs[:self.num_outputs]
+            if not outs_end:
+                jax.block_until_ready(results)
+            return self._finish(results[:outs_end], error)
         except OpError:
             raise
         except Exception:  # noqa: BLE001 - a failed check says what failed
@@ -102,11 +122,13 @@ class XlaPlan:
             raise _op_error(op, error) from None
 
     def _finish(self, outs, error):
-        """The results as numpy arrays; a failed deferred check raised."""
+        """The results as numpy arrays; a failed deferred check raised. `error`: the
+        failure record (empty where the trace has no check)."""
         results = tuple(map(np.asarray, outs))  # waits for the run to end
         # (int() of a jax array costs tens of us; of a numpy one, nothing)
-        failed = 0 if error is None else int(np.asarray(error[0]))
+        failed = int(np.asarray(error[0])) if error else 0
         if failed:
             op, e = self.ctx.deferred_error(failed, [np.asarray(p) for p in error[1:]])
             raise _op_error(op, e)
         return results[:self.num_outputs]
+

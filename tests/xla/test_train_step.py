@@ -101,7 +101,7 @@ def test_train_step_agrees_with_numpy_and_is_one_computation_traced_once(caplog)
     assert plan.ctx.traces == 1  # lowered to JAX once (and compiled once: above)
     assert step.experimental_get_tracing_count() == 1
     # the gradients are in the computation, and nothing in it calls back to the host
-    text = plan.jitted.inner.lower((x, labels), plan._values(), plan._draw()).as_text()
+    text = plan.jitted.inner.lower(x, labels, *plan._values(), *plan._draw()).as_text()
     assert "callback" not in text
     assert text.count("dot_general") >= 4  # the forward's 2 matmuls, and the backward's
 
@@ -236,7 +236,7 @@ def test_no_result_or_variable_shares_memory_with_the_callers_array():
         # came (an output variable of the jaxpr that is an input variable): never here.
         plan = next(iter(fn._cache.values()))._compiled()
         x = np.ones((32, 64), np.float32)
-        args = ((x,),) if plan._plain else ((x,), plan._values(), plan._draw())
+        args = (x,) if plan._plain else (x, *plan._values(), *plan._draw())
         inner = jax.make_jaxpr(plan.jitted)(*args).jaxpr.eqns[0].params["jaxpr"].jaxpr
         assert not set(map(id, inner.outvars)) & set(map(id, inner.invars))
 

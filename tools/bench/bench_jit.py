@@ -162,7 +162,7 @@ def train_step_jax(params, x, labels):
 
 # -- timing --------------------------------------------------------------------------------
 
-def per_call(fns, budget=0.3, repeat=9) -> list:
+def per_call(fns, budget=0.3, repeat=21) -> list:
     """Per-round seconds per call of each of `fns`, timed side by side: their rounds
     alternate, so the load of a shared machine, which drifts between rounds, weighs on
     each alike (a ratio is the median of the per-round ratios, as in tools/bench/run.py)."""
@@ -268,7 +268,7 @@ def main(argv=None):
     argv = argv if argv is not None else sys.argv[1:]
     quick = "--quick" in argv
     only = next((a for a in argv if not a.startswith("--")), None)
-    budget = 0.05 if quick else 0.3
+    budget = 0.05 if quick else 0.7
     rng = np.random.default_rng(0)
     i32 = rt.TensorSpec([], rt.int32)
     x10 = (rng.integers(-1, 2, size=(10, 10))).astype(np.int32)
