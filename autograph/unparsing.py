@@ -291,7 +291,7 @@ else:
                 _VISITORS[type(value)](self, value)
 
         def visit_Call(self, node):
-            source, names, plain = self._source, self._plain_names, self._plain_constants
+            source, names = self._source, self._plain_names
             func = node.func
             kind = type(func)
             if kind is _GAST_NAME and names and func.annotation is None:
@@ -302,18 +302,8 @@ else:
                 self._precedences[func] = _ATOM
                 _VISITORS[kind](self, func)
             source.append("(")
-            comma = False
-            for e in node.args:                       # (`_items`, inline: the hottest loop)
-                if comma:
-                    source.append(", ")
-                comma = True
-                kind = type(e)
-                if kind is _GAST_NAME and names and e.annotation is None:
-                    source.append(e.id)
-                elif kind is _GAST_CONSTANT and type(e.value) in plain and e.kind is None:
-                    source.append(repr(e.value))
-                else:
-                    _VISITORS[kind](self, e)
+            self._items(node.args)
+            comma = bool(node.args)
             for keyword in node.keywords:             # (the stdlib's visit_keyword)
                 if comma:
                     source.append(", ")

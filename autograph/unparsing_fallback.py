@@ -66,19 +66,12 @@ def _to_ast(tree):
     """`tree` as an `ast` tree, in place: `parsing.to_ast`, also on the gast trees inside
     the `ast` nodes of a tree mixing both (which it leaves as they are)."""
     tree = to_ast(tree)
-    todo = [tree]
-    while todo:
-        n = todo.pop()
-        if type(n) is list:
-            todo.extend(n)
-            continue
+    for n in _walk(tree):           # (its children are `ast` by the time the walk reads them)
         for name in n._fields:
             value = getattr(n, name, None)
             for v in value if type(value) is list else [value]:
                 if isinstance(v, gast.AST):
                     to_ast(v)
-                if isinstance(v, ast.AST):
-                    todo.append(v)
     return tree
 
 
