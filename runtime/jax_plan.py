@@ -49,8 +49,8 @@ class XlaPlan:
                          for op in ctx.predrawn]
         # what fn gives: the outputs (one to wait on when there are only effects), then
         # the values written
-        self._outs = len(outputs) if outputs or not ctx.effects else 1
-        self._ends = (self._outs, self._outs + len(self.written))
+        outs = len(outputs) if outputs or not ctx.effects else 1
+        self._ends = (outs, outs + len(self.written))
         n_in, n_vars = len(inputs), len(ctx.variables)
 
         def flat(*args):
