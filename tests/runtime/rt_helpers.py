@@ -1,6 +1,9 @@
 """Helpers shared by the runtime tests: run a function eagerly and staged, and compare."""
 from __future__ import annotations
 
+import json
+import os
+
 import numpy as np
 
 import runtime as rt
@@ -61,3 +64,26 @@ def check_eager_and_staged(fn, *values, expected=None, unknown=False, exact_shap
         assert result.dtype is eager.dtype
         assert_same(result.numpy(), eager.numpy())
     return eager
+
+
+# -- a saved function's saved.json, read and edited (the rt.saved tests) --------------------
+
+def saved_doc(path):
+    """The parsed saved.json of the saved function at `path`."""
+    with open(os.path.join(path, "saved.json")) as f:
+        return json.load(f)
+
+
+def write_saved_doc(path, doc):
+    with open(os.path.join(path, "saved.json"), "w") as f:
+        json.dump(doc, f)
+
+
+def saved_nodes(doc):
+    """The nodes of the first function's graph."""
+    return doc["functions"][0]["graph"]["nodes"]
+
+
+def saved_node(doc, op):
+    """The first node of op type `op`."""
+    return next(n for n in saved_nodes(doc) if n["op"] == op)

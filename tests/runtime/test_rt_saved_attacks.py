@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from rt_helpers import saved_doc as _doc, saved_node as _node
+from rt_helpers import saved_nodes as _nodes, write_saved_doc as _write
 from runtime import saved
 from runtime.ops import registry
 from runtime.saved import schema
@@ -64,24 +66,6 @@ def small(tmp_path):
     path = str(tmp_path / "small")
     saved.save(f, path)
     return path
-
-
-def _doc(path):
-    with open(os.path.join(path, "saved.json")) as f:
-        return json.load(f)
-
-
-def _write(path, doc):
-    with open(os.path.join(path, "saved.json"), "w") as f:
-        json.dump(doc, f)
-
-
-def _nodes(doc):
-    return doc["functions"][0]["graph"]["nodes"]
-
-
-def _node(doc, op):
-    return next(n for n in _nodes(doc) if n["op"] == op)
 
 
 def _refused(path, match, **kwargs):
