@@ -9,7 +9,7 @@ import numpy as np
 
 from .core import control, dtypes
 from .core import opdef as core_opdef
-from .jax_lowering import ELEMENTWISE, REDUCTIONS, RULES, STATIC
+from .jax_lowering import ELEMENTWISE, HOST_OPS, REDUCTIONS, RULES, STATIC
 from .ops import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, slicing,
                   string_ops, tensor_array)
 
@@ -55,8 +55,9 @@ def calm_size(body, budget: int):
     return count
 
 
+# (and the TensorArray and range ops: jax_arrays); a host call fails as a deferred check
 MAY_FAIL = {ELEMENTWISE["floordiv"], ELEMENTWISE["mod"], array_ops.GATHER, slicing.SLICE,
-            slicing.SLICE_GRAD}  # (and the TensorArray and range ops: jax_arrays)
+            slicing.SLICE_GRAD, *HOST_OPS}
 
 
 def may_fail(op) -> bool:

@@ -53,7 +53,6 @@ at once (its failure record is per plan).
 """
 from __future__ import annotations
 
-import logging
 
 import jax
 import jax.numpy as jnp
@@ -82,19 +81,6 @@ class XlaLoweringError(InvalidGraphError):
     """The graph cannot run on XLA (the message names each op and where it was made)."""
 
 
-class _Stop(Exception):
-    """Raised by a host callback to stop the computation (the real error is recorded)."""
-
-
-class _QuietStop(logging.Filter):
-    def filter(self, record):
-        return not (record.exc_info and isinstance(record.exc_info[1], _Stop))
-
-
-for _logger in ("jax._src.debugging", "jax._src.callback"):
-    logging.getLogger(_logger).addFilter(_QuietStop())
-
-
 def _where(op) -> str:
     if not op.location:
         return ""
@@ -120,8 +106,7 @@ class _Context:
         self.written: list = []  # indices into `variables`
         self.wide = False        # uses 64-bit dtypes
         self.effects = False     # has host callbacks
-        self.may_fail = False    # has ops with deferred run-time checks
-        self.failure = None      # (op, error, variable values) of a failed host check
+        self.may_fail = False    # has ops with deferred run-time checks (or host calls)
         self.predrawn: list = []  # random ops drawn on the host before each call
         self.drawn: dict = {}     # id(op) -> their values while tracing
         self.deferred: list = []  # (op, make_error) of each deferred check, numbered from 1
@@ -139,37 +124,6 @@ class _Context:
 
     def variable_index(self, variable) -> int:
         return self._index[id(variable)]
-
-    def fail(self, op, error, values):
-        if self.failure is None:
-            self.failure = (op, error, values)
-        raise _Stop()
-
-    def host_call(self, op, kernel, attrs, values, error):
-        """Runs `kernel(*values, **attrs)` on the host, in program order (not once a
-        deferred check has failed: `error` is its number)."""
-        def call(error, *arrays):
-            if error:
-                return
-            try:
-                kernel(*[np.asarray(a) for a in arrays], **attrs)
-            except Exception as e:  # noqa: BLE001 - reported as the node's error
-                self.fail(op, e, None)
-        jax.debug.callback(call, error, *values, ordered=True)
-
-    def host_draw(self, op, spec, args, error):
-        """The op's numpy kernel's result, computed on the host in program order."""
-        kernel, attrs = op.opdef.kernel, op.attrs
-
-        def draw(error, *arrays):
-            if error:
-                return np.zeros(spec.shape, spec.dtype)
-            try:
-                return np.asarray(kernel(*[np.asarray(a) for a in arrays], **attrs),
-                                  dtype=spec.dtype)
-            except Exception as e:  # noqa: BLE001 - reported as the node's error
-                self.fail(op, e, None)
-        return io_callback(draw, spec, error, *args, ordered=True)
 
     # -- what is known of a value's range while tracing (loop counters, their items) ----
     def note(self, value, lo: int, hi):
@@ -288,25 +242,71 @@ class _Lowerer(walk.Visitor):
             self.state[-3 + j] = jnp.where(fire, jnp.asarray(p).astype(slot.dtype), slot)
 
     def check(self, op, bad, make_error, *values):
-        """Raises `make_error(*values)` (on host values) when `bad` holds at run time: the
-        host is called then, and the run stops there (an assertion: its data may be any
-        tensors). The Variables keep the values written before it."""
-        ctx = self.ctx
-        written = [self.state[i] for i in ctx.written]
-        n = len(values)
+        """`make_error(*values)` (on host values) when `bad` holds at run time: the host
+        is called then (an assertion: its data may be any tensors), and from then on
+        nothing happens, as after a failed deferred check."""
+        self.ctx.effects = True
+        if is_concrete(bad) and not np.any(bad):
+            return
+        number, record = self._host_failure(op)
 
         def failed(*arrays):
-            arrays = [np.asarray(a) for a in arrays]
-            ctx.fail(op, make_error(*arrays[:n]), arrays[n:])
+            record[0] = make_error(*[np.asarray(a) for a in arrays])
 
         def on_bad(operands):
             jax.debug.callback(failed, *operands, ordered=True)
 
-        ctx.effects = True
-        if is_concrete(bad) and not np.any(bad):
-            return
-        bad = jnp.logical_and(jnp.any(bad), self.ok())
-        lax.cond(bad, on_bad, lambda operands: None, list(values) + written)
+        fire = jnp.logical_and(jnp.any(bad), self.ok())
+        lax.cond(fire, on_bad, lambda operands: None, list(values))
+        self.state[-4] = jnp.where(fire, number, self.state[-4])
+
+    # -- host calls -----------------------------------------------------------------------
+    # A host callback never raises: an exception there would leave JAX's ordered-effects
+    # token failed, and on a GPU every later call with host callbacks in the process would
+    # fail with it. A call that fails records its error and hands back a failure number
+    # the state keeps, as a deferred check's: nothing happens after it, and the plan
+    # raises the error after the run.
+    def _host_failure(self, op):
+        """(number, record): the failure number of host call `op`, and the one-item
+        list its callback records the error in."""
+        record = [None]
+        self.ctx.deferred.append((op, lambda *_: record[0]))
+        return np.int32(len(self.ctx.deferred)), record
+
+    def host_call(self, op, kernel, attrs, values):
+        """Runs `kernel(*values, **attrs)` on the host, in program order (not after a
+        failure)."""
+        number, record = self._host_failure(op)
+
+        def call(error, *arrays):
+            if not error:
+                try:
+                    kernel(*[np.asarray(a) for a in arrays], **attrs)
+                except Exception as e:  # noqa: BLE001 - reported as the node's error
+                    record[0] = e
+                    return number
+            return np.asarray(error, np.int32)
+        self.state[-4] = io_callback(call, jax.ShapeDtypeStruct((), np.int32), self.error,
+                                     *values, ordered=True)
+
+    def host_draw(self, op, spec, args):
+        """The op's numpy kernel's result, computed on the host in program order."""
+        kernel, attrs = op.opdef.kernel, op.attrs
+        number, record = self._host_failure(op)
+        empty = np.zeros(spec.shape, spec.dtype)
+
+        def draw(error, *arrays):
+            if not error:
+                try:
+                    value = kernel(*[np.asarray(a) for a in arrays], **attrs)
+                    return np.asarray(value, dtype=spec.dtype), np.asarray(error, np.int32)
+                except Exception as e:  # noqa: BLE001 - reported as the node's error
+                    record[0] = e
+                    return empty, number
+            return empty, np.asarray(error, np.int32)
+        value, self.state[-4] = io_callback(
+            draw, (spec, jax.ShapeDtypeStruct((), np.int32)), self.error, *args, ordered=True)
+        return value
 
     # -- sub-graphs ------------------------------------------------------------------------
     def lower_body(self, body, inputs, state):

@@ -42,7 +42,6 @@ class XlaPlan:
         self.needed_placeholders = needed_placeholders
         self.num_outputs = len(outputs)
         self._x64 = ctx.wide
-        self._may_fail = ctx.effects or ctx.may_fail
         # No Variable, no host call, no 64-bit value: the arrays in, the results out.
         self._plain = not (ctx.variables or ctx.effects or ctx.wide)
         self.predrawn = [(op.opdef.kernel, op.attrs, op.outputs[0].dtype.np_dtype)
@@ -76,50 +75,30 @@ class XlaPlan:
             return self._finish(results[:outs_end], results[written_end:])
         # (Written out, not in helpers: the Python of this path shows several times over in
         # a train step's call, whose XLA threads share the cores with it.)
-        ctx = self.ctx
-        ctx.failure = None
         before = [v._host if v._device is None else v._device for v in self.variables]
         draws = self._draw() if self.predrawn else ()
-        try:
-            if self._x64:
-                with jax.enable_x64(True):
-                    results = self.jitted(*arrays, *before, *draws)
-            else:
+        if self._x64:
+            with jax.enable_x64(True):
                 results = self.jitted(*arrays, *before, *draws)
-            if type(results) is not tuple:
-                results = (results,)
-            # The Variables take the new arrays before the results are waited for, and
-            # the old ones are let go while XLA still runs (a train step's call is a
-            # sixth faster than when they are released after the wait). A plan with host
-            # calls or checks, which may fail while it runs, keeps them to restore.
-            for v, w in zip(self.written, results[outs_end:written_end]):
-                v._host, v._device = None, w           # (Variable._set_device_value)
-            if not self._may_fail:
-                before = ()
-            error = results[written_end:]
-            if not error and outs_end:
-                outs = tuple(map(np.asarray, results[:outs_end]))  # waits for the run to end
-                return outs if outs_end == self.num_outputs else outs[:self.num_outputs]
-            if not outs_end:
-                jax.block_until_ready(results)
-            return self._finish(results[:outs_end], error)
-        except OpError:
-            raise
-        except Exception:  # noqa: BLE001 - a failed check says what failed
-            for v, old in zip(self.variables, before):    # (no new value is kept)
-                if isinstance(old, np.ndarray):
-                    v._value = old
-                else:
-                    v._set_device_value(old)
-            failure = ctx.failure
-            if failure is None:
-                raise
-            ctx.failure = None
-            op, error, values = failure
-            if values is not None:
-                for v, x in zip(self.written, values):
-                    v._value = np.array(x, dtype=v.dtype.np_dtype)
-            raise _op_error(op, error) from None
+        else:
+            results = self.jitted(*arrays, *before, *draws)
+        del before
+        if type(results) is not tuple:
+            results = (results,)
+        # The Variables take the new arrays before the results are waited for, and the
+        # old ones are let go while XLA still runs (a train step's call is a sixth faster
+        # than when they are released after the wait). A host call or check that fails
+        # does not stop the run (it records its failure, after which nothing happens):
+        # the Variables keep what was written before it, as on the numpy backend.
+        for v, w in zip(self.written, results[outs_end:written_end]):
+            v._host, v._device = None, w           # (Variable._set_device_value)
+        error = results[written_end:]
+        if not error and outs_end:
+            outs = tuple(map(np.asarray, results[:outs_end]))  # waits for the run to end
+            return outs if outs_end == self.num_outputs else outs[:self.num_outputs]
+        if not outs_end:
+            jax.block_until_ready(results)
+        return self._finish(results[:outs_end], error)
 
     def _finish(self, outs, error):
         """The results as numpy arrays; a failed deferred check raised. `error`: the

@@ -35,7 +35,8 @@ def _argsort(lw, op, x):
 def _einsum(lw, op, *xs):
     dtype = op.outputs[0].dtype.np_dtype
     try:
-        return jnp.einsum(op.attrs["equation"], *xs, preferred_element_type=dtype).astype(dtype)
+        return jnp.einsum(op.attrs["equation"], *xs, preferred_element_type=dtype,
+                          precision=lax.Precision.HIGHEST).astype(dtype)
     except ValueError as e:
         raise InvalidArgumentError(f"einsum {op.attrs['equation']!r}: {e}") from None
 

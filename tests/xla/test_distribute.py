@@ -69,6 +69,12 @@ def test_unknown_batch_argument_is_named():
         g(rt.constant(data(4, 2)), rt.constant(data(2, 3)))
 
 
+def _env():
+    """The environment with the repository first on the path (and what was there)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+
+
 def test_on_one_device_as_plain_jit():
     def f(x, w):
         return rt.tanh(x @ w), rt.reduce_sum(x)
@@ -88,7 +94,7 @@ def test_without_jax_an_import_error_names_the_install_command():
             "try:\n    rt.function(lambda x: x, jit_compile=True, data_parallel=True)\n"
             "except ImportError as e:\n    print('ERR', e)\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+                         text=True, env=_env(), timeout=120)
     lines = [line for line in out.stdout.splitlines() if line.startswith("ERR")]
     assert len(lines) == 2, out.stdout + out.stderr
     assert all("pip install -e '.[jax]'" in line for line in lines), lines
@@ -97,13 +103,13 @@ def test_without_jax_an_import_error_names_the_install_command():
 def test_import_runtime_does_not_import_jax():
     code = "import sys, runtime; runtime.distribute.DataParallel(); print('jax' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+                         text=True, env=_env(), timeout=120)
     assert out.stdout.strip() == "False", out.stdout + out.stderr
 
 
 def test_eight_devices_agree_with_one():
     """Runs this module's `test_worker_*` in a child pytest that sees 8 CPU devices."""
-    env = {**os.environ, "RT_DISTRIBUTE_WORKER": "1", "PYTHONPATH": str(ROOT),
+    env = {**_env(), "RT_DISTRIBUTE_WORKER": "1", "JAX_PLATFORMS": "cpu",
            "XLA_FLAGS": (os.environ.get("XLA_FLAGS", "") +
                          f" --xla_force_host_platform_device_count={DEVICES}").strip()}
     start = time.perf_counter()

@@ -74,6 +74,37 @@ def test_matmul_cast_where(dtype):
     compare_fn(lambda a, b: rt.where(a > 2, a, b), a, a * 0 - 1)
 
 
+def test_products_ask_for_full_float32_precision():
+    """Matmuls, einsums and convolutions lower with Precision.HIGHEST: a GPU would
+    otherwise multiply float32 in TF32 (about 3 digits), far from the numpy backend."""
+    import jax
+    from jax import lax
+
+    def f(a, b, x, w):
+        return (rt.matmul(a, b), rt.einsum("ij,jk->ik", a, b),
+                rt.nn.conv2d(x, w, strides=1, padding="SAME"))
+
+    args = [np.ones((2, 3), np.float32), np.ones((3, 4), np.float32),
+            np.ones((1, 4, 4, 2), np.float32), np.ones((3, 3, 2, 2), np.float32)]
+    cf = rt.function(f, jit_compile=True).get_concrete_function(
+        *[rt.TensorSpec(a.shape, rt.float32) for a in args])
+    plan = jax_backend.JaxBackend().compile(cf.graph, list(cf.inputs), list(cf.outputs))
+
+    def eqns(jaxpr):  # with those of the nested jaxprs (the jit's own)
+        for e in jaxpr.eqns:
+            yield e
+            inner = e.params.get("jaxpr")
+            if inner is not None:
+                yield from eqns(getattr(inner, "jaxpr", inner))
+
+    found = list(eqns(jax.make_jaxpr(plan.jitted)(*args).jaxpr))
+    products = [e for e in found if e.primitive.name in ("dot_general", "conv_general_dilated")]
+    assert len(products) == 3, [e.primitive.name for e in found]
+    for e in products:
+        assert e.params["precision"] in (lax.Precision.HIGHEST,
+                                         (lax.Precision.HIGHEST, lax.Precision.HIGHEST)), e
+
+
 def test_casts_from_float():
     compare_fn(lambda a: rt.cast(a, rt.int32), F)
     compare_fn(lambda a: rt.cast(a, rt.int64), F * 3)
