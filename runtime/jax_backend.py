@@ -42,7 +42,9 @@ Ops that cannot lower (strings, py_function, staged lists) give one error at com
 time naming each node and where the user made it; a dynamic-size TensorArray in a loop
 with no bound known while compiling gives it at the first call, as do shapes that
 depend on values known only when the graph runs. Transcendental functions (tanh, exp,
-...) are XLA's own approximations: equal to float rounding, not always bit for bit.
+...) are XLA's own approximations: equal to float rounding, not always bit for bit (on
+a GPU, float32 division too). Products (matmul, einsum, convolutions) ask for
+Precision.HIGHEST: a GPU would otherwise multiply float32 as TF32.
 
 jax is imported by these jax_* modules alone. Importing this one registers nothing:
 `core.backends` imports it when "xla" is first asked for and registers `JaxBackend()`.

@@ -42,7 +42,10 @@ def test_binary(name, dtype):
     y = np.array([[2, -2, 3], [-4, 5, 7], [-3, 3, -1]]).astype(dtype)
     fn = {"floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b}.get(
         name, getattr(rt, name, None) or getattr(rt.math, name))
-    compare_fn(fn, x, y)
+    # XLA on a GPU divides float32 within an ulp or two, not correctly rounded
+    gpu_float_division = (name == "divide" and dtype == np.float32
+                          and jax_backend.jax.default_backend() == "gpu")
+    compare_fn(fn, x, y, exact=not gpu_float_division)
 
 
 def test_pow_and_logic():
@@ -77,7 +80,6 @@ def test_matmul_cast_where(dtype):
 def test_products_ask_for_full_float32_precision():
     """Matmuls, einsums and convolutions lower with Precision.HIGHEST: a GPU would
     otherwise multiply float32 in TF32 (about 3 digits), far from the numpy backend."""
-    import jax
     from jax import lax
 
     def f(a, b, x, w):
@@ -90,14 +92,14 @@ def test_products_ask_for_full_float32_precision():
         *[rt.TensorSpec(a.shape, rt.float32) for a in args])
     plan = jax_backend.JaxBackend().compile(cf.graph, list(cf.inputs), list(cf.outputs))
 
-    def eqns(jaxpr):  # with those of the nested jaxprs (the jit's own)
+    def eqns(jaxpr):  # with those of the nested jaxprs
         for e in jaxpr.eqns:
             yield e
             inner = e.params.get("jaxpr")
             if inner is not None:
                 yield from eqns(getattr(inner, "jaxpr", inner))
 
-    found = list(eqns(jax.make_jaxpr(plan.jitted)(*args).jaxpr))
+    found = list(eqns(plan.jitted.trace(*args).jaxpr.jaxpr))  # (not nested in another jit)
     products = [e for e in found if e.primitive.name in ("dot_general", "conv_general_dilated")]
     assert len(products) == 3, [e.primitive.name for e in found]
     for e in products:

@@ -18,6 +18,7 @@ trace included), `graph.compile` for numpy (for the train step: the first call).
 """
 from __future__ import annotations
 
+import functools
 import statistics
 import sys
 import timeit
@@ -148,9 +149,12 @@ def dynamic_rnn_jax(data, state):
 
 
 def mlp_loss_jax(params, x, labels):
+    # float32 products in float32, as ours (and numpy) compute them: a GPU would
+    # otherwise use TF32 and the losses would not agree
     w1, b1, w2, b2 = params
-    h = jnp.tanh(x @ w1 + b1)
-    log_p = jax.nn.log_softmax(h @ w2 + b2, axis=1)
+    dot = functools.partial(jnp.matmul, precision=lax.Precision.HIGHEST)
+    h = jnp.tanh(dot(x, w1) + b1)
+    log_p = jax.nn.log_softmax(dot(h, w2) + b2, axis=1)
     return -jnp.mean(jnp.sum(labels * log_p, axis=1))
 
 
