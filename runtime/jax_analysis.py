@@ -116,7 +116,10 @@ def trip_bound(op, values, known_range) -> int | None:
     maximum_iterations, or, when its test is `k < b` for an integer loop variable `k` of
     known start that each iteration adds a constant of at least 1 to, and `b` a
     constant, an input known while tracing or one that `known_range` says is below an
-    int, the distance from the start to `b`. None when none is known."""
+    int, the distance from the start to `b`; or, when it is `k >= c` for a constant `c`
+    and a `k` that each iteration subtracts at least 1 from, starting below an int
+    known while tracing (a gradient's loop counting the forward loop's iterations
+    down), the distance from there to `c`. None when none is known."""
     bounds = []
     if op.attrs["has_max"] and isinstance(values[-1], (np.ndarray, np.generic)):
         bounds.append(max(int(values[-1]), 0))
@@ -144,16 +147,46 @@ def trip_bound(op, values, known_range) -> int | None:
                     limit = known[1] - 1   # below the int: at most one less
             if limit is not None and np.ndim(limit) == 0 and np.ndim(start) == 0:
                 bounds.append(max(int(np.ceil(limit)) - int(start), 0))
+    elif test.opdef is ELEMENTWISE["greater_equal"]:   # k >= c, k counting down (a
+        a, b = test.inputs                              # backward loop of a gradient)
+        k = next((i for i, p in enumerate(cond_body.params[:n]) if p is a), None)
+        step = None if k is None else body.outputs[k].op
+        if k is not None and b.op.opdef.constant and np.ndim(b.op.attrs["value"]) == 0 and \
+                step.opdef is ELEMENTWISE["subtract"] and step.inputs[0] is body.params[k] \
+                and step.inputs[1].op.opdef.constant and \
+                np.min(step.inputs[1].op.attrs["value"]) >= 1:
+            start = values[k]
+            if isinstance(start, (np.ndarray, np.generic)) and start.dtype.kind in "iu":
+                top = int(start)
+            else:
+                known = known_range(start)
+                top = known[1] - 1 if known and isinstance(known[1], int) else None
+            if top is not None:
+                bounds.append(max(top - int(np.ceil(b.op.attrs["value"])) + 1, 0))
     return min(bounds) if bounds else None
+
+
+def iteration_counters(op, values) -> list:
+    """The loop variables of while node `op` that start at an int known while tracing and
+    that each iteration adds exactly 1 to: [(k, start)] (after a loop of at most B
+    iterations, variable k is in [start, start + B])."""
+    n = op.attrs["num_loop_vars"]
+    body = op.opdef.bodies(op)[1]
+    found = []
+    for k in range(n):
+        step = body.outputs[k].op
+        if isinstance(values[k], (np.ndarray, np.generic)) and np.ndim(values[k]) == 0 and \
+                values[k].dtype.kind in "iu" and step.opdef is ELEMENTWISE["add"] and \
+                step.inputs[0] is body.params[k] and step.inputs[1].op.opdef.constant and \
+                np.all(step.inputs[1].op.attrs["value"] == 1):
+            found.append((k, int(values[k])))
+    return found
 
 
 # -- what cannot lower ---------------------------------------------------------------------
 
 _WHY = {
     io_ops.PY_FUNC: "py_function runs Python with results of unknown shape",
-    tensor_array.GRAD_READ: "gradient TensorArrays grow while the graph runs",
-    tensor_array.GRAD_STACK: "gradient TensorArrays grow while the graph runs",
-    tensor_array.ADD: "gradient TensorArrays grow while the graph runs",
 }
 for _d in list_ops.OPS:
     _WHY[_d] = ("a list that a staged construct appends to grows while the graph runs; XLA "

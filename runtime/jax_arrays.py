@@ -130,20 +130,24 @@ class TensorArrayValue:
     while the element shape is unknown (it comes from the first write). One made with
     dynamic_size=True (`origin`, its create op) has `length`, the elements it holds (a
     traced int), and `size` its capacity: None until the first while loop it enters
-    gives it that loop's bound on iterations (see `size_arrays`)."""
+    gives it that loop's bound on iterations (see `size_arrays`). Until then, its writes
+    are `pending`: groups of (index, value) writes, the array their sum (each group a
+    TensorArray's writes in order; `TensorArrayAdd` of two such arrays joins their
+    groups), made a buffer where a size is known (a gradient's stack, or the sized
+    array it is added to)."""
 
-    __slots__ = ("size", "dtype", "buffer", "length", "origin")
+    __slots__ = ("size", "dtype", "buffer", "length", "origin", "pending")
 
-    def __init__(self, size, dtype, buffer=None, length=None, origin=None):
+    def __init__(self, size, dtype, buffer=None, length=None, origin=None, pending=()):
         self.size, self.dtype, self.buffer = size, dtype, buffer
-        self.length, self.origin = length, origin
+        self.length, self.origin, self.pending = length, origin, pending
 
     def tree_flatten(self):
-        return (self.buffer, self.length), (self.size, self.dtype, self.origin)
+        return (self.buffer, self.length, self.pending), (self.size, self.dtype, self.origin)
 
     @classmethod
     def tree_unflatten(cls, aux, children):
-        return cls(aux[0], aux[1], children[0], children[1], aux[2])
+        return cls(aux[0], aux[1], children[0], children[1], aux[2], children[2])
 
     def replace(self, buffer, length=None):
         return TensorArrayValue(self.size, self.dtype, buffer,
@@ -206,6 +210,8 @@ def _sized(ta):
 
 @rule(tensor_array.WRITE)
 def _ta_write(lw, op, ta, index, value):
+    if ta.size is None and ta.origin is not None and jnp.ndim(index) == 0:
+        return _pending_write(lw, op, ta, index, value)
     _sized(ta)
     if not lw.ctx.bounded(index, size=ta.size):
         what = "write" if ta.origin is None else "capacity"
@@ -262,6 +268,115 @@ def _ta_unstack(lw, op, value):
     return TensorArrayValue(value.shape[0], value.dtype, value)
 
 
+# -- the gradients' TensorArrays (runtime/ops/tensor_array.py: an element never written
+# reads as zeros; sizes may differ, the shorter counts as zeros past its end) ------------
+
+_SUMMED = ("it writes to a sum of dynamic-size TensorArrays whose size is known only "
+           "when the graph runs (XLA needs a fixed size): give size= and dynamic_size=False")
+
+
+def _pending_write(lw, op, ta, index, value):
+    """A write to a dynamic-size array with no capacity yet (a gradient's, made in an
+    iteration or outside loops): kept pending until a size is known."""
+    if len(ta.pending) > 1:
+        raise Unsupported(_SUMMED)
+    lw.defer(op, index < 0, lambda i, *_: InvalidArgumentError(
+        f"TensorArray index {int(i)} is negative"), index)
+    group = (ta.pending[0] if ta.pending else ()) + ((index, jnp.asarray(value)),)
+    length = jnp.maximum(ta.length, index + 1).astype(np.int32)
+    return TensorArrayValue(None, ta.dtype, None, length, ta.origin, (group,))
+
+
+def _materialized(ta, n):
+    """The pending writes of `ta` as an [n, ...] buffer (a write at n or past it is left
+    out: the callers check or cut there), or None when it has none."""
+    total = None
+    for group in ta.pending:
+        first = group[0][1]
+        buffer = jnp.zeros((n,) + jnp.shape(first), first.dtype)
+        for index, value in group:                       # in order: the last write stays
+            buffer = buffer.at[index].set(value, mode="drop")
+        total = buffer if total is None else total + buffer.astype(total.dtype)
+    return total
+
+
+# -- the gradients' TensorArrays (runtime/ops/tensor_array.py: an element never written
+# reads as zeros; sizes may differ, the shorter counts as zeros past its end) ------------
+
+@rule(tensor_array.GRAD_READ)
+def _ta_grad_read(lw, op, ta, index, like):
+    """Element `index` of gradient array `ta`, zeros (like `like`) where none was
+    written or `index` is past its end."""
+    like = jnp.asarray(like)
+    zeros = jnp.zeros_like(like)
+    if ta.size is None:
+        out = zeros
+        for group in ta.pending:
+            value = zeros
+            for i, v in group:
+                value = jnp.where(i == index, v.astype(like.dtype), value)
+            out = out + value
+        return out
+    if ta.buffer is None or ta.size == 0:
+        return zeros
+    inside = (index >= 0) & (index < ta.size)
+    value = lax.dynamic_index_in_dim(ta.buffer, jnp.clip(index, 0, ta.size - 1), 0,
+                                     keepdims=False)
+    return jnp.where(inside, value.astype(like.dtype), zeros)
+
+
+def _padded(buffer, n):
+    """`buffer` as n elements: cut, or zeros after its end."""
+    if buffer.shape[0] >= n:
+        return buffer[:n]
+    return jnp.concatenate([buffer, jnp.zeros((n - buffer.shape[0],) + buffer.shape[1:],
+                                              buffer.dtype)])
+
+
+@rule(tensor_array.GRAD_STACK)
+def _ta_grad_stack(lw, op, ta, like):
+    """The gradient array as a tensor shaped `like` (zeros where nothing was written)."""
+    like = jnp.asarray(like)
+    buffer = _materialized(ta, like.shape[0]) if ta.size is None else ta.buffer
+    if buffer is None:
+        return jnp.zeros_like(like)
+    return _padded(buffer, like.shape[0]).astype(like.dtype)
+
+
+@rule(tensor_array.ADD)
+def _ta_add(lw, op, a, b):
+    """Two gradient arrays summed element by element (the longer one's size)."""
+    lengths = [t.length for t in (a, b) if t.length is not None]
+    length = (None if not lengths else lengths[0] if len(lengths) == 1
+              else jnp.maximum(*lengths).astype(np.int32))
+    if a.size is None and b.size is None:   # both pending: their groups, summed later
+        return TensorArrayValue(None, a.dtype, None, length, a.origin or b.origin,
+                                a.pending + b.pending)
+    if a.size is None or b.size is None:    # pending writes into a sized array
+        sized, pending = (b, a) if a.size is None else (a, b)
+        n = sized.size
+        for group in pending.pending:
+            for i, _ in group:
+                lw.defer(op, i >= n, _ta_index_error("capacity", n), i, n)
+        extra = _materialized(pending, n)
+        if sized.buffer is None:
+            buffer = extra
+        else:
+            buffer = sized.buffer if extra is None else sized.buffer + extra.astype(
+                sized.buffer.dtype)
+        return TensorArrayValue(n, sized.dtype if buffer is None else buffer.dtype, buffer,
+                                sized.length if length is None else length,
+                                sized.origin or pending.origin)
+    n = max(a.size, b.size)
+    if a.buffer is None or b.buffer is None:
+        one = b if a.buffer is None else a
+        buffer = None if one.buffer is None else _padded(one.buffer, n)
+    else:
+        buffer = _padded(a.buffer, n) + _padded(b.buffer, n).astype(a.buffer.dtype)
+    return TensorArrayValue(n, a.dtype if buffer is None else buffer.dtype, buffer, length,
+                            a.origin or b.origin)
+
+
 def size_arrays(carry, bound):
     """The dynamic-size TensorArrays entering a while loop with no capacity yet get room
     for `bound` more elements (the loop's bound on iterations: each iteration may write
@@ -298,6 +413,9 @@ def allocate_arrays(step, carry):
     filled = []
     for v, s in zip(loop_vars, shapes):
         if isinstance(v, TensorArrayValue) and v.buffer is None and s.buffer is not None:
-            v = v.replace(jnp.zeros(s.buffer.shape, s.buffer.dtype))
+            # (the dtype too: a gradient's array takes that of the values added to it)
+            v = TensorArrayValue(v.size, s.buffer.dtype, jnp.zeros(s.buffer.shape,
+                                                                   s.buffer.dtype),
+                                 v.length, v.origin)
         filled.append(v)
     return carry[0], carry[1], filled, carry[3]

@@ -69,14 +69,17 @@ from .core.leaks import no_value_error
 from .errors import InvalidGraphError, OpError
 from .jax_arrays import (RANGE_AWARE, RangeValue, TensorArrayValue, UnboundedArray,
                          allocate_arrays, size_arrays)
-from .jax_analysis import calm_size, loop_counters, may_fail, reason, trip_bound
-from .jax_lowering import HOST_OPS, PREDRAWN, REDUCTIONS, RULES, Unsupported, is_concrete
+from .jax_analysis import (calm_size, iteration_counters, loop_counters, may_fail, reason,
+                           trip_bound)
+from .jax_lowering import (ELEMENTWISE, HOST_OPS, PREDRAWN, REDUCTIONS, RULES, Unsupported,
+                           is_concrete)
 from .jax_plan import XlaPlan, _op_error
 
 __all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
 
 
 SELECT_BUDGET = 16  # a cond whose branches run at most this many cheap ops is a select
+_SHIFTS = {ELEMENTWISE["add"]: 1, ELEMENTWISE["subtract"]: -1}  # (see _Lowerer._shift_fact)
 
 
 class XlaLoweringError(InvalidGraphError):
@@ -205,7 +208,18 @@ class _Lowerer(walk.Visitor):
             if isinstance(e, XlaLoweringError):
                 raise
             raise _op_error(op, e) from None
+        if d in _SHIFTS and self.ctx.facts:
+            self._shift_fact(args, results, _SHIFTS[d])
         self.bind(op, results)
+
+    def _shift_fact(self, args, result, sign):
+        """`x + c` or `x - c` of an `x` of known range and an int `c`: the range moved."""
+        known = self.ctx.known_range(args[0])
+        c = args[1]
+        if known is not None and isinstance(known[1], int) and \
+                isinstance(c, (np.ndarray, np.generic)) and np.ndim(c) == 0 and \
+                c.dtype.kind in "iu":
+            self.ctx.note(result, known[0] + sign * int(c), known[1] + sign * int(c))
 
     def _fold(self, op, args):
         """A pure op of values known while tracing: its own numpy kernel computes it."""
@@ -442,6 +456,10 @@ class _Lowerer(walk.Visitor):
                 f"cannot compile with XLA: {_problem(op, e)}\n(a loop variable must keep "
                 "its dtype and shape from one iteration to the next)") from None
         self.state = list(state)
+        bound = trip_bound(op, values, ctx.known_range)
+        if bound is not None:   # an iteration count it gives is in [start, start + bound]
+            for k, start in iteration_counters(op, values):
+                ctx.note(outs[k], start, start + bound + 1)
         self.bind_all(op, outs)
 
 

@@ -127,11 +127,47 @@ def _max_iterations_reached_early(x, n):
     return y
 
 
+# TensorArrays' own gradients (TensorArrayGradRead, GradStack, Add): an element never
+# written reads as zeros. A read's gradient is an array made in each backward iteration
+# with one pending write, added into the accumulated one (sized by the backward loop's
+# bound: the forward loop's count, counted down).
+def _map_fn(x, w):
+    return rt.map_fn(lambda v: rt.sin(v) * w[0], x)
+
+
+def _scan(x, w):
+    return rt.scan(lambda a, v: a * v + w[1], x, initializer=w[0])
+
+
+def _reads_in_a_loop(x, w):
+    ta = rt.TensorArray(rt.float64, size=3).unstack(x * w)
+    acc = rt.constant(0.0, dtype=rt.float64)
+    for i in rt.range(3):
+        acc += ta.read(i) * ta.read(i) + rt.sin(ta.read(i))
+    return acc
+
+
+def _reads_outside_loops(x, w):
+    ta = rt.TensorArray(rt.float64, size=3).unstack(x)
+    return ta.read(1) * ta.read(2) * w + ta.read(1)
+
+
+def _writes_then_stack(x, w):
+    states = rt.TensorArray(rt.float64, size=3, element_shape=[3])
+    s = w
+    for i in rt.range(3):
+        s = rt.tanh(x[i] + s)
+        states = states.write(i, s)
+    return rt.reshape(states.stack(), [3, 3])   # (the stack's length is not static)
+
+
 LOWERING_LOOPS = [
     (_staged, gcf.loop_with_branch_and_capture, [RNG.uniform(0.2, 1.0, size=3),
                                                  RNG.uniform(0.5, 1.5, size=3)]),
     (_staged, _max_iterations, [RNG.normal(size=2), np.int32(10)]),
     (_staged, _max_iterations_reached_early, [RNG.normal(size=2), np.int32(2)]),
+    *[(_staged, f, [RNG.normal(size=3), RNG.normal(size=3)])
+      for f in (_map_fn, _scan, _reads_in_a_loop, _reads_outside_loops, _writes_then_stack)],
 ]
 
 
