@@ -265,20 +265,18 @@ class Function:
             if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
                 key = []
                 arrays = []
-                users = []              # where the user's numpy arrays are in `arrays`
                 for a in args:
                     t = type(a)
-                    if t is EagerTensor:
-                        key.append(("T", a._dtype, np.shape(a._value)))
-                        arrays.append(a._value)
-                    elif t is np.ndarray:
+                    if t is np.ndarray:
                         dtype = _NUMERIC_DTYPES.get(a.dtype)
                         if dtype is None:
                             break
                         # as the slow path has it: the key of trace_keys.leaf_key
                         key.append(("T", dtype, a.shape))
-                        users.append(len(arrays))
                         arrays.append(a)
+                    elif t is EagerTensor:
+                        key.append(("T", a._dtype, np.shape(a._value)))
+                        arrays.append(a._value)
                     elif t in trace_keys.PRIMITIVES:
                         key.append((t, a))
                     else:
@@ -287,9 +285,10 @@ class Function:
                     cf = self._cache.get(tuple(key))
                     if cf is not None:
                         self._recent.append(False)
-                        if users and cf.private_arrays:
-                            for i in users:   # copied, as concrete.array_for does
-                                arrays[i] = np.array(arrays[i])
+                        if cf.private_arrays:   # the user's arrays copied, as array_for does
+                            arrays = [np.array(a) if type(a) is np.ndarray else
+                                      a._value for a in args
+                                      if type(a) is np.ndarray or type(a) is EagerTensor]
                         return cf.run_flat(arrays)
             bound = self._bind(args, kwargs)
             if self._input_signature is not None:

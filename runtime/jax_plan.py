@@ -68,6 +68,17 @@ class XlaPlan:
             return results[0] if len(results) == 1 else results     # (a tuple costs too)
         self.jitted = jax.jit(flat, compiler_options=_compiler_options())
 
+    @property
+    def jitted(self):
+        return self._hot[0]
+
+    @jitted.setter
+    def jitted(self, jitted):
+        # What each call reads, in one tuple (a call's attribute reads showed several
+        # times over in a train step's time, its XLA threads sharing the cores).
+        self._hot = (jitted, self._plain, self._x64 or bool(self.predrawn), self.variables,
+                     self.written, *self._ends, self.num_outputs)
+
     def _draw(self):
         return [np.asarray(kernel(**attrs), dtype) for kernel, attrs, dtype in self.predrawn]
 
@@ -75,9 +86,9 @@ class XlaPlan:
         return [v._host if v._device is None else v._device for v in self.variables]
 
     def __call__(self, *arrays):
-        outs_end, written_end = self._ends
-        if self._plain:
-            results = self.jitted(*arrays)
+        jitted, plain, special, variables, written, outs_end, written_end, n = self._hot
+        if plain:
+            results = jitted(*arrays)
             if type(results) is not tuple:        # one output, no check in the trace
                 return (np.asarray(results),)
             if len(results) == outs_end:          # no check in the trace
@@ -85,14 +96,16 @@ class XlaPlan:
             return self._finish(results[:outs_end], results[written_end:])
         # (Written out, not in helpers: the Python of this path shows several times over in
         # a train step's call, whose XLA threads share the cores with it.)
-        before = [v._host if v._device is None else v._device for v in self.variables]
-        draws = self._draw() if self.predrawn else ()
-        if self._x64:
-            with jax.enable_x64(True):
-                results = self.jitted(*arrays, *before, *draws)
+        if special:     # 64-bit values, or values drawn on the host before the call
+            draws = self._draw() if self.predrawn else ()
+            if self._x64:
+                with jax.enable_x64(True):
+                    results = jitted(*arrays, *self._values(), *draws)
+            else:
+                results = jitted(*arrays, *self._values(), *draws)
         else:
-            results = self.jitted(*arrays, *before, *draws)
-        del before
+            results = jitted(*arrays, *[v._host if v._device is None else v._device
+                                        for v in variables])
         if type(results) is not tuple:
             results = (results,)
         # The Variables take the new arrays before the results are waited for, and the
@@ -100,15 +113,17 @@ class XlaPlan:
         # than when they are released after the wait). A host call or check that fails
         # does not stop the run (it records its failure, after which nothing happens):
         # the Variables keep what was written before it, as on the numpy backend.
-        for v, w in zip(self.written, results[outs_end:written_end]):
+        for v, w in zip(written, results[outs_end:written_end]):
             v._host, v._device = None, w           # (Variable._set_device_value)
-        error = results[written_end:]
-        if not error and outs_end:
-            outs = tuple(map(np.asarray, results[:outs_end]))  # waits for the run to end
-            return outs if outs_end == self.num_outputs else outs[:self.num_outputs]
-        if not outs_end:
+        if len(results) == written_end:           # no check in the trace
+            if outs_end == 1 and n == 1:
+                return (np.asarray(results[0]),)  # waits for the run to end
+            if outs_end:
+                outs = tuple(map(np.asarray, results[:outs_end]))
+                return outs if outs_end == n else outs[:n]
             jax.block_until_ready(results)
-        return self._finish(results[:outs_end], error)
+            return ()
+        return self._finish(results[:outs_end], results[written_end:])
 
     def _finish(self, outs, error):
         """The results as numpy arrays; a failed deferred check raised. `error`: the
