@@ -10,11 +10,12 @@ _NOTHING = frozenset()
 class Names:
     """The numbering of the names one analysis meets (a name's bit: its number)."""
 
-    __slots__ = ("bit", "order")
+    __slots__ = ("bit", "order", "sets")
 
     def __init__(self):
         self.bit: dict = {}       # name -> 1 << its number
         self.order: list = []     # number -> name
+        self.sets: dict = {}      # mask -> `names(mask)` (two in five are asked again)
 
     def mask(self, names) -> int:
         """The int of a set of names (numbering those not seen before)."""
@@ -31,12 +32,15 @@ class Names:
         """The set of names of an int."""
         if not mask:
             return _NOTHING
-        order, out = self.order, []
-        while mask:
-            low = mask & -mask
-            out.append(order[low.bit_length() - 1])
-            mask ^= low
-        return frozenset(out)
+        found = self.sets.get(mask)
+        if found is None:
+            order, out, rest = self.order, [], mask
+            while rest:
+                low = rest & -rest
+                out.append(order[low.bit_length() - 1])
+                rest ^= low
+            found = self.sets[mask] = frozenset(out)
+        return found
 
 
 class NameSet(Set):

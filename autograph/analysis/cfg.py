@@ -17,6 +17,9 @@ from autograph.errors import ConversionError
 
 
 class Node:
+    """A node: `index` in its graph's `nodes`, the statement it belongs to (`ast`), the
+    activity of its code (`act`), and its successors and predecessors as indices (the
+    analyses keep their sets in lists by index)."""
     __slots__ = ("index", "ast", "act", "succ", "pred")
 
     def __init__(self, index: int, ast_node: Optional[gast.AST], act: activity.Activity):
@@ -32,32 +35,45 @@ class Graph:
     def __init__(self, fn_node: gast.AST):
         self.fn_node = fn_node
         self.nodes: list = []
+        self.compounds: list = []      # the compound statements, in the order built
         self.params = set(activity.params(fn_node))
-        self.bits = None        # liveness: (its bits.Names, each node's writes as bits)
+        self.bits = None        # liveness: (its bits.Names, each node's reads, writes as bits)
         self.entry = self.new(None)
         self.exit = self.new(None)
 
     def release(self) -> None:
-        """Break the graph's reference cycles (nodes <-> nodes, statements <-> nodes,
-        function <-> graph) once the converters are done with it, so that it is freed at
+        """Break the graph's reference cycles (statements <-> nodes, function <-> graph;
+        nodes name each other by index) once the converters are done with it, so that it is freed at
         once rather than by a pass of the cyclic GC over every tree it reaches."""
         for node in self.nodes:
-            node.succ = node.pred = node.ast = None
+            node.ast = None
         self.nodes = []
+        self.compounds = []
         self.fn_node = self.entry = self.exit = None
 
     def summarise(self) -> None:
         """The activity of the whole body, from its nodes' (every part of every statement
         is in exactly one node), and the function's locals."""
         body = self.body_activity = activity.Activity()
+        writes, deletes, captured, declared_global, declared_nonlocal = (
+            set(), set(), set(), set(), set())
         for node in self.nodes:
             act = node.act
-            body.writes |= act.writes
-            body.deletes |= act.deletes
-            body.captured |= act.captured
-            body.declared_global |= act.declared_global
-            body.declared_nonlocal |= act.declared_nonlocal
-        body.writes |= self.params
+            if act is _NO_ACTIVITY:
+                continue
+            writes |= act.writes
+            # (the rarer sets are shared empty ones in most nodes: see activity.Activity)
+            if act.deletes:
+                deletes |= act.deletes
+            if act.captured:
+                captured |= act.captured
+            if act.declared_global:
+                declared_global |= act.declared_global
+            if act.declared_nonlocal:
+                declared_nonlocal |= act.declared_nonlocal
+        writes |= self.params
+        body.writes, body.deletes, body.captured = writes, deletes, captured
+        body.declared_global, body.declared_nonlocal = declared_global, declared_nonlocal
         self.declared = body.declared_global | body.declared_nonlocal
         self.locals = (body.writes | body.deletes) - self.declared
 
@@ -71,10 +87,11 @@ _NO_ACTIVITY = activity.Activity()     # of the nodes without code (read only, s
 
 
 def _link(preds: list, node: Node) -> None:
+    i = node.index
     for p in preds:
-        if node not in p.succ:
-            p.succ.append(node)
-            node.pred.append(p)
+        if i not in p.succ:
+            p.succ.append(i)
+            node.pred.append(p.index)
 
 
 class _Builder:
@@ -86,74 +103,93 @@ class _Builder:
         self.loop_levels: list = []     # len(self.bodies) when each enclosing loop began
 
     def node(self, ast_node: gast.AST, part: Optional[gast.AST], preds: list) -> Node:
-        act = activity.of(part, record_nodes=True) if part is not None else None
-        n = self.g.new(ast_node, act)
-        _link(preds, n)
-        if self.bodies:
-            self._record(n, part)
-        for targets in self.raise_targets:
+        """A node for `part` (code: an expression, statement or list; or None), after
+        `preds`. (Graph.new and _link inlined: this runs once per statement.)"""
+        nodes = self.g.nodes
+        if part is None:
+            act = _NO_ACTIVITY
+        else:
+            act = activity.of(part, record_nodes=True)
+            if self.bodies:
+                # What the enclosing compound statements contain: the names they assign
+                # and what can keep them Python (see converters/state.blocker). The
+                # innermost body only: each body adds what it found to the one around
+                # it when it ends (`_body`). (To every enclosing body here, a function
+                # whose constructs nest n deep, as lowered returns make them, cost n per
+                # node.) Returns and jumps are recorded by their own methods.
+                writes, found = self.bodies[-1]
+                writes |= act.writes
+                if act.opaque_calls:
+                    found |= act.opaque_calls
+                if act.has_yield or act.has_await:
+                    found.add("yield")
+                if act.deletes:
+                    found.add("del")
+        i = len(nodes)
+        n = Node(i, ast_node, act)
+        nodes.append(n)
+        pred = n.pred
+        for p in preds:
+            if i not in p.succ:
+                p.succ.append(i)
+                pred.append(p.index)
+        for targets in self.raise_targets:      # (handlers and `finally`s around it)
             for t in targets:
                 _link([n], t)
         return n
 
-    def _record(self, n: Node, part) -> None:
-        """What the enclosing compound statements contain: the names they assign and what
-        can keep them Python (see converters/state.blocker)."""
-        act = n.act
-        # The innermost body only: each body adds what it found to the one around it
-        # when it ends (`_body`). (To every enclosing body here, a function whose
-        # constructs nest n deep, as lowered returns make them, cost n per node.)
-        writes, found = self.bodies[-1]
-        writes |= act.writes
-        if act.opaque_calls:
-            found |= act.opaque_calls
-        if act.has_yield or act.has_await:
-            found.add("yield")
-        if act.deletes:
-            found.add("del")
-        kind = type(part)
-        if kind is gast.Return:
-            found.add("return")
-        if kind in (gast.Break, gast.Continue):
-            # It leaves every construct from its own loop inwards.
-            start = self.loop_levels[-1] if self.loop_levels else 0
-            for _, found in self.bodies[start:]:
-                found.add("jump")
-
     def block(self, stmts: list, preds: list) -> list:
-        for stmt in stmts:
-            preds = self.stmt(stmt, preds)
+        methods = _STMT_METHODS
+        for s in stmts:
+            method = methods.get(type(s))
+            if method is None:
+                method = methods[type(s)] = _stmt_method(type(s))
+            preds = method(self, s, preds)
         return preds
 
-    def stmt(self, s: gast.AST, preds: list) -> list:
-        kind = type(s)
-        method = _STMT_METHODS.get(kind, _UNKNOWN)
-        if method is _UNKNOWN:
-            method = _STMT_METHODS[kind] = getattr(_Builder, "stmt_" + kind.__name__, None)
-        if method is not None:
-            return method(self, s, preds)
-        if isinstance(s, gast.AsyncFunctionDef):
-            return [self.node(s, s, preds)]
-        if isinstance(s, (gast.AsyncWith, gast.AsyncFor)) or hasattr(s, "body"):
-            raise ConversionError(f"line {getattr(s, 'lineno', '?')}: "
-                                  f"`{type(s).__name__}` is not supported")
+    def stmt_simple(self, s, preds):
+        """A statement without blocks (most of them)."""
+        return [self.node(s, s, preds)]
+
+    stmt_FunctionDef = stmt_ClassDef = stmt_AsyncFunctionDef = stmt_simple
+
+    def stmt_Return(self, s, preds):
+        if self.bodies:
+            self.bodies[-1][1].add("return")
+        return self.stmt_Raise(s, preds)
+
+    def stmt_Raise(self, s, preds):
+        _link([self.node(s, s, preds)], self.g.exit)
+        return []
+
+    def _jump(self) -> None:
+        """A `break` or `continue` leaves every construct from its own loop inwards."""
+        start = self.loop_levels[-1] if self.loop_levels else 0
+        for _, found in self.bodies[start:]:
+            found.add("jump")
+
+    def stmt_Break(self, s, preds):
         n = self.node(s, s, preds)
-        if isinstance(s, (gast.Return, gast.Raise)):
-            _link([n], self.g.exit)
-            return []
-        if isinstance(s, gast.Break):
-            if self.loops:
-                self.loops[-1][1].append(n)
-            return []
-        if isinstance(s, gast.Continue):
-            if self.loops:
-                _link([n], self.loops[-1][0])
-            return []
-        return [n]
+        self._jump()
+        if self.loops:
+            self.loops[-1][1].append(n)
+        return []
+
+    def stmt_Continue(self, s, preds):
+        n = self.node(s, s, preds)
+        self._jump()
+        if self.loops:
+            _link([n], self.loops[-1][0])
+        return []
+
+    def stmt_unsupported(self, s, preds):
+        raise ConversionError(f"line {getattr(s, 'lineno', '?')}: "
+                              f"`{type(s).__name__}` is not supported")
 
     def _around(self, s: gast.AST, preds: list) -> Node:
         before = self.node(s, None, preds)
         s.ag_cfg_before = before
+        self.g.compounds.append(s)
         return before
 
     def _after(self, s: gast.AST, exits: list) -> list:
@@ -161,11 +197,6 @@ class _Builder:
         _link(exits, after)
         s.ag_cfg_after = after
         return [after]
-
-    def stmt_FunctionDef(self, s, preds):
-        return [self.node(s, s, preds)]
-
-    stmt_ClassDef = stmt_FunctionDef
 
     def _body(self, s, build):
         """Run `build`, recording on `s` the names its nodes write (`modified`) and what
@@ -271,8 +302,16 @@ class _Builder:
 
 
 _JUMP = frozenset({"jump"})
-_STMT_METHODS: dict = {}     # statement class -> _Builder.stmt_<class> or None
-_UNKNOWN = object()
+_STMT_METHODS: dict = {}     # statement class -> its _Builder method
+
+
+def _stmt_method(kind: type):
+    method = getattr(_Builder, "stmt_" + kind.__name__, None)
+    if method is not None:
+        return method
+    if kind in (gast.AsyncWith, gast.AsyncFor) or "body" in kind._fields:
+        return _Builder.stmt_unsupported
+    return _Builder.stmt_simple
 
 
 def build(fn_node: gast.AST) -> Graph:

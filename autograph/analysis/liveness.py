@@ -15,6 +15,7 @@ from autograph.analysis.cfg import Graph
 
 
 _NOTHING = frozenset()
+_TRIES = frozenset({gast.Try, getattr(gast, "TryStar", gast.Try)})
 _TRY_KEYS = (("ag_cfg_handlers", "ag_live_at_handlers"), ("ag_cfg_finally", "ag_live_at_finally"))
 
 
@@ -23,45 +24,44 @@ def annotate(graph: Graph) -> None:
     # operation on a machine word or a few, whatever the sets hold.
     names = Names()
     mask = names.mask
-    reads = [mask(n.act.reads) if n.act.reads else 0 for n in graph.nodes]
-    writes = [mask(n.act.writes) if n.act.writes else 0 for n in graph.nodes]
-    graph.bits = (names, writes)      # (reaching_definitions numbers the names the same)
-    live_in = [0] * len(graph.nodes)
+    nodes = graph.nodes
+    reads = [mask(n.act.reads) if n.act.reads else 0 for n in nodes]
+    writes = [mask(n.act.writes) if n.act.writes else 0 for n in nodes]
+    graph.bits = (names, reads, writes)   # (reaching_definitions numbers the names the same)
+    succ, pred = [n.succ for n in nodes], [n.pred for n in nodes]
+    live_in = [0] * len(nodes)
     # A backward analysis: the nodes nearest the exit first (`pop` takes the last), so
     # that each node mostly sees its successors' final sets (the other way round, each
     # change walks back through the whole function again).
-    work = list(graph.nodes)
-    pending = set(work)
+    work = list(range(len(nodes)))
+    pending = bytearray(b"\x01") * len(nodes)    # whether a node is in `work`
     while work:
-        node = work.pop()
-        pending.discard(node)
+        i = work.pop()
+        pending[i] = 0
         out = 0
-        for s in node.succ:
-            out |= live_in[s.index]
-        i = node.index
+        for s in succ[i]:
+            out |= live_in[s]
         new = (out & ~writes[i]) | reads[i]
         if new != live_in[i]:
             live_in[i] = new
-            for p in node.pred:
-                if p not in pending:
-                    pending.add(p)
+            for p in pred[i]:
+                if not pending[p]:
+                    pending[p] = 1
                     work.append(p)
     names_of = names.names
-    for node in graph.nodes:
-        stmt = node.ast
-        if stmt is None:
-            continue
+    for stmt in graph.compounds:     # (the graph's nodes of each are on it: see cfg)
         d = stmt.__dict__     # its annotations (`anno` stores them as `ag_` attributes)
-        for key, result in _TRY_KEYS:        # `try`: what an exception's path reads
-            entries = d.get(key)
-            if entries is not None and result not in d:
-                mask = 0
-                for e in entries:
-                    mask |= live_in[e.index]
-                d[result] = names_of(mask)
-        if d.get("ag_cfg_after") is node:
-            d["ag_live_out"] = names_of(live_in[node.index])
-            if isinstance(stmt, gast.With):
-                d["ag_cfg_after_live"] = d["ag_live_out"]
-        if d.get("ag_cfg_head") is node:
-            d["ag_live_in"] = names_of(live_in[node.index])
+        kind = type(stmt)
+        if kind in _TRIES:        # `try`: what an exception's path reads
+            for key, result in _TRY_KEYS:
+                if result not in d:
+                    mask = 0
+                    for e in d[key]:
+                        mask |= live_in[e.index]
+                    d[result] = names_of(mask)
+        live_out = d["ag_live_out"] = names_of(live_in[d["ag_cfg_after"].index])
+        if kind is gast.With:
+            d["ag_cfg_after_live"] = live_out
+        head = d.get("ag_cfg_head")
+        if head is not None:
+            d["ag_live_in"] = names_of(live_in[head.index])

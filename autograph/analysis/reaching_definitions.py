@@ -15,58 +15,69 @@ from autograph.analysis.cfg import Graph
 def annotate(graph: Graph) -> None:
     # Sets of names as bits of ints (`bits.Names`), as in liveness.
     nodes = graph.nodes
-    shared = graph.bits          # liveness's numbering of the names and write masks
+    shared = graph.bits          # liveness's numbering of the names, read and write masks
     if shared is not None:
-        names, writes = shared
+        names, reads, writes = shared
     else:
         names = Names()
+        reads = [names.mask(n.act.reads) if n.act.reads else 0 for n in nodes]
         writes = [names.mask(n.act.writes) if n.act.writes else 0 for n in nodes]
     mask = names.mask
     local = mask(graph.locals)
     params = mask(graph.params)
     deletes = [mask(n.act.deletes) if n.act.deletes else 0 for n in nodes]
-    state_in: list = [None] * len(nodes)
-    state_out: list = [None] * len(nodes)
-    state_out[graph.entry.index] = (local & ~params, params)
-    work = [n for n in nodes if n is not graph.entry]
-    pending = set(work)
-    work.reverse()
+    succ, pred = [n.succ for n in nodes], [n.pred for n in nodes]
+    # Each node's state on entry and on exit, as two lists: the names maybe undefined
+    # (None: the node is not reached, yet) and those maybe defined.
+    undefined_in: list = [None] * len(nodes)
+    defined_in: list = [0] * len(nodes)
+    undefined_out: list = [None] * len(nodes)
+    defined_out: list = [0] * len(nodes)
+    entry = graph.entry.index
+    undefined_out[entry], defined_out[entry] = local & ~params, params
+    # Forward: the nodes nearest the entry first (`pop` takes the last).
+    work = [i for i in range(len(nodes) - 1, -1, -1) if i != entry]
+    pending = bytearray(b"\x01") * len(nodes)    # whether a node is in `work`
+    pending[entry] = 0
     while work:
-        node = work.pop()
-        pending.discard(node)
-        undef = defd = 0
-        seen = False
-        for p in node.pred:
-            out = state_out[p.index]
-            if out is not None:
-                undef |= out[0]
-                defd |= out[1]
-                seen = True
-        if not seen:
+        i = work.pop()
+        pending[i] = 0
+        undef = None
+        for p in pred[i]:
+            u = undefined_out[p]
+            if u is not None:
+                if undef is None:
+                    undef, defd = u, defined_out[p]
+                else:
+                    undef |= u
+                    defd |= defined_out[p]
+        if undef is None:
             continue
-        i = node.index
-        state_in[i] = (undef, defd)
-        out = ((undef & ~writes[i]) | (deletes[i] & local), (defd | writes[i]) & ~deletes[i])
-        if out != state_out[i]:
-            state_out[i] = out
-            for s in node.succ:
-                if s not in pending:
-                    pending.add(s)
+        undefined_in[i], defined_in[i] = undef, defd
+        w, dels = writes[i], deletes[i]
+        if dels:
+            undef, defd = (undef & ~w) | (dels & local), (defd | w) & ~dels
+        else:
+            undef, defd = undef & ~w, defd | w
+        if undef != undefined_out[i] or defd != defined_out[i]:
+            undefined_out[i], defined_out[i] = undef, defd
+            for s in succ[i]:
+                if not pending[s]:
+                    pending[s] = 1
                     work.append(s)
-    graph.maybe_undefined_reads = 0
+    count = 0
     bit = names.bit
     for node in nodes:
-        state = state_in[node.index]
-        if state is None:
-            continue
-        undef = state[0]
-        if undef:
+        undef = undefined_in[node.index]
+        if undef and reads[node.index] & undef:     # (None: not reached)
             for name in node.act.read_nodes:
                 if bit.get(name.id, 0) & undef:
                     name.ag_maybe_undefined = True
-                    graph.maybe_undefined_reads += 1
-        stmt = node.ast
-        if stmt is not None and stmt.__dict__.get("ag_cfg_before", None) is node:
+                    count += 1
+    graph.maybe_undefined_reads = count
+    for stmt in graph.compounds:
+        i = stmt.ag_cfg_before.index
+        if undefined_in[i] is not None:
             # (sets that test membership by bit: see bits.NameSet)
-            stmt.ag_undefined_on_entry = NameSet(undef, names)
-            stmt.ag_defined_on_entry = NameSet(state[1], names)
+            stmt.ag_undefined_on_entry = NameSet(undefined_in[i], names)
+            stmt.ag_defined_on_entry = NameSet(defined_in[i], names)

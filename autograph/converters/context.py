@@ -7,6 +7,7 @@ from typing import Any, Optional
 import builtins
 import logging
 import sys
+from collections import ChainMap
 
 import gast
 
@@ -16,6 +17,7 @@ from autograph.tree import Scan, children, walk  # noqa: F401  (converters impor
 logger = logging.getLogger("autograph")
 
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_SCOPE_KINDS = frozenset(SCOPES)     # (a set lookup of the exact class: gast's have no subclasses)
 
 
 class Context:
@@ -105,31 +107,34 @@ class Context:
 def walk_scope(node: Any):
     """Like gast.walk, but does not enter nested functions, lambdas or classes."""
     todo = [node] if not isinstance(node, list) else list(node)
+    pop, extend, scopes = todo.pop, todo.extend, _SCOPE_KINDS
     while todo:
-        n = todo.pop()
+        n = pop()
         yield n
-        if isinstance(n, SCOPES) and n is not node:
+        if type(n) in scopes and n is not node:
             continue
-        todo.extend(children(n))
+        extend(children(n))
 
 
 def contains(node: Any, kinds: tuple, stop: tuple = ()) -> bool:
     """Whether `node` (or list) has a node of `kinds` outside nested scopes and `stop` nodes
     (a `def` or `lambda` given as `node` is a nested scope too: its `return`s are its own)."""
     todo = [node] if not isinstance(node, list) else list(node)
+    pop, extend, scopes = todo.pop, todo.extend, _SCOPE_KINDS
     while todo:
-        n = todo.pop()
+        n = pop()
         if isinstance(n, kinds):
             return True
-        if isinstance(n, SCOPES):
+        if type(n) in scopes:
             continue
-        for child in children(n):
-            if not isinstance(child, stop):
-                todo.append(child)
+        if stop:
+            extend([child for child in children(n) if not isinstance(child, stop)])
+        else:
+            extend(children(n))
     return False
 
 
-_METHODS: dict = {}
+_METHODS: dict = {}    # transformer class -> {node class -> its visit method}
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
@@ -160,14 +165,10 @@ class StatementTransformer(gast.NodeTransformer):
 
     def visit(self, node):
         """As NodeVisitor's, with the method looked up once per (transformer, node) class."""
-        key = (type(self), type(node))
-        method = _METHODS.get(key)
+        table = _METHODS.get(type(self))
+        method = table.get(type(node)) if table is not None else None
         if method is None:
-            method = getattr(type(self), "visit_" + type(node).__name__, None)
-            if method is None:      # a statement without blocks has nothing to visit
-                method = (type(self).generic_visit if _has_blocks(type(node))
-                          else _unchanged)
-            _METHODS[key] = method
+            method = _method(type(self), type(node))
         return method(self, node)
 
     def visit_FunctionDef(self, node):
@@ -244,7 +245,8 @@ class StatementTransformer(gast.NodeTransformer):
                 f for f in ("body", "orelse", "finalbody", "handlers")
                 if f in getattr(type(node), "_fields", ()))
         own = type(self)
-        plain = own.visit is StatementTransformer.visit     # (the table is `visit`'s)
+        # `visit` inlined, with its table (unless a subclass has a `visit` of its own)
+        table = _table(own) if own.visit is StatementTransformer.visit else None
         for case in d.get("cases", ()):                  # `match`: convert inside its cases
             self.generic_visit(case)
         for field in block_fields:
@@ -257,11 +259,16 @@ class StatementTransformer(gast.NodeTransformer):
                 if kind in _SCOPE_KINDS and not item.__dict__.get("ag_generated", False):
                     new.append(item)
                     continue
-                method = _METHODS.get((own, kind)) if plain else None
-                if method is _unchanged:        # a statement with no blocks, not converted
-                    new.append(item)
-                    continue
-                result = self.visit(item) if method is None else method(self, item)
+                if table is None:
+                    result = self.visit(item)
+                else:
+                    method = table.get(kind)
+                    if method is None:
+                        method = _method(own, kind)
+                    if method is _unchanged:    # a statement with no blocks, not converted
+                        new.append(item)
+                        continue
+                    result = method(self, item)
                 if type(result) is list:
                     new.extend(result)
                 elif result is not None:
@@ -271,7 +278,23 @@ class StatementTransformer(gast.NodeTransformer):
 
 
 _BLOCK_FIELDS: dict = {}    # node class -> its fields among body/orelse/finalbody/handlers
-_SCOPE_KINDS = frozenset(SCOPES)
+
+
+def _table(transformer: type) -> dict:
+    table = _METHODS.get(transformer)
+    if table is None:
+        table = _METHODS[transformer] = {}
+    return table
+
+
+def _method(transformer: type, kind: type):
+    """`visit_<class>`, else `generic_visit` for a statement with blocks, else nothing to
+    do (`_unchanged`): a statement without blocks has nothing to visit."""
+    method = getattr(transformer, "visit_" + kind.__name__, None)
+    if method is None:
+        method = transformer.generic_visit if _has_blocks(kind) else _unchanged
+    _table(transformer)[kind] = method
+    return method
 
 
 _SUPPRESSING = ("contextlib.suppress", "contextlib.ExitStack", "contextlib.AsyncExitStack")
@@ -306,8 +329,11 @@ def resolve(node: gast.AST, ctx: "Context"):
         if name in ctx.all_locals:
             return UNKNOWN
         namespace = ctx.namespace
-        if name in namespace:
-            return namespace[name]
+        # (a ChainMap's own `in` and `[]` are Python code, with a generator per test:
+        # its maps are asked in turn here, as it would)
+        for scope in namespace.maps if type(namespace) is ChainMap else (namespace,):
+            if name in scope:
+                return scope[name]
         return getattr(builtins, name, UNKNOWN)
     if kind is gast.Attribute:
         base = resolve(node.value, ctx)

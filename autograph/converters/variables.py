@@ -33,14 +33,15 @@ class LoadTransformer(gast.NodeTransformer):
         """As NodeVisitor's, with the method looked up once per node class."""
         method = _METHODS.get(type(node))
         if method is None:
-            name = type(node).__name__
-            method = _METHODS[type(node)] = (
-                _unchanged if name == "Constant" else      # (NodeVisitor's is a slow shim)
-                getattr(LoadTransformer, "visit_" + name, LoadTransformer.generic_visit))
+            method = _method(type(node))
         return method(self, node)
 
     def generic_visit(self, node):
+        # `visit` inlined: this runs for every node of the function. Constants, and
+        # names that the analyses and converters did not mark (`visit_Name` would leave
+        # them as they are), are skipped: half of all nodes.
         d = node.__dict__
+        methods = _METHODS
         for field, _ in FIELDS[type(node)]:     # (not contexts and operators: no names)
             old = d.get(field)
             if old is None:
@@ -48,25 +49,41 @@ class LoadTransformer(gast.NodeTransformer):
             if type(old) is list:
                 new = []
                 for item in old:
-                    if _plain(item):
-                        new.append(item)
-                        continue
-                    if isinstance(item, gast.AST):
-                        if isinstance(item, SCOPES) and not getattr(item, "ag_generated", False):
+                    kind = type(item)
+                    if kind is _NAME:
+                        marks = item.__dict__
+                        if "ag_maybe_undefined" not in marks and "ag_maybe_unbound" not in marks:
                             new.append(item)
                             continue
-                        item = self.visit(item)
-                    if isinstance(item, list):
+                    elif kind is _CONSTANT or item is None:
+                        new.append(item)
+                        continue
+                    elif kind in _SCOPE_KINDS and not item.__dict__.get("ag_generated", False):
+                        new.append(item)
+                        continue
+                    method = methods.get(kind)
+                    if method is None:
+                        method = _method(kind)
+                    item = method(self, item)
+                    if type(item) is list:
                         new.extend(item)
                     else:
                         new.append(item)
                 old[:] = new
-            elif _plain(old):
-                continue
-            elif isinstance(old, gast.AST):
-                if isinstance(old, SCOPES) and not getattr(old, "ag_generated", False):
+            else:
+                kind = type(old)
+                if kind is _NAME:
+                    marks = old.__dict__
+                    if "ag_maybe_undefined" not in marks and "ag_maybe_unbound" not in marks:
+                        continue
+                elif kind is _CONSTANT:
                     continue
-                d[field] = self.visit(old)
+                elif kind in _SCOPE_KINDS and not old.__dict__.get("ag_generated", False):
+                    continue
+                method = methods.get(kind)
+                if method is None:
+                    method = _method(kind)
+                d[field] = method(self, old)
         return node
 
     def visit_Delete(self, node):
@@ -100,18 +117,20 @@ class LoadTransformer(gast.NodeTransformer):
         return node
 
 
-_METHODS: dict = {}
+_METHODS: dict = {}    # node class -> LoadTransformer's method for it
 _NAME, _CONSTANT = gast.Name, gast.Constant
+_SCOPE_KINDS = frozenset(SCOPES)
 
 
-def _plain(node) -> bool:
-    """A constant, or a name that the analyses and converters did not mark: `visit_Name`
-    leaves it as it is (half of all nodes: they skip the visit)."""
-    kind = type(node)
-    if kind is _NAME:
-        d = node.__dict__
-        return "ag_maybe_undefined" not in d and "ag_maybe_unbound" not in d
-    return kind is _CONSTANT
+def _method(kind: type):
+    if not issubclass(kind, gast.AST):        # (None in a list: `kw_defaults`, dict keys)
+        method = _unchanged
+    else:
+        name = kind.__name__
+        method = (_unchanged if name == "Constant" else      # (NodeVisitor's is a slow shim)
+                  getattr(LoadTransformer, "visit_" + name, LoadTransformer.generic_visit))
+    _METHODS[kind] = method
+    return method
 
 
 def _unchanged(self, node):
