@@ -158,28 +158,34 @@ def _is_generator(node: gast.AST) -> bool:
     return False
 
 
-def _mark_nested(fn: gast.AST) -> None:
+def _mark_nested(fn: gast.AST, may_yield: bool = True) -> None:
     """Decorate the user's functions nested in `fn` as the top-level ones are: converted
     with it (`@__ag_converted__`), or kept (`@ag__.do_not_convert`: generators), so that
     calling them from converted code neither converts them again nor warns that it
     cannot. Methods of nested classes were not converted: only their generators are
-    marked (to be kept)."""
-    todo = [(node, False) for node in fn.body]
+    marked (to be kept). `may_yield`: whether `fn` holds a `yield` anywhere (else none of
+    its functions is a generator, and none is walked to find out)."""
+    todo = [(fn.body, False)]
     while todo:
-        node, in_class = todo.pop()
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            if not getattr(node, "ag_generated", False):
-                if isinstance(node, gast.AsyncFunctionDef) or _is_generator(node):
-                    node.decorator_list.append(gast.Attribute(
-                        value=templates.name("ag__"), attr="do_not_convert", ctx=gast.Load()))
-                elif not in_class:
-                    node.decorator_list.append(templates.name("__ag_converted__"))
-            todo.extend((n, in_class) for n in node.body)
-        elif isinstance(node, gast.ClassDef):
-            todo.extend((n, True) for n in node.body)
-        else:                          # a `def` is a statement: only statement lists hold one
-            for block in _BLOCKS:
-                todo.extend((n, in_class) for n in getattr(node, block, None) or ())
+        block, in_class = todo.pop()
+        for node in block:
+            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                if not getattr(node, "ag_generated", False):
+                    if isinstance(node, gast.AsyncFunctionDef) or (may_yield
+                                                                   and _is_generator(node)):
+                        node.decorator_list.append(gast.Attribute(
+                            value=templates.name("ag__"), attr="do_not_convert",
+                            ctx=gast.Load()))
+                    elif not in_class:
+                        node.decorator_list.append(templates.name("__ag_converted__"))
+                todo.append((node.body, in_class))
+            elif isinstance(node, gast.ClassDef):
+                todo.append((node.body, True))
+            else:                      # a `def` is a statement: only statement lists hold one
+                for name in _BLOCKS:
+                    inner = getattr(node, name, None)
+                    if inner:
+                        todo.append((inner, in_class))
 
 
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -192,16 +198,29 @@ _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 _PRELUDE_NAMES = frozenset({"__ag__", "__ag_converted__"})
 
 
-def _parameters(args: ast.arguments) -> gast.arguments:
+def _parameters(args: ast.arguments, scan: Scan) -> gast.arguments:
     """The parameter names only: the function's scope; its defaults and annotations are
-    evaluated where the `def` runs, and are printed as written."""
+    evaluated where the `def` runs, and are printed as written. Added to `scan` as
+    `scan.add` would add them."""
     def name(a):
-        return a and gast.Name(id=a.arg, ctx=gast.Param(), annotation=None, type_comment=None)
-    return gast.arguments(posonlyargs=[name(a) for a in args.posonlyargs],
-                          args=[name(a) for a in args.args], vararg=name(args.vararg),
-                          kwonlyargs=[name(a) for a in args.kwonlyargs],
-                          kw_defaults=[None] * len(args.kwonlyargs), kwarg=name(args.kwarg),
-                          defaults=[])
+        if a is None:
+            return None
+        scan.names.add(a.arg)
+        scan.stored.add(a.arg)
+        return templates.make(gast.Name, id=a.arg, ctx=_PARAM, annotation=None,
+                              type_comment=None)
+    scan.kinds.add(gast.arguments)
+    params = templates.make(gast.arguments, posonlyargs=[name(a) for a in args.posonlyargs],
+                            args=[name(a) for a in args.args], vararg=name(args.vararg),
+                            kwonlyargs=[name(a) for a in args.kwonlyargs],
+                            kw_defaults=[None] * len(args.kwonlyargs),
+                            kwarg=name(args.kwarg), defaults=[])
+    if scan.names:
+        scan.kinds.add(gast.Name)
+    return params
+
+
+_PARAM = gast.Param()
 
 
 def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
@@ -233,12 +252,11 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
     doc = two_paths.copy_docstring(node.body) if verbatim is not None else []
     original = _original_body(node, lines) if verbatim is None else None
     scan = Scan()
-    fn = gast.FunctionDef(name=node.name, args=_parameters(node.args),
-                          body=[parsing.from_ast(stmt, scan) for stmt in node.body],
-                          decorator_list=[], returns=None, type_comment=None, type_params=[])
-    fn.lineno, fn.col_offset = node.lineno, node.col_offset
-    fn.end_lineno, fn.end_col_offset = node.end_lineno, node.end_col_offset
-    scan.add(fn.args)
+    fn = templates.make(gast.FunctionDef, name=node.name, args=_parameters(node.args, scan),
+                        body=[parsing.from_ast(stmt, scan) for stmt in node.body],
+                        decorator_list=[], returns=None, type_comment=None, type_params=[],
+                        lineno=node.lineno, col_offset=node.col_offset,
+                        end_lineno=node.end_lineno, end_col_offset=node.end_col_offset)
     scan.kinds.add(gast.FunctionDef)
     ctx = Context(fn, filename, namespace, recursive=True, scan=scan)
     clash = ctx.all_locals & _PRELUDE_NAMES
@@ -252,7 +270,7 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
     ctx.has_class_cell = in_class     # `super()` becomes `super(__class__, self)`
     fn = pipeline.convert(fn, ctx)
     if ctx.has_nested_functions:
-        _mark_nested(fn)
+        _mark_nested(fn, gast.Yield in ctx.node_kinds or gast.YieldFrom in ctx.node_kinds)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
     comments = _comments(lines, node, scan.strings)
     body_name = ctx.new_name("converted_body")       # (see two_paths._nested)
@@ -281,10 +299,11 @@ def _comments(lines: Sequence[str], node: ast.AST, strings: list) -> list:
     """[(line, "# text")]: the lines of the function's body that hold only a comment
     (lines inside strings that span lines do not count)."""
     found = []
-    for number in range(node.lineno + 1, node.end_lineno + 1):
-        text = lines[number - 1].strip() if number <= len(lines) else ""
-        if text.startswith("#") and not any(a < number <= b for a, b in strings):
-            found.append((number, text))
+    for number, line in enumerate(lines[node.lineno:node.end_lineno], node.lineno + 1):
+        if "#" in line:                 # (most lines have none: no strip, no test)
+            text = line.strip()
+            if text.startswith("#") and not any(a < number <= b for a, b in strings):
+                found.append((number, text))
     return found
 
 
@@ -335,6 +354,9 @@ def _frame_sensitive(targets: list, lines: list, namespace: dict) -> dict:
     runs its original body, which adds no frame. Only functions whose text has a hint are
     walked."""
     sensitive = {}
+    source = "".join(lines)
+    if not any(hint in source for hint in parsing.TEXT_HINTS):
+        return sensitive             # (most modules: no function's text has one either)
     for target in targets:
         node = target.node
         text = "".join(lines[node.lineno - 1:node.end_lineno])

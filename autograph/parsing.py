@@ -235,16 +235,16 @@ def to_ast(node, lineno: int = 1):
     parent's line, and a span may be empty but never reversed (compile rejects that).
     Returns `node`, an `ast` tree from then on (or the list of them)."""
     todo = [(n, lineno) for n in node] if type(node) is list else [(node, lineno)]
-    classes, leaves, fields_of, pop, push = _AST_CLASS, _AST_LEAF, _AST_FIELDS, todo.pop, todo.append
-    positioned, name_kind, ast_name = _POSITIONED, gast.Name, ast.Name
+    pop, push = todo.pop, todo.append
+    table, leaves, name_kind, ast_name = _TO_AST, _AST_LEAF, gast.Name, ast.Name
     while todo:
         n, lineno = pop()
-        kind = type(n)
-        cls = classes.get(kind)
-        if cls is None:
+        entry = table.get(type(n))
+        if entry is None:
             continue                # an `ast` node, or a gast node met before
+        cls, positioned, fields, leaf_fields, role = entry
         d = n.__dict__
-        if cls in positioned:
+        if positioned:
             get = d.get
             lineno = get("lineno") or lineno
             col = get("col_offset") or 0
@@ -254,45 +254,40 @@ def to_ast(node, lineno: int = 1):
                 end, end_col = lineno, col
             d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = (
                 lineno, col, end, end_col)
-        if kind is name_kind:
-            d["ctx"] = leaves[type(d["ctx"])]
-            n.__class__ = ast_name
-            continue
-        if kind is gast.arguments:
-            for field in ("posonlyargs", "args", "kwonlyargs"):
-                for a in d[field]:
-                    _arg(a)
-            for field in ("vararg", "kwarg"):
-                if d[field] is not None:
-                    _arg(d[field])
-            for field in ("kw_defaults", "defaults"):
-                for v in d[field]:
-                    if v is not None:
-                        push((v, lineno))
-            n.__class__ = cls
-            continue
-        if kind is gast.ExceptHandler and d["name"] is not None:
-            d["name"] = d["name"].id
-        for field in fields_of[cls]:
+        for field in leaf_fields:
+            d[field] = leaves[type(d[field])]
+        if role:
+            if role == _NAME:
+                n.__class__ = ast_name
+                continue
+            if role == _ARGUMENTS:
+                for field in ("posonlyargs", "args", "kwonlyargs"):
+                    for a in d[field]:
+                        _arg(a)
+                for field in ("vararg", "kwarg"):
+                    if d[field] is not None:
+                        _arg(d[field])
+                for field in ("kw_defaults", "defaults"):
+                    for v in d[field]:
+                        if v is not None:
+                            push((v, lineno))
+                n.__class__ = cls
+                continue
+            if role == _COMPARE:
+                d["ops"] = [leaves[type(op)] for op in d["ops"]]
+            elif d["name"] is not None:        # _EXCEPT
+                d["name"] = d["name"].id
+        for field in fields:
             value = d.get(field)
             if type(value) is list:
-                for i, v in enumerate(value):
+                for v in value:
                     if type(v) is name_kind:        # (a third of the nodes: here, not pushed)
                         _name_to_ast(v, lineno)
-                        continue
-                    leaf = leaves.get(type(v))
-                    if leaf is not None:
-                        value[i] = leaf
                     elif v is not None:
                         push((v, lineno))
             elif value is not None:
-                kind = type(value)
-                if kind is name_kind:            # (as in a list, above)
+                if type(value) is name_kind:        # (as in a list, above)
                     _name_to_ast(value, lineno)
-                    continue
-                leaf = leaves.get(kind)
-                if leaf is not None:
-                    d[field] = leaf
                 else:
                     push((value, lineno))
         n.__class__ = cls
@@ -333,6 +328,25 @@ _EXTRA_FIELDS = {cls: {f: [] if f == "type_params" else None
                  for cls, gcls in GAST_CLASS.items()}
 
 
+# Per ast class, what `from_ast` does to its nodes, looked up once per node: (the gast
+# class, the fields that may hold nodes, those that hold a context or an operator (a
+# Compare's `ops` are replaced apart), gast's extra fields with their defaults, and what
+# else is done for the class: 0, nothing, or one of the roles below).
+_ARG, _PLACE, _CALL, _STRING, _DEFINITION, _RETURN, _LOOP, _COMPARE, _EXCEPT, _DECLARE = \
+    range(1, 11)
+_ROLES = {ast.arg: _ARG, ast.Attribute: _PLACE, ast.Subscript: _PLACE, ast.Call: _CALL,
+          ast.Constant: _STRING, ast.JoinedStr: _STRING, ast.FunctionDef: _DEFINITION,
+          ast.AsyncFunctionDef: _DEFINITION, ast.ClassDef: _DEFINITION, ast.Return: _RETURN,
+          ast.For: _LOOP, ast.AsyncFor: _LOOP, ast.While: _LOOP, ast.Compare: _COMPARE,
+          ast.ExceptHandler: _EXCEPT, ast.Global: _DECLARE, ast.Nonlocal: _DECLARE}
+_LEAVES = frozenset(_GAST_SHARED)
+_FROM_AST = {cls: (GAST_CLASS.get(cls, gast.Name),
+                   tuple(f for f in _CHILD_FIELDS[cls] if f not in ("ctx", "op")),
+                   tuple(f for f in _CHILD_FIELDS[cls] if f in ("ctx", "op")),
+                   _EXTRA_FIELDS.get(cls), _ROLES.get(cls, 0))
+             for cls in _CHILD_FIELDS if cls not in _LEAVES and cls is not ast.Name}
+
+
 def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
     """ast -> gast (what `gast.ast_to_gast` does), converting `tree` in place: `ast.arg`
     becomes `gast.Name(ctx=Param)`, an `except ... as name` gets a Name node, and the
@@ -345,113 +359,102 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
         if outer is tree:
             outer = new
         tree = new
+    if scan is None:
+        scan = Scan()           # (gathered and dropped: cheaper than a test per node)
+    names, stored, kinds = scan.names, scan.stored, scan.kinds
     todo = [tree]
-    shared, child_fields, extra, classes = (_GAST_SHARED, _CHILD_FIELDS, _EXTRA_FIELDS,
-                                            GAST_CLASS)
-    kinds = scan.kinds if scan is not None else set()
+    pop, push, extend = todo.pop, todo.append, todo.extend
+    shared, table, ast_name, gast_name, load = (_GAST_SHARED, _FROM_AST, ast.Name, gast.Name,
+                                                gast.Load)
     while todo:
-        node = todo.pop()
-        if node is None:
-            continue
+        node = pop()
         kind = type(node)
-        d = node.__dict__
-        if kind is ast.Name:               # a third of all nodes: the short way
+        if kind is ast_name:              # a third of all nodes: the short way
+            d = node.__dict__
             ctx = d["ctx"] = shared[type(d["ctx"])]
             d["annotation"] = d["type_comment"] = None
-            node.__class__ = gast.Name
-            if scan is not None:
-                scan.names.add(d["id"])
-                if type(ctx) is not gast.Load:
-                    scan.stored.add(d["id"])
+            node.__class__ = gast_name
+            names.add(d["id"])
+            if type(ctx) is not load:
+                stored.add(d["id"])
             continue
-        for field in child_fields[kind]:
+        if node is None:                  # (a Dict's keys, an `arguments`' kw_defaults)
+            continue
+        d = node.__dict__
+        new, fields, leaves, more, role = table[kind]
+        for field in fields:
             value = d[field]
             if type(value) is list:
                 if copy:
-                    copied = []
-                    for v in value:
-                        if v is not None:
-                            cls = type(v)
-                            new = cls.__new__(cls)
-                            new.__dict__.update(v.__dict__)
-                            v = new
-                        copied.append(v)
-                    value = d[field] = copied
-                todo.extend(value)
+                    value = d[field] = [v if v is None else _shallow(v) for v in value]
+                extend(value)
             elif value is not None:
-                one = shared.get(type(value))
-                if one is None:
-                    if copy:
-                        cls = type(value)
-                        new = cls.__new__(cls)
-                        new.__dict__.update(value.__dict__)
-                        value = d[field] = new
-                    todo.append(value)
-                else:
-                    d[field] = one
-        if kind is ast.Compare:
-            d["ops"] = [shared[type(op)] for op in d["ops"]]
-        elif copy and (kind is ast.Global or kind is ast.Nonlocal):
-            d["names"] = list(d["names"])
-        elif kind is ast.arg:
-            d["id"] = d.pop("arg")
-            d["ctx"] = gast.Param()
-            node.__class__ = gast.Name
-            if scan is not None:
-                scan.names.add(d["id"])
-                scan.stored.add(d["id"])
-            continue
-        elif scan is not None:
-            if kind in _DEFINITIONS:
-                if node is not outer:
-                    scan.defined.add(d["name"])
-            elif kind in _STRINGS:
-                if d["end_lineno"] != d["lineno"]:
-                    scan.strings.append((d["lineno"], d["end_lineno"]))
-            elif kind is ast.Return:
-                scan.returns += 1
-            elif kind is ast.For or kind is ast.While or kind is ast.AsyncFor:
-                if d["orelse"]:
-                    scan.loop_else = True
-            elif kind is ast.Attribute or kind is ast.Subscript:
-                if type(d["ctx"]) is not gast.Load:
+                if copy:
+                    value = d[field] = _shallow(value)
+                push(value)
+        if leaves:
+            for field in leaves:
+                d[field] = shared[type(d[field])]
+        if role:
+            if role == _PLACE:
+                if type(d["ctx"]) is not load:
                     scan.place_writes = True
-            elif kind is ast.Call:
+            elif role == _CALL:
                 func = d["func"]
                 if type(func) is ast.Attribute and func.attr in MUTATORS:
                     scan.place_writes = True
                     if func.attr in LIST_METHODS:
                         scan.list_calls = True
-        if kind is ast.ExceptHandler and d["name"] is not None:
-            name = d["name"] = gast.Name(id=d["name"], ctx=gast.Store(), annotation=None,
-                                         type_comment=None)
-            for attr in _POSITIONS:
-                setattr(name, attr, d.get(attr))
-            if scan is not None:
-                scan.names.add(name.id)
-                scan.stored.add(name.id)
-        more = extra[kind]
+            elif role == _STRING:
+                if d["end_lineno"] != d["lineno"]:
+                    scan.strings.append((d["lineno"], d["end_lineno"]))
+            elif role == _ARG:
+                d["id"] = d.pop("arg")
+                d["ctx"] = gast.Param()
+                node.__class__ = gast_name
+                names.add(d["id"])
+                stored.add(d["id"])
+                continue
+            elif role == _DEFINITION:
+                if node is not outer:
+                    scan.defined.add(d["name"])
+            elif role == _RETURN:
+                scan.returns += 1
+            elif role == _LOOP:
+                if d["orelse"]:
+                    scan.loop_else = True
+            elif role == _COMPARE:
+                d["ops"] = [shared[type(op)] for op in d["ops"]]
+            elif role == _EXCEPT:
+                if d["name"] is not None:
+                    name = d["name"] = gast.Name(id=d["name"], ctx=gast.Store(),
+                                                 annotation=None, type_comment=None)
+                    for attr in _POSITIONS:
+                        setattr(name, attr, d.get(attr))
+                    names.add(name.id)
+                    stored.add(name.id)
+            elif copy:                     # _DECLARE
+                d["names"] = list(d["names"])
         if more:
             d.update(more)
             if "type_params" in more:
                 d["type_params"] = []
-        node.__class__ = new = classes[kind]
+        node.__class__ = new
         kinds.add(new)
-    if scan is not None and scan.names:
-        kinds.add(gast.Name)
+    if names:
+        kinds.add(gast_name)
     return tree
 
 
 def _shallow(node):
     """A new node of `node`'s class with the same fields (lists shared until replaced)."""
-    cls = node.__class__
-    new = cls.__new__(cls)
-    new.__dict__.update(node.__dict__)
+    new = _AST_NEW(type(node))
+    new.__dict__ = node.__dict__.copy()
     return new
 
 
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_STRINGS = (ast.Constant, ast.JoinedStr)
+_AST_NEW = ast.AST.__new__      # (every node class's)
+
 
 # gast -> ast (`to_ast`): node classes, the shared contexts and operators, the fields
 # that may hold nodes (contexts and operators included), the classes with positions.
@@ -465,7 +468,16 @@ _AST_LEAF[gast.Param] = ast.Load()     # (never compiled: parameters become ast.
 _AST_FIELDS = {cls: tuple(f for f in cls._fields
                           if f in ("ctx", "op", "ops") or (holds_nodes(cls, f) and f != "name"))
                for cls in _AST_CLASS.values()}
-_POSITIONED = frozenset(cls for cls in _AST_CLASS.values() if "lineno" in cls._attributes)
+# Per gast class, what `to_ast` does to its nodes: (the ast class, whether it has
+# positions, the fields that may hold nodes, those that hold a context or an operator,
+# and what else is done: 0, nothing, or one of the roles below).
+_NAME, _ARGUMENTS = 1, 2       # (and _COMPARE, _EXCEPT as in `from_ast`)
+_TO_AST = {gast_cls: (cls, "lineno" in cls._attributes,
+                      tuple(f for f in _AST_FIELDS[cls] if f not in ("ctx", "op", "ops")),
+                      tuple(f for f in _AST_FIELDS[cls] if f in ("ctx", "op")),
+                      {ast.Name: _NAME, ast.arguments: _ARGUMENTS, ast.Compare: _COMPARE,
+                       ast.ExceptHandler: _EXCEPT}.get(cls, 0))
+           for gast_cls, cls in _AST_CLASS.items()}
 
 
 def parse(source: str) -> gast.Module:

@@ -92,6 +92,22 @@ def _positioned(new, like):
     return new
 
 
+def _new(cls, like, fields: dict):
+    """A node of class `cls` with `fields` (which become its attributes), at the start of
+    `like` (an empty span): `templates.make`'s way, at a third of the cost of the
+    classes' constructors."""
+    line, col = like.lineno, like.col_offset
+    fields["lineno"], fields["col_offset"], fields["end_lineno"], fields["end_col_offset"] = (
+        line, col, line, col)
+    node = _AST_NEW(cls)
+    node.__dict__ = fields
+    return node
+
+
+_AST_NEW = ast.AST.__new__
+_LOAD, _NOT, _GAST_LOAD, _GAST_PARAM = ast.Load(), ast.Not(), gast.Load(), gast.Param()
+
+
 def _docstring(body: list) -> list:
     if body and type(body[0]).__name__ == "Expr":
         value = body[0].value
@@ -116,15 +132,15 @@ def join(fn, original_body: list, operators: str = "ag__", text: str = "global n
         original_body = _take_declarations(original_body, found)
         converted_body = _take_declarations(converted_body, found)
     at = fn            # the new lines take the `def`'s line: comments stay with statements
-    head = [_positioned(getattr(ast, kind)(names=names), at) for kind, names in found.items()]
+    head = [_new(getattr(ast, kind), at, {"names": names}) for kind, names in found.items()]
     if not original_body or type(original_body[-1]).__name__ not in _EXITS:
-        original_body.append(_positioned(ast.Return(value=None), at))
-    fork = _positioned(ast.If(test=not_staging(operators, at), body=original_body, orelse=[]),
-                       at)
+        original_body.append(_new(ast.Return, at, {"value": None}))
+    fork = _new(ast.If, at, {"test": not_staging(operators, at), "body": original_body,
+                             "orelse": []})
     fork.ag_python_path = True       # (the printer prints the body's comments in both)
     if body_name is not None:
         converted_body = _nested(fn, converted_body, body_name, found)
-    fn.body = doc + head + [fork] + (converted_body or [_positioned(ast.Pass(), at)])
+    fn.body = doc + head + [fork] + (converted_body or [_new(ast.Pass, at, {})])
 
 
 def _parameter_names(args) -> list:
@@ -146,29 +162,34 @@ def _nested(fn, body: list, name: str, declared: dict) -> list:
     the nested function declares again."""
     names = _parameter_names(fn.args)
     at = fn
-    params = gast.arguments(posonlyargs=[], args=[_name(n, gast.Param(), at) for n in names],
-                            vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-                            defaults=[])
-    head = [_positioned(getattr(gast, kind)(names=list(found)), at)
+    params = _new(gast.arguments, at, {
+        "posonlyargs": [], "args": [_name(n, _GAST_PARAM, at) for n in names],
+        "vararg": None, "kwonlyargs": [], "kw_defaults": [], "kwarg": None, "defaults": []})
+    head = [_new(getattr(gast, kind), at, {"names": list(found)})
             for kind, found in declared.items()]
-    inner = _positioned(gast.FunctionDef(name=name, args=params, body=head + (body or [
-        _positioned(gast.Pass(), at)]), decorator_list=[], returns=None, type_comment=None,
-        type_params=[]), at)
-    call = _positioned(gast.Call(func=_name(name, gast.Load(), at),
-                                 args=[_name(n, gast.Load(), at) for n in names],
-                                 keywords=[]), at)
-    return [inner, _positioned(gast.Return(value=call), at)]
+    inner = _new(gast.FunctionDef, at, {
+        "name": name, "args": params, "body": head + (body or [_new(gast.Pass, at, {})]),
+        "decorator_list": [], "returns": None, "type_comment": None, "type_params": []})
+    call = _new(gast.Call, at, {"func": _name(name, _GAST_LOAD, at),
+                                "args": [_name(n, _GAST_LOAD, at) for n in names],
+                                "keywords": []})
+    return [inner, _new(gast.Return, at, {"value": call})]
 
 
 def _name(name: str, ctx, at) -> gast.Name:
-    return _positioned(gast.Name(id=name, ctx=ctx, annotation=None, type_comment=None), at)
+    return _new(gast.Name, at, {"id": name, "ctx": ctx, "annotation": None,
+                                "type_comment": None})
 
 
 def not_staging(operators: str, at) -> ast.expr:
     """`not ag__.staging`, at the position of `at`."""
-    flag = ast.Attribute(value=_positioned(ast.Name(id=operators, ctx=ast.Load()), at),
-                         attr="staging", ctx=ast.Load())
-    return _positioned(ast.UnaryOp(op=ast.Not(), operand=_positioned(flag, at)), at)
+    return _new(ast.UnaryOp, at, {"op": _NOT, "operand": _staging(operators, at)})
+
+
+def _staging(operators: str, at) -> ast.expr:
+    """`ag__.staging`, at the position of `at`."""
+    name = _new(ast.Name, at, {"id": operators, "ctx": _LOAD})
+    return _new(ast.Attribute, at, {"value": name, "attr": "staging", "ctx": _LOAD})
 
 
 def join_lambda(fn, original_body, operators: str = "ag__") -> None:
@@ -216,15 +237,13 @@ def staging_first(fn, doc: list, original_declared: list, operators: str = "__ag
     if "global" in text or "nonlocal" in text:
         body = _take_declarations(body, found)
     at = fn
-    head = [_positioned(getattr(ast, kind)(names=names), at) for kind, names in found.items()]
+    head = [_new(getattr(ast, kind), at, {"names": names}) for kind, names in found.items()]
     if body_name is not None:
         body = _nested(fn, body, body_name, found)
     elif not body or type(body[-1]).__name__ not in _EXITS:
-        body.append(_positioned(ast.Return(value=None), at))
-    flag = ast.Attribute(value=_positioned(ast.Name(id=operators, ctx=ast.Load()), at),
-                         attr="staging", ctx=ast.Load())
-    fn.body = doc + head + [_positioned(ast.If(test=_positioned(flag, at), body=body,
-                                               orelse=[]), at)]
+        body.append(_new(ast.Return, at, {"value": None}))
+    fn.body = doc + head + [_new(ast.If, at, {"test": _staging(operators, at), "body": body,
+                                              "orelse": []})]
 
 
 def copy_docstring(body: list) -> list:
@@ -278,9 +297,9 @@ def verbatim_span(node: ast.FunctionDef, lines: Sequence[str], prefix: str,
 def _starts_line(stmt, lines: Sequence[str], indent: Optional[str]) -> bool:
     """Whether `stmt` is the first thing on its line (after exactly `indent`, if given)."""
     line = lines[stmt.lineno - 1]
+    if indent is not None:          # (`line[:col_offset] == indent`, without the slice)
+        return stmt.col_offset == len(indent) and line.startswith(indent)
     head = line[:stmt.col_offset]
-    if indent is not None:
-        return head == indent
     return not head.strip(" \t") and len(head) == stmt.col_offset
 
 

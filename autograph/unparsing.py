@@ -291,19 +291,23 @@ else:
                 _VISITORS[type(value)](self, value)
 
         def visit_Call(self, node):
-            source, names = self._source, self._plain_names
+            source = self._source
             func = node.func
             kind = type(func)
-            if kind is _GAST_NAME and names and func.annotation is None:
-                source.append(func.id)
-            elif kind is _GAST_ATTRIBUTE:
+            if kind is _GAST_ATTRIBUTE:
                 self.visit_Attribute(func)
+            elif kind is _GAST_CALL:                  # `ag__.converted(f)(x)`
+                self.visit_Call(func)
+            elif kind is _GAST_NAME and self._plain_names and func.annotation is None:
+                source.append(func.id)
             else:
                 self._precedences[func] = _ATOM
                 _VISITORS[kind](self, func)
             source.append("(")
-            self._items(node.args)
-            comma = bool(node.args)
+            args = node.args
+            if args:
+                self._items(args)
+            comma = bool(args)
             for keyword in node.keywords:             # (the stdlib's visit_keyword)
                 if comma:
                     source.append(", ")
@@ -321,18 +325,18 @@ else:
                 name = value.id
                 if name == "ag__" and self._operators is not None and getattr(
                         value, "ag_generated", False):
-                    source.append(self._operators)      # (api.rename_operators, printed)
-                elif self._plain_names and value.annotation is None:
-                    source.append(name)
-                else:
+                    name = self._operators              # (api.rename_operators, printed)
+                elif not self._plain_names or value.annotation is not None:
                     self.visit_Name(value)
-            else:
-                self._precedences[value] = _ATOM
-                _VISITORS[kind](self, value)
-                if kind in _CONSTANTS and isinstance(value.value, int):
-                    source.append(" ")        # `3 .real`, not `3.real`
-            source.append(".")
-            source.append(node.attr)
+                    source.append("." + node.attr)
+                    return
+                source.append(name + "." + node.attr)
+                return
+            self._precedences[value] = _ATOM
+            _VISITORS[kind](self, value)
+            if kind in _CONSTANTS and isinstance(value.value, int):
+                source.append(" ")        # `3 .real`, not `3.real`
+            source.append("." + node.attr)
 
         def visit_Constant(self, node):
             value = node.value

@@ -51,7 +51,7 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
             and not any(type(a) is gast.Starred for a in node.args)
             and (target is not builtins.len or len(node.args) == 1)):
         return operator_call(staged, node.args, node)   # staged for staged values
-    if target is builtins.print and Feature.BUILTIN_FUNCTIONS in ctx.features:
+    if ctx.features and target is builtins.print and Feature.BUILTIN_FUNCTIONS in ctx.features:
         call = operator_call("print_", node.args, node)
         call.keywords = node.keywords
         return call

@@ -21,10 +21,10 @@ import ast
 
 import gast
 
-from autograph import parsing, templates, unparsing
+from autograph import templates, unparsing
 from autograph.converters.context import SCOPES, Context, children, walk
 # Methods that change a list/dict/set/bytearray; those that make a local list state.
-from autograph.tree import LIST_METHODS, MUTATORS  # noqa: F401  (also read from here)
+from autograph.tree import FIELDS, LIST_METHODS, MUTATORS  # noqa: F401  (also read here)
 
 _UNSAFE = (gast.Call, gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await, gast.Lambda,
            gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -84,12 +84,13 @@ def _summary(nodes: list, places: _Places) -> _Places:
     drop it when they rebuild the statement's blocks (StatementTransformer.generic_visit),
     which they do to every statement on the way to one they change."""
     todo = list(nodes)
+    pop, push, extend, fields_of = todo.pop, todo.append, todo.extend, FIELDS
     while todo:
-        n = todo.pop()
+        n = pop()
         kind = type(n)
         if kind in _LEAVES:
             continue
-        if kind in SCOPES and not getattr(n, "ag_generated", False):
+        if kind in _SCOPES and not getattr(n, "ag_generated", False):
             continue
         d = n.__dict__
         if type(d.get("body")) is list:
@@ -103,11 +104,20 @@ def _summary(nodes: list, places: _Places) -> _Places:
             continue
         if kind in _WRITERS:
             _own(n, kind, places)
-        todo.extend(children(n))
+        # `todo.extend(children(n))`, inline (most nodes are expressions: this is most of
+        # the walk); the None it pushes is skipped as a leaf
+        for field, _ in fields_of[kind]:
+            value = d.get(field)
+            if type(value) is list:
+                extend(value)
+            else:
+                push(value)
     return places
 
 
-_LEAVES = frozenset({gast.Name, gast.Constant})       # nothing in them, nothing under them
+# Nothing in them, nothing under them (None: a field left empty, a Dict's `**` key).
+_LEAVES = frozenset({gast.Name, gast.Constant, type(None)})
+_SCOPES = frozenset(SCOPES)
 _WRITERS = frozenset({gast.Call, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.For,
                       gast.AsyncFor, gast.With, gast.AsyncWith, gast.Delete})
 
@@ -276,6 +286,7 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
         return None, []
     changed = set(modified_all) | set(extra_changed)
     written = targets.keys()                    # places the construct changes
+    at = _Builder(lineno)
     entries, defs = [], []
     for text, t in sorted(targets.items(), key=lambda item: (item[1].lineno,
                                                               item[1].col_offset)):
@@ -284,31 +295,36 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
             role = "index" if type(t) is gast.Subscript else "object"
             obj = t.value if (type(t.value) is gast.Name or not (
                 _unsafe(t.value) or _names(t.value) & changed)) else None
-            entries.append(_uncarried(text, f"its {role} `{moving[0]}` changes inside the "
-                                            f"construct", t.lineno, obj))
+            entries.append(_uncarried(at, text, f"its {role} `{moving[0]}` changes inside "
+                                                f"the construct", t.lineno, obj))
         elif type(t) is gast.Subscript and _has_slice(t.slice):
-            entries.append(_uncarried(text, "a slice assignment", t.lineno))
+            entries.append(_uncarried(at, text, "a slice assignment", t.lineno))
         elif _unsafe(t):
-            entries.append(_uncarried(text, "its object or key is computed by a call",
+            entries.append(_uncarried(at, text, "its object or key is computed by a call",
                                       t.lineno))
         else:
-            entries.append(_carried(text, t))
+            entries.append(_carried(at, text, t))
     for text, t in deletes.items():
-        entries.append(_uncarried(text, "`del` of an attribute or item", t.lineno))
+        entries.append(_uncarried(at, text, "`del` of an attribute or item", t.lineno))
     # One entry per receiver (the first call found): each says the same, that the
     # receiver must not be a Python container.
     for text, call in calls.items():
         receiver = call.func.value
         # `xs.append(v)` on a local name: the name is state, and a staged construct makes
         # the list a staged list (then this check passes); a dict's `pop` is not that.
-        getter = f"lambda: {text}" if not _unsafe(receiver) else "None"
-        entries.append(f"({text!r}, {getter}, None, "
-                       f"{f'`{text}.{call.func.attr}(...)` changes it in place'!r}, "
-                       f"{call.lineno}, 'method')")
+        # (`text` is the receiver's: `(text, lambda: text, None, reason, line, 'method')`)
+        getter = at.thunk(at.copy(receiver)) if not _unsafe(receiver) else at.constant(None)
+        entries.append(at.tuple([
+            at.constant(text), getter, at.constant(None),
+            at.constant(f"`{text}.{call.func.attr}(...)` changes it in place"),
+            at.constant(call.lineno), at.constant("method")]))
     for name in declared:
         if name in ctx.graph_act.declared_global:
-            entries.append(f"({name!r}, lambda: {name}, "
-                           f"lambda v: ag__.set_global(globals(), {name!r}, v))")
+            # (name, lambda: name, lambda v: ag__.set_global(globals(), name, v))
+            setter = at.operator("set_global", [at.call(at.name("globals"), []),
+                                                at.constant(name), at.name("v")])
+            entries.append(at.tuple([at.constant(name), at.thunk(at.name(name)),
+                                     at.thunk(setter, "v")]))
         else:
             setter = ctx.new_name(f"set_{name}", unique=True)
             value = "value" if name != "value" else "value_"
@@ -316,39 +332,111 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
                                       f"    {name} = {value}", lineno)
             for d in defs:
                 d.ag_generated = True
-            entries.append(f"({name!r}, lambda: {name}, {setter}, 'local')")
+            # (name, lambda: name, setter, 'local')
+            entries.append(at.tuple([at.constant(name), at.thunk(at.name(name)),
+                                     at.name(setter), at.constant("local")]))
     if not entries:
         return None, defs
-    return _expression("lambda: (" + ", ".join(entries) + ",)", lineno), defs
+    return at.thunk(at.tuple(entries)), defs      # lambda: (entry, ...)
 
 
-def _expression(text: str, lineno: int):
-    """The expression `text` as a gast tree at `lineno` (the C parser and the in-place
-    conversion: each construct's text is new, so a cached template would not help)."""
-    node = parsing.from_ast(ast.parse(text, mode="eval")).body
-    for n in walk(node):
-        if "lineno" in n._attributes:
-            n.lineno = n.end_lineno = lineno
-            n.col_offset = n.end_col_offset = 0
-        if type(n) is gast.Name:
-            n.ag_generated = True
-    return node
-
-
-def _carried(text: str, target) -> str:
-    obj = _text(target.value)
+def _carried(at: "_Builder", text: str, target):
+    """`(text, lambda: text, lambda v: ag__.set_attr(obj, 'attr', v), lambda: (obj,
+    'attr'))` for an attribute, `(text, lambda: text, lambda v: ag__.set_item(obj, key,
+    v))` for an item (an attribute's name `ag__.attribute_name(lambda: text)` where Python
+    mangles it)."""
+    obj = target.value
     if type(target) is gast.Attribute:
-        attr = repr(target.attr)
-        if target.attr.startswith("__") and not target.attr.endswith("__"):
-            attr = f"ag__.attribute_name(lambda: {text})"     # as Python mangles it
-        setter = f"lambda v: ag__.set_attr({obj}, {attr}, v)"
-        return f"({text!r}, lambda: {text}, {setter}, lambda: ({obj}, {attr}))"
-    setter = f"lambda v: ag__.set_item({obj}, {_text(target.slice)}, v)"
-    return f"({text!r}, lambda: {text}, {setter})"
+        def attr():
+            if target.attr.startswith("__") and not target.attr.endswith("__"):
+                return at.operator("attribute_name", [at.thunk(at.copy(target))])
+            return at.constant(target.attr)
+        setter = at.operator("set_attr", [at.copy(obj), attr(), at.name("v")])
+        return at.tuple([at.constant(text), at.thunk(at.copy(target)), at.thunk(setter, "v"),
+                         at.thunk(at.tuple([at.copy(obj), attr()]))])
+    setter = at.operator("set_item", [at.copy(obj), at.copy(target.slice), at.name("v")])
+    return at.tuple([at.constant(text), at.thunk(at.copy(target)), at.thunk(setter, "v")])
 
 
-def _uncarried(text: str, reason: str, lineno: int, obj=None) -> str:
-    """A write that cannot be carried; `obj`: the object written into, when it can be
-    read (a staged list takes item writes itself)."""
-    getter = f"lambda: {_text(obj)}" if obj is not None else "None"
-    return f"({text!r}, {getter}, None, {reason!r}, {lineno}, 'write')"
+def _uncarried(at: "_Builder", text: str, reason: str, lineno: int, obj=None):
+    """`(text, lambda: obj or None, None, reason, line, 'write')`: a write that cannot be
+    carried; `obj`: the object written into, when it can be read (a staged list takes
+    item writes itself)."""
+    getter = at.thunk(at.copy(obj)) if obj is not None else at.constant(None)
+    return at.tuple([at.constant(text), getter, at.constant(None), at.constant(reason),
+                     at.constant(lineno), at.constant("write")])
+
+
+class _Builder:
+    """The nodes of a `composite=` argument, as `ast.parse` gives them for its text (which
+    it was, printed and parsed again: a good part of the time of converting a construct),
+    every node at the construct's line `lineno`, every name marked as autograph's. The
+    places' expressions are copied from the tree: the same nodes as their printed text
+    parses to, since they hold no calls, lambdas or comprehensions (`_unsafe`)."""
+
+    __slots__ = ("lineno",)
+
+    def __init__(self, lineno: int):
+        self.lineno = lineno
+
+    def _node(self, cls, fields: dict):
+        line = self.lineno
+        fields["lineno"], fields["col_offset"] = line, 0
+        fields["end_lineno"], fields["end_col_offset"] = line, 0
+        node = _AST_NEW(cls)
+        node.__dict__ = fields
+        return node
+
+    def constant(self, value):
+        return self._node(gast.Constant, {"value": value, "kind": None})
+
+    def name(self, id_: str, ctx=None):
+        return self._node(gast.Name, {"id": id_, "ctx": ctx or _LOAD, "annotation": None,
+                                      "type_comment": None, "ag_generated": True})
+
+    def tuple(self, elts: list):
+        return self._node(gast.Tuple, {"elts": elts, "ctx": _LOAD})
+
+    def call(self, func, args: list):
+        return self._node(gast.Call, {"func": func, "args": args, "keywords": []})
+
+    def operator(self, op: str, args: list):
+        """`ag__.op(*args)`."""
+        return self.call(self._node(gast.Attribute, {"value": self.name("ag__"), "attr": op,
+                                                     "ctx": _LOAD}), args)
+
+    def thunk(self, body, param: str = None):
+        """`lambda: body`, or `lambda param: body`."""
+        args = _AST_NEW(gast.arguments)
+        args.__dict__ = {"posonlyargs": [], "args": [self.name(param, _PARAM)] if param else [],
+                         "vararg": None, "kwonlyargs": [], "kw_defaults": [], "kwarg": None,
+                         "defaults": []}
+        return self._node(gast.Lambda, {"args": args, "body": body})
+
+    def copy(self, node):
+        """A copy of the expression `node`, as parsing its printed text gives it: its
+        fields only, contexts `Load`."""
+        kind = type(node)
+        if kind is gast.Name:
+            return self.name(node.id)
+        fields = {}
+        for field in kind._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:          # (a Compare's operators are kept, as below)
+                value = [self.copy(v) if isinstance(v, gast.AST) and not isinstance(
+                    v, _OPERATORS) else v for v in value]
+            elif isinstance(value, gast.expr_context):
+                value = _LOAD
+            elif isinstance(value, gast.AST) and not isinstance(value, _OPERATORS):
+                value = self.copy(value)
+            fields[field] = value
+        if "lineno" in kind._attributes:
+            return self._node(kind, fields)
+        new = _AST_NEW(kind)
+        new.__dict__ = fields
+        return new
+
+
+_AST_NEW = ast.AST.__new__                 # (every node class's: see templates.make)
+_LOAD, _PARAM = gast.Load(), gast.Param()
+_OPERATORS = (gast.operator, gast.unaryop, gast.cmpop, gast.boolop)   # (shared, as parsed)

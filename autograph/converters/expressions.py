@@ -32,7 +32,8 @@ def operator_call(op: str, args: list, like: gast.AST) -> gast.Call:
 # Not entered: names and constants (half of all nodes; no rewrite applies to them or
 # inside them), None (in lists, or a field left out), and classes (see below).
 _NOT_ENTERED = frozenset({gast.Name, gast.Constant, type(None), gast.ClassDef})
-_ATTRIBUTE, _CALL, _FUNCTION, _NAME = gast.Attribute, gast.Call, gast.FunctionDef, gast.Name
+_ATTRIBUTE, _CALL, _FUNCTION, _NAME, _EXPR = (gast.Attribute, gast.Call, gast.FunctionDef,
+                                             gast.Name, gast.Expr)
 
 
 class _FieldNames(dict):
@@ -44,7 +45,9 @@ class _FieldNames(dict):
 
 
 _FIELD_NAMES = _FieldNames()
-_ARGUMENT_FIELDS = ("args", "keywords")      # of a call
+# Parameters are names, never entered (nor their annotations, under them): the defaults
+# only.
+_FIELD_NAMES[gast.arguments] = ("kw_defaults", "defaults")
 # A generated function: parameters that are names, no decorators, no annotations.
 _GENERATED_FIELDS = ("body",)
 
@@ -52,18 +55,34 @@ _GENERATED_FIELDS = ("body",)
 def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
     """One post-order walk applying `rewrites[type(node)](node, ctx)`; class bodies are
     left alone (a `lambda` there cannot see the class's names). One walk for all the
-    expression converters keeps conversion fast; each rewrite sees converted children."""
+    expression converters keeps conversion fast; each rewrite sees converted children.
+    (No rewrite is for attributes, keywords or expression statements, which no converter
+    replaces: the walk passes through them without a call of its own.)"""
     d = node.__dict__
     kind = type(node)
-    if kind is _ATTRIBUTE:
-        fields = _ATTRIBUTE_FIELDS     # (a quarter of the nodes entered: no table look-up)
-    elif kind is _CALL:
+    if kind is _CALL:
         func = d["func"]
-        # `ag__.op(...)`: no rewrite applies to the call; `obj.method(...)` (most calls):
-        # none applies in its callee either. Their arguments only.
-        fields = (_ARGUMENT_FIELDS if type(func) is _ATTRIBUTE and type(func.value) is _NAME
-                  else _CALL_FIELDS)
-    elif kind is _FUNCTION and d.get("ag_generated", False):
+        if type(func) is _ATTRIBUTE:
+            # `ag__.op(...)`: no rewrite applies to the call; `obj.method(...)` (most calls):
+            # none applies in its callee either.
+            if type(func.value) is not _NAME:
+                _attribute(func, rewrites, ctx)
+        elif type(func) not in _NOT_ENTERED:
+            d["func"] = rewrite_tree(func, rewrites, ctx)
+        args = d["args"]
+        for i, item in enumerate(args):
+            if type(item) not in _NOT_ENTERED:
+                args[i] = rewrite_tree(item, rewrites, ctx)
+        for keyword in d["keywords"]:
+            value = keyword.value
+            if type(value) not in _NOT_ENTERED:
+                keyword.value = rewrite_tree(value, rewrites, ctx)
+        rewrite = rewrites.get(kind)
+        return rewrite(node, ctx) if rewrite is not None else node
+    if kind is _ATTRIBUTE:
+        _attribute(node, rewrites, ctx)
+        return node
+    if kind is _FUNCTION and d.get("ag_generated", False):
         fields = _GENERATED_FIELDS
     else:
         fields = _FIELD_NAMES[kind]
@@ -71,7 +90,12 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
         old = d.get(field)
         if type(old) is list:
             for i, item in enumerate(old):
-                if type(item) not in _NOT_ENTERED:
+                item_kind = type(item)
+                if item_kind is _EXPR:       # (a statement: its value, the statement kept)
+                    value = item.value
+                    if type(value) not in _NOT_ENTERED:
+                        item.value = rewrite_tree(value, rewrites, ctx)
+                elif item_kind not in _NOT_ENTERED:
                     old[i] = rewrite_tree(item, rewrites, ctx)
         elif type(old) not in _NOT_ENTERED:
             d[field] = rewrite_tree(old, rewrites, ctx)
@@ -79,5 +103,11 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
     return rewrite(node, ctx) if rewrite is not None else node
 
 
-_ATTRIBUTE_FIELDS = _FIELD_NAMES[_ATTRIBUTE]
-_CALL_FIELDS = _FIELD_NAMES[_CALL]
+def _attribute(node: gast.Attribute, rewrites: dict, ctx) -> None:
+    """`rewrite_tree` of an attribute, in place: down a chain `a.b.c` to what is under
+    it."""
+    value = node.value
+    while type(value) is _ATTRIBUTE:
+        node, value = value, value.value
+    if type(value) not in _NOT_ENTERED:
+        node.value = rewrite_tree(value, rewrites, ctx)
