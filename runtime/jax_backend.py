@@ -28,15 +28,19 @@ compiled plan's calls: runtime/jax_plan.py):
   staged `for` below the length it indexes) is not checked at all;
 - rt.print runs the print op's own numpy kernel in an ordered host callback (exactly the
   numpy backend's text, in program order); an assertion calls the host only when it
-  fails (a `lax.cond`: 0.4 us per assertion in a loop), stopping the run there: the
-  error is the numpy backend's, and the Variables keep what was assigned before it;
+  fails (a `lax.cond`: 0.4 us per assertion in a loop). A failed assertion, or a host
+  call whose kernel raises (a print to a closed stream), is recorded as a deferred
+  check is: nothing happens after it, the Variables keep what was assigned before it,
+  and the plan raises the numpy backend's error. A callback never raises: JAX would
+  leave its ordered-effects token failed, and on a GPU every later call would fail;
 - random ops draw with the op's own numpy generator, as the numpy backend does: the
   same values, reproducible by the same seeds. At the top level they draw on the host
   before the call (as inputs); inside control flow in ordered host callbacks. A host
   callback inside a loop costs about 100 us per iteration with jax 0.10 on CPU: prints
   and draws in hot loops are much slower than on the numpy backend;
 - TensorArrays of known size are fixed-size buffers (their element shape may come from
-  the first write), a dynamic-size one has room for the bound on its loop's iterations;
+  the first write), a dynamic-size one has room for the bound on its loop's iterations
+  (writes to one with no room yet, a gradient's, stay pending until it has a size);
   `rt.range` of run-time length is kept as its bounds (indexed by a staged `for`).
 Ops that cannot lower (strings, py_function, staged lists) give one error at compile
 time naming each node and where the user made it; a dynamic-size TensorArray in a loop
