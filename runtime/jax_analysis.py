@@ -75,6 +75,16 @@ def may_fail(op) -> bool:
     return True
 
 
+def _step(body, k, opdef):
+    """The constant `c` when the loop body's output k is `loop variable k <opdef> c` (an
+    add or a subtract of a constant), else None."""
+    step = body.outputs[k].op
+    if step.opdef is opdef and step.inputs[0] is body.params[k] and \
+            step.inputs[1].op.opdef.constant:
+        return step.inputs[1].op.attrs["value"]
+    return None
+
+
 def loop_counters(op, values) -> list:
     """The loop variables of while node `op` that count up from a known non-negative start
     while below a bound: [(k, start, bound, m)], where `bound` is an int (known while
@@ -94,9 +104,8 @@ def loop_counters(op, values) -> list:
     if k is None or j is None or not isinstance(values[k], (np.ndarray, np.generic)) or \
             values[k] < 0:
         return []
-    step = body.outputs[k].op
-    if step.opdef is not ELEMENTWISE["add"] or step.inputs[0] is not body.params[k] or \
-            not step.inputs[1].op.opdef.constant or step.inputs[1].op.attrs["value"] < 0:
+    c = _step(body, k, ELEMENTWISE["add"])
+    if c is None or c < 0:
         return []
     bound = values[j]
     if isinstance(bound, (np.ndarray, np.generic)):
@@ -131,11 +140,9 @@ def trip_bound(op, values, known_range) -> int | None:
         k = next((i for i, p in enumerate(cond_body.params[:n]) if p is a), None)
         j = next((i for i, p in enumerate(cond_body.params) if p is b and i >= n), None)
         start = None if k is None else values[k]
-        step = None if k is None else body.outputs[k].op
+        c = None if k is None else _step(body, k, ELEMENTWISE["add"])
         if isinstance(start, (np.ndarray, np.generic)) and start.dtype.kind in "iu" and \
-                step.opdef is ELEMENTWISE["add"] and step.inputs[0] is body.params[k] and \
-                step.inputs[1].op.opdef.constant and \
-                np.min(step.inputs[1].op.attrs["value"]) >= 1:
+                c is not None and np.min(c) >= 1:
             limit = None
             if b.op.opdef.constant:
                 limit = b.op.attrs["value"]
@@ -150,11 +157,9 @@ def trip_bound(op, values, known_range) -> int | None:
     elif test.opdef is ELEMENTWISE["greater_equal"]:   # k >= c, k counting down (a
         a, b = test.inputs                              # backward loop of a gradient)
         k = next((i for i, p in enumerate(cond_body.params[:n]) if p is a), None)
-        step = None if k is None else body.outputs[k].op
-        if k is not None and b.op.opdef.constant and np.ndim(b.op.attrs["value"]) == 0 and \
-                step.opdef is ELEMENTWISE["subtract"] and step.inputs[0] is body.params[k] \
-                and step.inputs[1].op.opdef.constant and \
-                np.min(step.inputs[1].op.attrs["value"]) >= 1:
+        c = None if k is None else _step(body, k, ELEMENTWISE["subtract"])
+        if c is not None and np.min(c) >= 1 and b.op.opdef.constant and \
+                np.ndim(b.op.attrs["value"]) == 0:
             start = values[k]
             if isinstance(start, (np.ndarray, np.generic)) and start.dtype.kind in "iu":
                 top = int(start)
@@ -174,11 +179,9 @@ def iteration_counters(op, values) -> list:
     body = op.opdef.bodies(op)[1]
     found = []
     for k in range(n):
-        step = body.outputs[k].op
-        if isinstance(values[k], (np.ndarray, np.generic)) and np.ndim(values[k]) == 0 and \
-                values[k].dtype.kind in "iu" and step.opdef is ELEMENTWISE["add"] and \
-                step.inputs[0] is body.params[k] and step.inputs[1].op.opdef.constant and \
-                np.all(step.inputs[1].op.attrs["value"] == 1):
+        c = _step(body, k, ELEMENTWISE["add"])
+        if c is not None and np.all(c == 1) and np.ndim(values[k]) == 0 and \
+                isinstance(values[k], (np.ndarray, np.generic)) and values[k].dtype.kind in "iu":
             found.append((k, int(values[k])))
     return found
 

@@ -268,8 +268,7 @@ def _ta_unstack(lw, op, value):
     return TensorArrayValue(value.shape[0], value.dtype, value)
 
 
-# -- the gradients' TensorArrays (runtime/ops/tensor_array.py: an element never written
-# reads as zeros; sizes may differ, the shorter counts as zeros past its end) ------------
+# -- writes to a dynamic-size TensorArray with no capacity yet ------------------------------
 
 _SUMMED = ("it writes to a sum of dynamic-size TensorArrays whose size is known only "
            "when the graph runs (XLA needs a fixed size): give size= and dynamic_size=False")

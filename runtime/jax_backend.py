@@ -59,7 +59,6 @@ at once (its failure record is per plan).
 """
 from __future__ import annotations
 
-
 import jax
 import jax.numpy as jnp
 import numpy as np
