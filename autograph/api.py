@@ -106,6 +106,8 @@ def _private_class(qualname: str):
     """The name Python mangles `__x` with in the function `qualname` (`_C__x`): the
     innermost class around it (`C.m`, `C.m.<locals>.g`, `f.<locals>.C.m` -> `C`) without
     leading underscores, or None."""
+    if "." not in qualname:         # a module's function, the most common case
+        return None
     parts = qualname.split(".")
     for i in range(len(parts) - 2, -1, -1):
         if parts[i].isidentifier() and parts[i + 1] != "<locals>":
@@ -116,10 +118,16 @@ def _private_class(qualname: str):
 def _strip_for_compile(node: gast.AST) -> None:
     """Defaults and annotations come from the live function, not from re-evaluation."""
     args = node.args
-    none = lambda: gast.Constant(value=None, kind=None)
-    args.defaults = [none() for _ in args.defaults]
-    args.kw_defaults = [None if d is None else none() for d in args.kw_defaults]
-    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+    # (most functions have no defaults: their lists are rebuilt only when they have some)
+    if args.defaults:
+        args.defaults = [gast.Constant(value=None, kind=None) for _ in args.defaults]
+    if args.kw_defaults:
+        args.kw_defaults = [None if d is None else gast.Constant(value=None, kind=None)
+                            for d in args.kw_defaults]
+    for params in (args.posonlyargs, args.args, args.kwonlyargs):
+        for a in params:
+            a.annotation = None
+    for a in (args.vararg, args.kwarg):
         if a is not None:
             a.annotation = None
     if isinstance(node, gast.FunctionDef):

@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import __future__
 import ast
+import bisect
 import builtins
 import copy
 import gc
 import io
+import itertools
 import tokenize
 import warnings
 from collections import ChainMap
@@ -239,13 +241,16 @@ def convert_function_node(node: ast.FunctionDef, filename: str, namespace: dict,
     return _convert_function_node(node, filename, namespace, in_class, prefix, lines)[0]
 
 
-def _convert_function_node(node, filename, namespace, in_class, prefix, lines):
+def _convert_function_node(node, filename, namespace, in_class, prefix, lines, declares=True):
     """(source, the part of it that is printed here): all of it, or in the verbatim
     layout the part before the original body's text (which compiles where the input
-    does, `_uncompilable`)."""
+    does, `_uncompilable`). `declares`: False where the module's text has no `global` or
+    `nonlocal` at all (then no function's has: its text is not looked at)."""
     if isinstance(node, ast.AsyncFunctionDef):
         raise ConversionError("async def")
-    text = "".join(lines[node.lineno - 1:node.end_lineno]) if lines else "global nonlocal"
+    # (the function's text, read only for those two words)
+    text = ("global nonlocal" if not lines else
+            "".join(lines[node.lineno - 1:node.end_lineno]) if declares else "")
     declared = (two_paths.declarations(node.body)
                 if lines and ("global" in text or "nonlocal" in text) else [])
     verbatim = two_paths.verbatim_span(node, lines, prefix, declared) if lines else None
@@ -355,12 +360,24 @@ def _frame_sensitive(targets: list, lines: list, namespace: dict) -> dict:
     walked."""
     sensitive = {}
     source = "".join(lines)
-    if not any(hint in source for hint in parsing.TEXT_HINTS):
+    hints = [hint for hint in parsing.TEXT_HINTS if hint in source]
+    if not hints:
         return sensitive             # (most modules: no function's text has one either)
+    # The lines holding a hint (a hint is on one line), found once for the module rather
+    # than in the text of each function; then a function has one if a line of its span
+    # does.
+    starts = list(itertools.accumulate(map(len, lines), initial=0))    # offset of each line
+    hint_lines = set()
+    for hint in hints:
+        at = source.find(hint)
+        while at >= 0:
+            hint_lines.add(bisect.bisect_right(starts, at))            # (1-based)
+            at = source.find(hint, at + 1)
+    hint_lines = sorted(hint_lines)
     for target in targets:
         node = target.node
-        text = "".join(lines[node.lineno - 1:node.end_lineno])
-        if not any(hint in text for hint in parsing.TEXT_HINTS):
+        first = bisect.bisect_left(hint_lines, node.lineno)
+        if first == len(hint_lines) or hint_lines[first] > node.end_lineno:
             continue
         why = parsing.introspection(node, namespace)
         if why is not None:
@@ -406,6 +423,7 @@ def _convert_source(source, filename, only):
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
     report = Report(lines=len(lines))
+    declares = "global" in source or "nonlocal" in source
     converted = {}                          # def line -> converted source
     printed = {}                  # def line -> (a header, the part of it printed here)
     for target in targets:
@@ -415,7 +433,7 @@ def _convert_source(source, filename, only):
         prefix = _indent_of(lines[node.lineno - 1])
         try:
             converted[node.lineno], part = _convert_function_node(
-                node, filename, namespace, target.in_class, prefix, lines)
+                node, filename, namespace, target.in_class, prefix, lines, declares)
             printed[node.lineno] = ("class _:\n" if target.in_class else
                                     "if 1:\n" if prefix else "", part)
         except Exception as e:      # noqa: BLE001 — every failure keeps the function

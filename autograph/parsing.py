@@ -366,6 +366,8 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
     pop, push, extend = todo.pop, todo.append, todo.extend
     shared, table, ast_name, gast_name, load = (_GAST_SHARED, _FROM_AST, ast.Name, gast.Name,
                                                 gast.Load)
+    strings = scan.strings
+    constants = False
     while todo:
         node = pop()
         kind = type(node)
@@ -377,6 +379,27 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
             names.add(d["id"])
             if type(ctx) is not load:
                 stored.add(d["id"])
+            continue
+        # The next commonest, constants and attributes, the short way too (what the
+        # table's entries for them say, without the loops over their fields).
+        if kind is _AST_CONSTANT:
+            d = node.__dict__
+            if d["end_lineno"] != d["lineno"]:
+                strings.append((d["lineno"], d["end_lineno"]))
+            node.__class__ = _GAST_CONSTANT
+            constants = True
+            continue
+        if kind is _AST_ATTRIBUTE:
+            d = node.__dict__
+            ctx = d["ctx"] = shared[type(d["ctx"])]
+            if type(ctx) is not load:
+                scan.place_writes = True
+            value = d["value"]
+            if copy:
+                value = d["value"] = _shallow(value)
+            push(value)
+            node.__class__ = _GAST_ATTRIBUTE
+            kinds.add(_GAST_ATTRIBUTE)
             continue
         if node is None:                  # (a Dict's keys, an `arguments`' kw_defaults)
             continue
@@ -443,6 +466,8 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
         kinds.add(new)
     if names:
         kinds.add(gast_name)
+    if constants:
+        kinds.add(_GAST_CONSTANT)
     return tree
 
 
@@ -454,6 +479,8 @@ def _shallow(node):
 
 
 _AST_NEW = ast.AST.__new__      # (every node class's)
+_AST_CONSTANT, _GAST_CONSTANT, _AST_ATTRIBUTE, _GAST_ATTRIBUTE = (
+    ast.Constant, gast.Constant, ast.Attribute, gast.Attribute)
 
 
 # gast -> ast (`to_ast`): node classes, the shared contexts and operators, the fields

@@ -27,32 +27,39 @@ def requalify(code: types.CodeType, qualname: str, inner: str, generated: set,
     runs (tracebacks, `logging`'s funcName, `inspect.stack()`, the locations recorded for
     staged ops) names the user's function, at the user's lines. `name`: a new co_name.
     A code object with nothing to change is returned as it is."""
-    made_here = _generated_lambdas(code) if any(
-        type(c) is types.CodeType and c.co_name == "<lambda>" for c in code.co_consts) else ()
-    consts = []
-    changed = False
-    for const in code.co_consts:
-        if type(const) is types.CodeType:
+    # (This runs on every code object of every conversion: one pass over the constants,
+    # and a copy of them only once one changes.)
+    consts = code.co_consts
+    new_consts = None
+    made_here = None        # ids of the lambdas autograph wrote in `code`, once it has one
+    for i, const in enumerate(consts):
+        if type(const) is not types.CodeType:
+            continue
+        own_name = const.co_name
+        if own_name == "<lambda>" and made_here is None:
+            made_here = _generated_lambdas(code)
+        if ((own_name in generated and const.co_flags & _OPTIMIZED)
+                or (made_here and id(const) in made_here)):
+            new = requalify(const, user[1], inner, generated, user, user[0])
+        else:
             # Everything compiled in the factory is qualified under it, but for what is
             # declared `global` (its name alone). The compiler shares equal code objects
             # within a module: a user's `lambda: 1` in the original body is also the one
             # inside `or_`'s thunk in the converted body, where it is not a child.
-            if const.co_qualname.startswith("ag__factory."):
-                own = f"{inner}.{const.co_name}"
-            else:
-                own = const.co_qualname         # declared `global`: its name alone
-            if id(const) in made_here or (const.co_name in generated
-                                          and const.co_flags & _OPTIMIZED):
-                new = requalify(const, user[1], inner, generated, user, user[0])
-            else:
-                if const.co_flags & _OPTIMIZED and const.co_name not in _COMPREHENSIONS:
-                    nested = own + ".<locals>"
-                else:                           # class bodies, comprehensions
-                    nested = own
-                new = requalify(const, own, nested, generated, (const.co_name, own))
-            if new is not const:
-                const, changed = new, True
-        consts.append(const)
+            own = const.co_qualname
+            if own.startswith("ag__factory."):
+                own = f"{inner}.{own_name}"
+            if const.co_flags & _OPTIMIZED and own_name not in _COMPREHENSIONS:
+                nested = own + ".<locals>"
+            else:                           # class bodies, comprehensions
+                nested = own
+            new = requalify(const, own, nested, generated, (own_name, own))
+        if new is not const:
+            if new_consts is None:
+                new_consts = list(consts)
+            new_consts[i] = new
+    changed = new_consts is not None
+    consts = new_consts if changed else consts
     if not code.co_flags & _OPTIMIZED:        # a class body stores its `__qualname__`
         old = code.co_qualname
         if old != qualname and any(type(c) is str and c == old for c in consts):

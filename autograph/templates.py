@@ -218,16 +218,22 @@ def _at(node: Any, lineno: int) -> Any:
 
 def function_def(fn_name: str, params: list, body: list, lineno: int) -> gast.FunctionDef:
     """`def fn_name(*params): body`."""
-    args = make(gast.arguments, args=[make(gast.Name, id=p, ctx=_PARAM, annotation=None,
-                                           type_comment=None, ag_generated=True,
-                                           lineno=lineno, end_lineno=lineno, col_offset=0,
-                                           end_col_offset=0)
-                                      for p in params],
-                posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-                defaults=[])
-    return make(gast.FunctionDef, name=fn_name, args=args, body=body, decorator_list=[],
-                returns=None, type_comment=None, type_params=[], lineno=lineno,
-                end_lineno=lineno, col_offset=0, end_col_offset=0)
+    # (nodes made as in operator_call below: `make` without its call)
+    args = []
+    for p in params:
+        param = _NAME_NEW(gast.Name)
+        param.__dict__ = {"id": p, "ctx": _PARAM, "annotation": None, "type_comment": None,
+                          "ag_generated": True, "lineno": lineno, "end_lineno": lineno,
+                          "col_offset": 0, "end_col_offset": 0}
+        args.append(param)
+    arguments = _NAME_NEW(gast.arguments)
+    arguments.__dict__ = {"args": args, "posonlyargs": [], "vararg": None, "kwonlyargs": [],
+                          "kw_defaults": [], "kwarg": None, "defaults": []}
+    fn = _NAME_NEW(gast.FunctionDef)
+    fn.__dict__ = {"name": fn_name, "args": arguments, "body": body, "decorator_list": [],
+                   "returns": None, "type_comment": None, "type_params": [], "lineno": lineno,
+                   "end_lineno": lineno, "col_offset": 0, "end_col_offset": 0}
+    return fn
 
 
 _NAME_NEW = gast.Name.__new__      # (ast.AST.__new__: every node class's)

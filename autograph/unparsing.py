@@ -295,7 +295,12 @@ else:
             func = node.func
             kind = type(func)
             if kind is _GAST_ATTRIBUTE:
-                self.visit_Attribute(func)
+                value = func.value
+                if (type(value) is _GAST_NAME and value.id != "ag__" and self._plain_names
+                        and value.annotation is None):
+                    source.append(value.id + "." + func.attr)   # (visit_Attribute's, inline)
+                else:
+                    self.visit_Attribute(func)
             elif kind is _GAST_CALL:                  # `ag__.converted(f)(x)`
                 self.visit_Call(func)
             elif kind is _GAST_NAME and self._plain_names and func.annotation is None:

@@ -68,6 +68,13 @@ def _options(stmt: gast.AST, ctx: Context) -> Optional[dict]:
     if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
         return None
     call = stmt.value
+    func = call.func
+    if (type(func) is gast.Attribute and type(func.value) is gast.Name
+            and func.value.id == "ag__" and func.value.__dict__.get("ag_generated", False)):
+        # `ag__.if_stmt(...)` of a converted `if` in the body: the operators (as
+        # api.rename_operators tells them), never set_loop_options; resolving it would
+        # look `ag__` up in the function's namespace and the builtins, for nothing
+        return None
     target = resolve(call.func, ctx)
     if target is UNKNOWN or target is not experimental.set_loop_options:
         return None

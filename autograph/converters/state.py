@@ -155,15 +155,21 @@ def function(name: str, params: list, body: list, result: Optional[gast.AST], li
     and as `nonlocal` the locals a nested function or lambda reads (`ctx.cells`): the
     construct changes the one variable they see, as in Python."""
     fn = templates.function_def(name, list(params), list(body), lineno)
+    act = ctx.graph_act
+    # (most constructs write no declared or captured name: disjointness tested first,
+    # without the sets the intersections make)
     declared = []
-    if modified_all & ctx.graph_act.declared_global:
-        declared.append(gast.Global(names=sorted(modified_all & ctx.graph_act.declared_global)))
-    cells = modified_all & ctx.cells
-    if cells:
-        ctx.needs_init |= cells - ctx.graph.params   # `nonlocal` needs a binding outside
-    if modified_all & (ctx.graph_act.declared_nonlocal | cells):
-        declared.append(gast.Nonlocal(names=sorted(
-            modified_all & (ctx.graph_act.declared_nonlocal | cells))))
+    if not modified_all.isdisjoint(act.declared_global):
+        declared.append(gast.Global(names=sorted(modified_all & act.declared_global)))
+    cells = ctx.cells
+    if cells and not modified_all.isdisjoint(cells):
+        # `nonlocal` needs a binding outside
+        ctx.needs_init |= (modified_all & cells) - ctx.graph.params
+        nonlocals = act.declared_nonlocal | cells
+    else:
+        nonlocals = act.declared_nonlocal
+    if not modified_all.isdisjoint(nonlocals):
+        declared.append(gast.Nonlocal(names=sorted(modified_all & nonlocals)))
     if declared:
         for d in declared:
             d.lineno, d.col_offset = lineno, 0
