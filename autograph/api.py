@@ -94,11 +94,9 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
 
 def rename_operators(node: gast.AST, name: str) -> None:
     """Refer to the operators module as `name` in the converted tree `node`: generated
-    code reaches it as `ag__.<operator>` (a generated `ag__` that is not followed by an
-    attribute is a user's variable, such as a loop's state)."""
+    code reaches it as `ag__.<operator>` (templates.is_operator)."""
     for n in tree.walk(node):
-        if (type(n) is gast.Attribute and type(n.value) is gast.Name and n.value.id == "ag__"
-                and getattr(n.value, "ag_generated", False)):
+        if templates.is_operator(n):
             n.value = templates.name(name)
 
 

@@ -236,6 +236,13 @@ def function_def(fn_name: str, params: list, body: list, lineno: int) -> gast.Fu
     return fn
 
 
+def is_operator(node: Any) -> bool:
+    """Whether `node` is `ag__.<operator>` as generated code writes it (a generated
+    `ag__` not followed by an attribute is a user's variable, such as a loop's state)."""
+    return (type(node) is gast.Attribute and type(node.value) is gast.Name
+            and node.value.id == "ag__" and node.value.__dict__.get("ag_generated", False))
+
+
 _NAME_NEW = gast.Name.__new__      # (ast.AST.__new__: every node class's)
 
 

@@ -30,7 +30,7 @@ from typing import Optional
 
 import gast
 
-from autograph import experimental, unparsing
+from autograph import experimental, templates, unparsing
 from autograph.converters.context import UNKNOWN, resolve
 from autograph.converters.context import Context
 
@@ -68,12 +68,9 @@ def _options(stmt: gast.AST, ctx: Context) -> Optional[dict]:
     if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)):
         return None
     call = stmt.value
-    func = call.func
-    if (type(func) is gast.Attribute and type(func.value) is gast.Name
-            and func.value.id == "ag__" and func.value.__dict__.get("ag_generated", False)):
-        # `ag__.if_stmt(...)` of a converted `if` in the body: the operators (as
-        # api.rename_operators tells them), never set_loop_options; resolving it would
-        # look `ag__` up in the function's namespace and the builtins, for nothing
+    if templates.is_operator(call.func):
+        # `ag__.if_stmt(...)` of a converted `if` in the body: never set_loop_options;
+        # resolving it would look `ag__` up in the namespace and the builtins, for nothing
         return None
     target = resolve(call.func, ctx)
     if target is UNKNOWN or target is not experimental.set_loop_options:
