@@ -277,7 +277,9 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines, d
     if ctx.has_nested_functions:
         _mark_nested(fn, gast.Yield in ctx.node_kinds or gast.YieldFrom in ctx.node_kinds)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
-    comments = _comments(lines, node, scan.strings)
+    # (moved code, tail_chains, no longer follows the text's order: its converted body
+    # then has no comments; the original body that follows it keeps them)
+    comments = _comments(lines, node, scan.strings) if not ctx.moved else []
     body_name = ctx.new_name("converted_body")       # (see two_paths._nested)
     if verbatim is None:
         two_paths.join(fn, original, "__ag__", text,   # the original body runs while

@@ -19,10 +19,12 @@ Per function scope (nested `def`s first, each with its own analysis):
                          earlier passes generated).
   6. variables           `ag__.ld` on reads that may see an `Undefined` marker; needs
                          to know which names 4-5 gave markers.
+  7. tail_chains         a long chain of tail `if`s (1, converted by 4) kept shallow;
+                         last, on the generated functions as they will be.
 Then once over the whole tree (expressions; they need no analysis):
-  7. asserts, conditional_expressions, logical_expressions — after 4-5 so that the
+  8. asserts, conditional_expressions, logical_expressions — after 4-5 so that the
      `not break_` tests the flags introduced are converted too;
-  8. call_trees          last, so that it sees every call, and skips the `ag__.*` ones.
+  9. call_trees          last, so that it sees every call, and skips the `ag__.*` ones.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ from autograph.converters import (asserts, break_statements, call_trees, conditi
                                   conditionals, continue_statements, for_statements,
                                   logical_expressions, return_statements, variables,
                                   while_statements)
-from autograph.converters import expressions, walrus
+from autograph.converters import expressions, tail_chains, walrus
 from autograph.converters.context import Context, walk_scope
 from autograph.errors import ConversionError
 
@@ -104,6 +106,8 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
                                              or ctx.needs_init):
                 continue           # no read can see an unassigned name or a marker
             convert.transform(fn_node, ctx)
+        if gast.Return in kinds:
+            tail_chains.transform(fn_node, ctx)
     finally:
         graph.release()
 

@@ -69,6 +69,9 @@ class IfTransformer(StatementTransformer):
         if node.orelse:
             out.append(state.function(false_name, inputs, node.orelse, result, node.lineno, ctx,
                                       modified_all))
+        if return_form:     # what the rest of the function reads (see tail_chains)
+            for fn in out:
+                fn.ag_tail_reads = node.__dict__.get("ag_live_in")
         args = [node.test, templates.name(true_name),
                 templates.name(false_name) if node.orelse else gast.Constant(value=None, kind=None)]
         if inputs or outputs:

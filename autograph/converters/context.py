@@ -54,6 +54,8 @@ class Context:
         self.fresh: dict = {}
         self.taken: set = set()
         self.next_unique: dict = {}              # base -> where new_name(unique) goes on
+        # generated functions tail_chains moved (in any scope: one list, shared)
+        self.moved: list = []
 
     def for_scope(self, fn_node: gast.AST) -> "Context":
         """A context for a nested function: its own analyses, the same fresh names."""

@@ -25,6 +25,8 @@ last statement:
 The `if` is then marked `return_form`: converted, it becomes `return ag__.if_stmt(...)`
 with each branch function returning the function's result. An early `return` under a
 tensor condition thus stages as a choice between `a` and the rest of the function.
+Each such `if` nests the rest one function deeper: tail_chains keeps long chains of them
+shallow.
 """
 from __future__ import annotations
 
