@@ -4,8 +4,15 @@ that carries them when the construct is staged (see autograph/operators/composit
     if x > self.best:                def if_true():
         self.best = x        ->          self.best = x
                                      ag__.if_stmt(x > self.best, if_true, None, (), (),
-                                         composite=lambda: (('self.best', lambda: self.best,
-                                             lambda v: ag__.set_attr(self, 'best', v)),))
+                                         composite=lambda: (('self.best',
+                                             lambda: (self, 'best'), 'attr'),))
+
+Each carried attribute or item is one lambda, its owner (`lambda: (d, 'k')`, 'item'):
+the runtime reads and writes the place through it. Every lambda is a scope for which
+CPython's compiler copies the names of the scopes around it, so one lambda a place (not a
+getter, a setter and an owner) keeps the cost of converting and compiling down; a
+`global` name is its namespace (`globals()`, 'global'), no lambda. The other forms of a
+spec are listed in operators/composite.py.
 
 Places: attributes (`a.b.c = v`), items whose key does not change in the construct
 (`d["k"] = v`, `l[0] = v`, `d[k] = v`), `global`/`nonlocal` names, and — as writes that
@@ -320,11 +327,9 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
             at.constant(call.lineno), at.constant("method")]))
     for name in declared:
         if name in ctx.graph_act.declared_global:
-            # (name, lambda: name, lambda v: ag__.set_global(globals(), name, v))
-            setter = at.operator("set_global", [at.call(at.name("globals"), []),
-                                                at.constant(name), at.name("v")])
-            entries.append(at.tuple([at.constant(name), at.thunk(at.name(name)),
-                                     at.thunk(setter, "v")]))
+            # (name, globals(), 'global'): the namespace it is read from and written to
+            entries.append(at.tuple([at.constant(name), at.call(at.name("globals"), []),
+                                     at.constant("global")]))
         else:
             setter = ctx.new_name(f"set_{name}", unique=True)
             value = "value" if name != "value" else "value_"
@@ -341,21 +346,20 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
 
 
 def _carried(at: "_Builder", text: str, target):
-    """`(text, lambda: text, lambda v: ag__.set_attr(obj, 'attr', v), lambda: (obj,
-    'attr'))` for an attribute, `(text, lambda: text, lambda v: ag__.set_item(obj, key,
-    v))` for an item (an attribute's name `ag__.attribute_name(lambda: text)` where Python
-    mangles it)."""
+    """`(text, lambda: (obj, 'attr'), 'attr')` for an attribute, `(text, lambda: (obj,
+    key), 'item')` for an item: one lambda, the owner, from which the runtime reads and
+    writes the place (an attribute's name `ag__.attribute_name(lambda: text)` where
+    Python mangles it)."""
     obj = target.value
     if type(target) is gast.Attribute:
-        def attr():
-            if target.attr.startswith("__") and not target.attr.endswith("__"):
-                return at.operator("attribute_name", [at.thunk(at.copy(target))])
-            return at.constant(target.attr)
-        setter = at.operator("set_attr", [at.copy(obj), attr(), at.name("v")])
-        return at.tuple([at.constant(text), at.thunk(at.copy(target)), at.thunk(setter, "v"),
-                         at.thunk(at.tuple([at.copy(obj), attr()]))])
-    setter = at.operator("set_item", [at.copy(obj), at.copy(target.slice), at.name("v")])
-    return at.tuple([at.constant(text), at.thunk(at.copy(target)), at.thunk(setter, "v")])
+        if target.attr.startswith("__") and not target.attr.endswith("__"):
+            attr = at.operator("attribute_name", [at.thunk(at.copy(target))])
+        else:
+            attr = at.constant(target.attr)
+        return at.tuple([at.constant(text), at.thunk(at.tuple([at.copy(obj), attr])),
+                         at.constant("attr")])
+    owner = at.thunk(at.tuple([at.copy(obj), at.copy(target.slice)]))
+    return at.tuple([at.constant(text), owner, at.constant("item")])
 
 
 def _uncarried(at: "_Builder", text: str, reason: str, lineno: int, obj=None):

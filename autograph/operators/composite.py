@@ -5,15 +5,26 @@ it like a local: read before, passed through the branches or iterations, written
 after. The converter describes each such place by a spec, built only when the
 construct is staged (the `composite=` argument is a function returning the specs):
 
-    ("self.best", lambda: self.best, lambda v: ag__.set_attr(self, "best", v),
-                  lambda: (self, "best"))             # the owner: was it the class's value?
-    ("d['k']",    lambda: d["k"],    lambda v: ag__.set_item(d, "k", v))
-    ("n",         lambda: n,         set_n, "local")  # a local written through (a cell)
+    ("self.best", lambda: (self, "best"), "attr")     # the owner: object, attribute name
+    ("d['k']",    lambda: (d, "k"),       "item")     # the owner: container, key
+    ("g",         globals(),              "global")   # a `global` name: its namespace
+    ("n",         lambda: n,     set_n,   "local")    # a local written through (a cell)
     ("out[i]",    lambda: out, None, "its index `i` changes inside the construct", lineno,
                   "write")
     ("xs",        lambda: xs, None, "`xs.update(...)` changes it in place", lineno, "method")
 
-A spec with a setter is carried. One without is a write that cannot be carried: staging
+An attribute or item is read and written through its owner, called again for every read
+and write (as `self.best` / `d["k"]` would evaluate `self` / `d` and `"k"` each time): a
+read is `getattr(obj, name)` / `obj[key]`, a write `set_attr(obj, name, v)` /
+`set_item(obj, key, v)`, whose errors (a property, a `__setattr__`, ...) name the
+construct's line. A name Python mangles is the owner's `ag__.attribute_name(lambda:
+self.__x)`. A place that is absent (no such attribute, key or global) reads as
+Undefined, and writing Undefined back removes it (a global stays unbound). (Code
+converted by earlier versions, which files `autograph convert` wrote may hold, gave a
+getter and a setter instead: `("d['k']", lambda: d["k"], lambda v: ag__.set_item(d, "k",
+v))`, and for an attribute its owner after them. That form is still read.)
+
+The specs of the last two forms have no setter: writes that cannot be carried. Staging
 the construct raises a StagingError at the write's line — except where the object
 written into turns out to change through staged ops itself (a staged list, whose item
 writes are ops), or, for a method call, not to be a Python container (a TensorArray, a
@@ -26,6 +37,7 @@ from __future__ import annotations
 from builtins import (  # the originals: see operators/__init__
     bytearray, delattr, dict, getattr, hasattr, isinstance, list, set, setattr, tuple, type, zip)
 
+import builtins as _BUILTINS
 from typing import Any, Callable, Sequence
 
 from autograph.errors import StagingError, user_location
@@ -37,10 +49,11 @@ _MUTABLE = (list, dict, set, bytearray)
 _ABSENT = (AttributeError, KeyError, IndexError, NameError, UnboundLocalError)
 
 
-def _plain_attribute(obj: Any, name: str) -> None:
+def _plain_attribute(obj: Any, name: str, where: str = None) -> None:
     """A carried attribute is written once per branch or iteration traced: only plain
     storage (no property or other data descriptor, no custom `__setattr__`) gives the
-    same result as Python's single write."""
+    same result as Python's single write. `where`: the user's 'file:line' that the error
+    names (by default found from the frames, see set_attr)."""
     kind = type(obj)
     descriptor = getattr(kind, name, None)
     if (kind.__setattr__ is not object.__setattr__ and kind.__setattr__ is not type.__setattr__
@@ -49,13 +62,13 @@ def _plain_attribute(obj: Any, name: str) -> None:
             "a data descriptor" if hasattr(type(descriptor), "__set__")
             else f"{kind.__name__}.__setattr__")
         raise StagingError(
-            f"{user_location(3)}: the attribute {name!r} of a {kind.__name__} is set through "
-            f"{what}, which staging would run once per branch or iteration traced, not once "
-            f"as Python does; assign a local name in the staged construct and set the "
+            f"{where or user_location(3)}: the attribute {name!r} of a {kind.__name__} is set "
+            f"through {what}, which staging would run once per branch or iteration traced, "
+            f"not once as Python does; assign a local name in the staged construct and set the "
             f"attribute after it")
 
 
-def _plain_container(obj: Any) -> None:
+def _plain_container(obj: Any, where: str = None) -> None:
     kind = type(obj)
     if kind in (dict, list):
         return
@@ -64,15 +77,17 @@ def _plain_container(obj: Any) -> None:
                 and kind.__getitem__ is base.__getitem__:
             return
     raise StagingError(
-        f"{user_location(3)}: an item of a {kind.__name__} is set through its own "
+        f"{where or user_location(3)}: an item of a {kind.__name__} is set through its own "
         f"__setitem__, which staging would run once per branch or iteration traced, not "
         f"once as Python does; assign a local name in the staged construct and set the item "
         f"after it")
 
 
-def set_attr(obj: Any, name: str, value: Any) -> None:
-    """`obj.name = value`; an Undefined value removes the attribute (it had none)."""
-    _plain_attribute(obj, name)
+def set_attr(obj: Any, name: str, value: Any, where: str = None) -> None:
+    """`obj.name = value`; an Undefined value removes the attribute (it had none).
+    `where`: the user's 'file:line' that an error names; by default the innermost frame
+    outside autograph above this call."""
+    _plain_attribute(obj, name, where)
     if type(value) is Undefined:
         if hasattr(obj, name):
             delattr(obj, name)
@@ -86,12 +101,13 @@ def attribute_name(getter: Callable) -> str:
     return getter.__code__.co_names[-1]
 
 
-def set_item(obj: Any, key: Any, value: Any) -> None:
-    """`obj[key] = value`; an Undefined value removes the key (it had none)."""
-    _plain_container(obj)
+def set_item(obj: Any, key: Any, value: Any, where: str = None) -> None:
+    """`obj[key] = value`; an Undefined value removes the key (it had none). `where`: as
+    for set_attr."""
+    _plain_container(obj, where)
     if getattr(type(key), "__autograph_backend__", None) is not None:
-        raise StagingError(f"{user_location(3)}: a staged value cannot be a key or index "
-                           f"of a Python container carried through a staged construct")
+        raise StagingError(f"{where or user_location(3)}: a staged value cannot be a key or "
+                           f"index of a Python container carried through a staged construct")
     if type(value) is Undefined:
         try:
             del obj[key]
@@ -105,26 +121,41 @@ class Places:
     """The carried places of one staged construct: read them, write them, and say where
     a write that cannot be carried is."""
 
-    __slots__ = ("names", "getters", "setters", "owners", "locals", "filename",
+    __slots__ = ("names", "getters", "setters", "owners", "locals", "filename", "where",
                  "staged_lists", "unset", "first", "inherited")
 
-    def __init__(self, specs: Sequence[tuple], filename: str, staged_lists: Sequence[Any] = ()):
+    def __init__(self, specs: Sequence[tuple], where: str, staged_lists: Sequence[Any] = ()):
         self.names, self.getters, self.setters, self.owners = [], [], [], []
         self.locals = []           # a local variable (a cell): reads check it (`ag__.ld`)
         self.first = self.inherited = None     # the values first read; which were the class's
-        self.filename = filename
+        self.where = where         # the user's 'file:line' of the construct: errors name it
+        self.filename = where.rpartition(":")[0]
         self.staged_lists = staged_lists     # Python lists the construct made staged lists
         self.unset = {"main": set(), "else": set()}  # places a staged `if`'s branch leaves unset
         for spec in specs:
-            name, getter, setter = spec[0], spec[1], spec[2]
-            if setter is None:
+            kind = spec[-1]
+            if kind == "attr":
+                owner = spec[1]
+                getter, setter = _attr_getter(owner), _attr_setter(owner, where)
+            elif kind == "item":
+                owner = None
+                getter, setter = _item_getter(spec[1]), _item_setter(spec[1], where)
+            elif kind == "global":
+                owner = None
+                getter = _global_getter(spec[1], spec[0])
+                setter = _global_setter(spec[1], spec[0])
+            elif len(spec) == 6:   # "write", "method": cannot be carried
                 self._check_uncarried(spec)
                 continue
-            self.names.append(name)
+            else:   # "local"; or the form of earlier versions (files `autograph convert`
+                # wrote then): (text, getter, setter[, owner])
+                getter, setter = spec[1], spec[2]
+                owner = spec[3] if len(spec) > 3 and kind != "local" else None
+            self.names.append(spec[0])
             self.getters.append(getter)
             self.setters.append(setter)
-            self.owners.append(spec[3] if len(spec) > 3 and spec[3] != "local" else None)
-            self.locals.append(len(spec) > 3 and spec[3] == "local")
+            self.owners.append(owner)
+            self.locals.append(kind == "local")
 
     def _check_uncarried(self, spec: tuple) -> None:
         name, getter, _, reason, lineno, kind = spec
@@ -166,6 +197,55 @@ class Places:
             setter(value)
 
 
+# The getter and setter of a place from its owner (see the module docstring), called
+# again for each read and write as the place's own expression would be evaluated.
+
+def _attr_getter(owner: Callable) -> Callable:
+    def get():
+        obj, name = owner()
+        return getattr(obj, name)
+    return get
+
+
+def _attr_setter(owner: Callable, where: str) -> Callable:
+    def set_(value):
+        obj, name = owner()
+        set_attr(obj, name, value, where)
+    return set_
+
+
+def _item_getter(owner: Callable) -> Callable:
+    def get():
+        obj, key = owner()
+        return obj[key]
+    return get
+
+
+def _item_setter(owner: Callable, where: str) -> Callable:
+    def set_(value):
+        obj, key = owner()
+        set_item(obj, key, value, where)
+    return set_
+
+
+def _global_getter(namespace: dict, name: str) -> Callable:
+    def get():             # as the function's own read of the name: globals, then builtins
+        try:
+            return namespace[name]
+        except KeyError:
+            builtins_ = namespace.get("__builtins__", _BUILTINS)
+            if type(builtins_) is not dict:
+                builtins_ = builtins_.__dict__
+            if name in builtins_:
+                return builtins_[name]
+            raise NameError(f"name {name!r} is not defined") from None
+    return get
+
+
+def _global_setter(namespace: dict, name: str) -> Callable:
+    return lambda value: set_global(namespace, name, value)
+
+
 def _from_class(obj: Any, attr: str) -> bool:
     """Whether `obj.attr` is a plain value read from its class (no instance attribute of
     that name; a property or other data descriptor is not such a value)."""
@@ -195,10 +275,11 @@ def set_global(namespace: dict, name: str, value: Any) -> None:
 
 
 def places(composite: Callable[[], Sequence[tuple]], staged_lists: Sequence[Any] = ()) -> Places:
-    """The specs the converter wrote (see the module docstring); their file is the user's
-    code that called the operator. `staged_lists`: the Python lists of the construct's
-    state that became staged lists."""
-    return Places(composite(), user_location(2).rpartition(":")[0], staged_lists)
+    """The specs the converter wrote (see the module docstring); the user's code that
+    called the operator is their file, and the line (the construct's) that an error
+    writing a place names. `staged_lists`: the Python lists of the construct's state that
+    became staged lists."""
+    return Places(composite(), user_location(2), staged_lists)
 
 
 def wrap_branch(fn: Callable, places: Places, init: tuple, n: int, unset: set) -> Callable:
