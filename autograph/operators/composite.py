@@ -136,10 +136,10 @@ class Places:
             kind = spec[-1]
             if kind == "attr":
                 owner = spec[1]
-                getter, setter = _attr_getter(owner), _attr_setter(owner, where)
+                getter, setter = _accessors(owner, getattr, set_attr, where)
             elif kind == "item":
                 owner = None
-                getter, setter = _item_getter(spec[1]), _item_setter(spec[1], where)
+                getter, setter = _accessors(spec[1], _item, set_item, where)
             elif kind == "global":
                 owner = None
                 getter = _global_getter(spec[1], spec[0])
@@ -200,32 +200,20 @@ class Places:
 # The getter and setter of a place from its owner (see the module docstring), called
 # again for each read and write as the place's own expression would be evaluated.
 
-def _attr_getter(owner: Callable) -> Callable:
+def _accessors(owner: Callable, read: Callable, write: Callable, where: str) -> tuple:
+    """(getter, setter) of the place `owner()` gives: `read(obj, key)`, `write(obj, key,
+    value, where)`."""
     def get():
-        obj, name = owner()
-        return getattr(obj, name)
-    return get
+        return read(*owner())
 
-
-def _attr_setter(owner: Callable, where: str) -> Callable:
-    def set_(value):
-        obj, name = owner()
-        set_attr(obj, name, value, where)
-    return set_
-
-
-def _item_getter(owner: Callable) -> Callable:
-    def get():
-        obj, key = owner()
-        return obj[key]
-    return get
-
-
-def _item_setter(owner: Callable, where: str) -> Callable:
     def set_(value):
         obj, key = owner()
-        set_item(obj, key, value, where)
-    return set_
+        write(obj, key, value, where)
+    return get, set_
+
+
+def _item(obj: Any, key: Any) -> Any:
+    return obj[key]
 
 
 def _global_getter(namespace: dict, name: str) -> Callable:

@@ -6,6 +6,7 @@ import inspect
 import pytest
 
 import autograph as ag
+from corpus import item_in_while as item_while
 from fake_backend import BACKEND, FakeRuntimeError, sym, value
 
 
@@ -52,15 +53,6 @@ def attr_while(n):
         b.v = b.v + i
         i = i + 1
     return b.v
-
-
-def item_while(n):
-    d = {"s": 0}
-    i = 0
-    while i < n:
-        d["s"] = d["s"] + i
-        i = i + 1
-    return d["s"]
 
 
 def attr_and_item_for(n):
