@@ -24,8 +24,8 @@ from typing import Any, Callable
 
 import gast
 
-from autograph import (experimental, operators, parsing, pipeline, qualnames, templates, tree,
-                       two_paths, unparsing)
+from autograph import (experimental, introspection, operators, parsing, pipeline, qualnames,
+                       templates, tree, two_paths, unparsing)
 from autograph.converters.context import UNKNOWN, Context
 from autograph.operators import calls
 from autograph.errors import ConversionError
@@ -39,7 +39,7 @@ _CONVERTED = "__autograph_converted__"
 
 class LeftAsWritten(ConversionError):
     """`fn` looks at its own frame (`locals()`, `eval`, `sys._getframe`, ...: see
-    `parsing.introspection`); converting it would change what it sees, so it runs as
+    `introspection.introspection`); converting it would change what it sees, so it runs as
     written."""
 
 
@@ -65,8 +65,8 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     """The converted tree of `fn` and its file name (raises ConversionError)."""
     node, filename = parsing.parse_function(fn)
     namespace = _namespace(fn)
-    if parsing.may_introspect(fn.__code__):
-        found = parsing.introspection(node, namespace)
+    if introspection.may_introspect(fn.__code__):
+        found = introspection.introspection(node, namespace)
         if found is not None:
             raise LeftAsWritten(f"{fn.__qualname__} is not converted: {found[0]}")
     # One conversion serves every closure of the code (see the module docstring): what it

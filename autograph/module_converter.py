@@ -45,7 +45,7 @@ from typing import Optional, Sequence
 
 import gast
 
-from autograph import parsing, pipeline, templates, two_paths, unparsing
+from autograph import introspection, parsing, pipeline, templates, two_paths, unparsing
 from autograph.converters.context import Context
 from autograph.errors import ConversionError
 from autograph.module_namespace import UNKNOWN, module_namespace
@@ -355,14 +355,14 @@ def _parse(source: str, filename: str) -> ast.Module:
 
 
 def _frame_sensitive(targets: list, lines: list, namespace: dict) -> dict:
-    """Functions that look at their own frame (`parsing.introspection`, the rule `to_graph`
+    """Functions that look at their own frame (`introspection.introspection`, the rule `to_graph`
     follows too: `locals()`, `eval`, `sys._getframe`, ...): they stay as written ({def
     line: reason}). Their callers are converted: on Python values a converted function
     runs its original body, which adds no frame. Only functions whose text has a hint are
     walked."""
     sensitive = {}
     source = "".join(lines)
-    hints = [hint for hint in parsing.TEXT_HINTS if hint in source]
+    hints = [hint for hint in introspection.TEXT_HINTS if hint in source]
     if not hints:
         return sensitive             # (most modules: no function's text has one either)
     # The lines holding a hint (a hint is on one line), found once for the module rather
@@ -381,7 +381,7 @@ def _frame_sensitive(targets: list, lines: list, namespace: dict) -> dict:
         first = bisect.bisect_left(hint_lines, node.lineno)
         if first == len(hint_lines) or hint_lines[first] > node.end_lineno:
             continue
-        why = parsing.introspection(node, namespace)
+        why = introspection.introspection(node, namespace)
         if why is not None:
             sensitive[node.lineno] = why[0]
     return sensitive

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import autograph as ag
-from autograph import module_converter, parsing
+from autograph import introspection, module_converter
 
 
 def outcome(fn, *args):
@@ -329,9 +329,9 @@ def test_module_converter_follows_the_same_rule():
     ''')
     text, report = module_converter.convert_source(source, "introspect.py")
     reasons = {name: reason for name, _, reason in report.skipped}
-    assert reasons == {"names": parsing.introspection(ast.parse(source).body[1])[0],
-                       "run": parsing.introspection(ast.parse(source).body[2])[0],
-                       "where": parsing.introspection(ast.parse(source).body[3])[0]}
+    assert reasons == {"names": introspection.introspection(ast.parse(source).body[1])[0],
+                       "run": introspection.introspection(ast.parse(source).body[2])[0],
+                       "where": introspection.introspection(ast.parse(source).body[3])[0]}
     assert reasons["names"].startswith("locals()") and reasons["where"].startswith("_getframe()")
     assert report.converted == ["plain"]
     converted = run_module(text, "introspect_converted")
