@@ -159,21 +159,24 @@ class _Chain:
         self.moved.append(fn)
         return True
 
-    def visit(self, fn: gast.FunctionDef, path: list) -> None:
+    def visit(self, fn: gast.FunctionDef, path: list, found=None) -> None:
         """The links under `fn`, whose chain is `path` deep (its functions, `fn` last; []
-        for the converted function itself)."""
-        found = _tail(fn.body)
+        for the converted function itself). `found`: `_tail(fn.body)`, if known."""
+        found = found or _tail(fn.body)
         if found is None:
             return
         call, branches = found
         for index, branch in branches:
-            if len(path) >= DEPTH and _tail(branch.body) is not None:
+            link = _tail(branch.body)
+            if link is None:
+                continue                 # a branch that ends the chain: nothing under it
+            if len(path) >= DEPTH:
                 extras = self.extras(branch, path)
                 if extras is not None and self.move(call, index, branch, branches, extras):
                     fn.body.remove(branch)
-                    self.visit(branch, [branch])
+                    self.visit(branch, [branch], link)
                     continue
-            self.visit(branch, path + [branch])
+            self.visit(branch, path + [branch], link)
 
 
 def _defaults(fn) -> list:
@@ -193,25 +196,11 @@ _UNSURE = tuple(getattr(gast, k) for k in ("Match", "MatchAs", "MatchStar", "Mat
                 if hasattr(gast, k))
 
 
-def _depth(fn: gast.FunctionDef) -> int:
-    """How deep the chain of tail `if`s under `fn` goes (its longest path)."""
-    deepest, todo = 0, [(fn, 0)]
-    while todo:
-        f, d = todo.pop()
-        deepest = max(deepest, d)
-        found = _tail(f.body)
-        if found is not None:
-            todo.extend((branch, d + 1) for _, branch in found[1])
-    return deepest
-
-
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
-    if type(fn_node) is not gast.FunctionDef or _depth(fn_node) <= DEPTH:
-        return fn_node
     # (generated code declares `nonlocal` only where the function has cells, or
     # declarations of its own)
-    if (gast.Global in ctx.node_kinds or gast.Nonlocal in ctx.node_kinds or ctx.cells
-            or ctx.graph_act.opaque_calls):
+    if (type(fn_node) is not gast.FunctionDef or gast.Global in ctx.node_kinds
+            or gast.Nonlocal in ctx.node_kinds or ctx.cells or ctx.graph_act.opaque_calls):
         return fn_node
     chain = _Chain(ctx)
     chain.visit(fn_node, [])
