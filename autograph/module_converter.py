@@ -269,6 +269,10 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines, d
         raise ConversionError(f"binds {min(clash)}, a name the converted module imports")
     if (gast.Yield in ctx.node_kinds or gast.YieldFrom in ctx.node_kinds) and _is_generator(fn):
         raise ConversionError("generator function")
+    if verbatim is not None and ctx.node_kinds.isdisjoint(pipeline.CHANGED_KINDS):
+        # Nothing in it that conversion changes: the converted body would be the
+        # original, which staging may then run as it is (nothing to print or check).
+        return two_paths.original_text((node.lineno, node.end_lineno), [], lines), ""
     shadowed = ctx.all_locals & _BUILTIN_NAMES
     if shadowed:       # a local `range` is not the builtin, in nested functions too
         ctx.namespace = ChainMap(dict.fromkeys(shadowed, UNKNOWN), namespace)
@@ -280,7 +284,8 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines, d
     # (moved code, tail_chains, no longer follows the text's order: its converted body
     # then has no comments; the original body that follows it keeps them)
     comments = _comments(lines, node, scan.strings) if not ctx.moved else []
-    body_name = ctx.new_name("converted_body")       # (see two_paths._nested)
+    # (see two_paths._nested)
+    body_name = ctx.new_name("converted_body") if ctx.new_scopes else None
     if verbatim is None:
         two_paths.join(fn, original, "__ag__", text,   # the original body runs while
                        body_name)                      # nothing stages
@@ -436,8 +441,9 @@ def _convert_source(source, filename, only):
         try:
             converted[node.lineno], part = _convert_function_node(
                 node, filename, namespace, target.in_class, prefix, lines, declares)
-            printed[node.lineno] = ("class _:\n" if target.in_class else
-                                    "if 1:\n" if prefix else "", part)
+            if part:
+                printed[node.lineno] = ("class _:\n" if target.in_class else
+                                        "if 1:\n" if prefix else "", part)
         except Exception as e:      # noqa: BLE001 — every failure keeps the function
             forced[node.lineno] = _one_line(e)
     # converted code that does not compile: the function stays as written

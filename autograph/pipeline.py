@@ -53,6 +53,8 @@ CONTROL_FLOW_PASSES = ((conditionals, {gast.If, gast.Return, gast.Break, gast.Co
                        (variables, None))
 EXPRESSION_PASSES = (asserts, conditional_expressions, logical_expressions)
 _CONTROL_FLOW = frozenset({gast.If, gast.While, gast.For})
+# Converting these (in any scope of the function) defines functions (`:=` may become `if`s)
+_MAKES_FUNCTIONS = _CONTROL_FLOW | {gast.NamedExpr}
 
 
 def _is_generator(fn_node: gast.AST) -> bool:
@@ -115,6 +117,8 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
 def convert(node: gast.AST, ctx: Context) -> gast.AST:
     """Convert a FunctionDef or Lambda node in place (returns it)."""
     kinds = set(ctx.node_kinds)
+    if not kinds.isdisjoint(_MAKES_FUNCTIONS):
+        ctx.new_scopes = True        # (and `expressions.thunk` where it makes a lambda)
     if isinstance(node, gast.FunctionDef):
         if gast.Yield in kinds or gast.YieldFrom in kinds or gast.Await in kinds:
             if _is_generator(node):
@@ -127,3 +131,6 @@ def convert(node: gast.AST, ctx: Context) -> gast.AST:
 # node class -> its expression rewrite; [False]: without call_trees, [True]: with it
 _REWRITES = ({t: p.rewrite for p in EXPRESSION_PASSES for t in p.NODE_TYPES},)
 _REWRITES += ({**_REWRITES[0], **{t: call_trees.rewrite for t in call_trees.NODE_TYPES}},)
+# Node kinds that conversion rewrites (with calls converted): a function with none of
+# them, nested functions included, converts to itself.
+CHANGED_KINDS = frozenset(_MAKES_FUNCTIONS | set(_REWRITES[True]))

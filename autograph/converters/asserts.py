@@ -14,7 +14,7 @@ NODE_TYPES = (gast.Assert,)
 def rewrite(node: gast.Assert, ctx) -> gast.AST:
     if node.msg is not None and not lazy_safe(node.msg):
         return node
-    args = [node.test] + ([thunk(node.msg)] if node.msg is not None else [])
+    args = [node.test] + ([thunk(node.msg, ctx)] if node.msg is not None else [])
     stmt = gast.Expr(value=operator_call("assert_stmt", args, node))
     stmt.lineno, stmt.col_offset = node.lineno, node.col_offset
     return stmt

@@ -56,6 +56,11 @@ class Context:
         self.next_unique: dict = {}              # base -> where new_name(unique) goes on
         # generated functions tail_chains moved (in any scope: one list, shared)
         self.moved: list = []
+        # Whether the converted code defines functions or lambdas the original has not
+        # (a converted `if` or loop, a `lambda:` operand of `and_`): its body then becomes
+        # a function of its own (two_paths._nested); without, the converted statements
+        # can stand in the function itself, no frame more while staging.
+        self.new_scopes = False
 
     def for_scope(self, fn_node: gast.AST) -> "Context":
         """A context for a nested function: its own analyses, the same fresh names."""

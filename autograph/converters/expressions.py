@@ -15,7 +15,10 @@ def lazy_safe(node: gast.AST) -> bool:
                    for n in walk(node))
 
 
-def thunk(node: gast.AST) -> gast.Lambda:
+def thunk(node: gast.AST, ctx) -> gast.Lambda:
+    """`lambda: node`; `ctx` records that the converted code has a function the
+    original had not (see `Context.new_scopes`)."""
+    ctx.new_scopes = True
     lam = gast.Lambda(args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
                                           kw_defaults=[], kwarg=None, defaults=[]), body=node)
     lam.lineno = getattr(node, "lineno", None) or 1

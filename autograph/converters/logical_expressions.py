@@ -17,7 +17,7 @@ from autograph.converters.expressions import lazy_safe, operator_call, thunk
 NODE_TYPES = (gast.BoolOp, gast.UnaryOp, gast.Compare)
 
 
-def _chain(node: gast.Compare) -> gast.AST:
+def _chain(node: gast.Compare, ctx) -> gast.AST:
     """`a < b < c` -> `ag__.and_(a < b, lambda: b < c)`, which stages on tensors. Only when
     the middle operands are names or constants: evaluating them twice must not matter."""
     middle = node.comparators[:-1]
@@ -32,7 +32,7 @@ def _chain(node: gast.Compare) -> gast.AST:
         part.end_lineno, part.end_col_offset = node.end_lineno, node.end_col_offset
         parts.append(part)
     parts = [_membership(p) for p in parts]
-    return operator_call("and_", [parts[0]] + [thunk(p) for p in parts[1:]], node)
+    return operator_call("and_", [parts[0]] + [thunk(p, ctx) for p in parts[1:]], node)
 
 
 def _membership(node: gast.Compare) -> gast.AST:
@@ -47,7 +47,7 @@ def rewrite(node: gast.AST, ctx) -> gast.AST:
     if isinstance(node, gast.Compare):
         if len(node.ops) == 1:
             return _membership(node)
-        return _chain(node)
+        return _chain(node, ctx)
     if isinstance(node, gast.UnaryOp):
         if isinstance(node.op, gast.Not):
             return operator_call("not_", [node.operand], node)
@@ -55,4 +55,4 @@ def rewrite(node: gast.AST, ctx) -> gast.AST:
     if not all(lazy_safe(v) for v in node.values[1:]):
         return node
     op = "and_" if isinstance(node.op, gast.And) else "or_"
-    return operator_call(op, [node.values[0]] + [thunk(v) for v in node.values[1:]], node)
+    return operator_call(op, [node.values[0]] + [thunk(v, ctx) for v in node.values[1:]], node)

@@ -8,7 +8,8 @@ from autograph import module_converter
 from autograph.operators import Staging
 
 CASES = {
-    # name: (source, verbatim layout expected)
+    # name: (source, verbatim layout expected; None: nothing conversion changes, the
+    # function is written out as it is)
     "plain": ("def f(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n",
               True),
     "global in a block": ("g = 0\ndef f(n):\n    for i in range(n):\n        if i:\n"
@@ -29,7 +30,9 @@ CASES = {
     "docstring sharing a line": ("def f(n):\n    '''d'''; t = 0\n    for i in range(n):\n"
                                  "        t += i\n    return t\n", False),
     "one line": ("def f(n): return n + 1\n", False),
-    "docstring only": ("def f(n):\n    '''Doc.'''\n", True),
+    "docstring only": ("def f(n):\n    '''Doc.'''\n", None),
+    "nothing to change": ("def f(n):\n    '''Doc.'''\n    t = [n + 1]\n    return t\n", None),
+    "calls only": ("def f(n):\n    # c\n    return abs(n - 2)\n", True),
     "no final newline": ("def f(n):\n    t = 0\n    while n:\n        n -= 1\n        t += n\n"
                          "    return t", True),
     "header on lines": ("def f(\n    n,  # the n\n):\n    # first\n\n    t = 0\n"
@@ -47,8 +50,13 @@ def test_both_paths_behave_as_the_original(name):
     source, verbatim = CASES[name]
     text, report = module_converter.convert_source(source, "m.py")
     assert not report.skipped
-    assert ("if __ag__.staging:" in text) == verbatim
-    assert ("if not __ag__.staging:" in text) == (not verbatim)
+    assert ("if __ag__.staging:" in text) == bool(verbatim)
+    assert ("if not __ag__.staging:" in text) == (verbatim is False)
+    if verbatim is None:
+        assert text.endswith(source)
+    # The converted body is a function of its own only where it defines functions.
+    assert ("def converted_body(" in text) == any(
+        word in source for word in ("for ", "while ", "if "))
     plain, converted = {}, {}
     exec(compile(source, "m.py", "exec"), plain)
     exec(compile(text, "m.py", "exec"), converted)
