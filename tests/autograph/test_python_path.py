@@ -278,6 +278,29 @@ def test_the_converted_bodys_tracebacks_hide_the_operators():
     assert got[-1] == frames_of(fails)[-1]
 
 
+def straight(xs):
+    first = xs[0]
+    return first + 10 // xs[1]
+
+
+def test_straight_line_code_adds_no_frame_while_staging():
+    """A converted body that defines no function (no converted `if` or loop, no
+    `lambda:` operand) stays in the function: while staging, a traceback lists exactly
+    the original's frames, and the function's code has no nested code of its own."""
+    def frames_of(fn):
+        try:
+            fn([1, 0])
+        except ZeroDivisionError as e:
+            return [(f.name, f.lineno, f.line) for f in traceback.extract_tb(e.__traceback__)][1:]
+    converted = ag.to_graph(straight)
+    with Staging():
+        assert frames_of(converted) == frames_of(straight)
+        assert converted([1, 2]) == straight([1, 2])
+    assert not [c for c in converted.__code__.co_consts if inspect.iscode(c)]
+    assert [c.co_name for c in ag.to_graph(fails).__code__.co_consts if inspect.iscode(c)] \
+        == ["fails"]           # (its converted body, under the user's function name)
+
+
 def caller_locals_through_an_alias():
     getframe = getattr(sys, "_getframe", lambda _: None)
     frame = getframe(1)

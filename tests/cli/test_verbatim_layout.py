@@ -2,6 +2,8 @@
 then the original body as the user wrote it (verbatim text), or, where the text cannot
 follow printed code as it is, both bodies printed. Either way both paths behave as the
 original."""
+import contextlib
+
 import pytest
 
 from autograph import module_converter
@@ -33,6 +35,15 @@ CASES = {
     "docstring only": ("def f(n):\n    '''Doc.'''\n", None),
     "nothing to change": ("def f(n):\n    '''Doc.'''\n    t = [n + 1]\n    return t\n", None),
     "calls only": ("def f(n):\n    # c\n    return abs(n - 2)\n", True),
+    # Straight-line code: the converted statements stand in the function itself.
+    "super and a private name": ("class B:\n    def m(self, n):\n        return n + 1\n"
+                                 "class C(B):\n    __k = 3\n    def m(self, n):\n"
+                                 "        return super().m(n) * self.__k + len(__class__.__name__)\n"
+                                 "def f(n):\n    return C().m(n)\n", True),
+    "closures": ("def f(n):\n    t = n\n    def bump(k=2):\n        nonlocal t\n"
+                 "        t = t * k\n    bump()\n    return abs(t - 1)\n", True),
+    "global and del": ("g = 0\ndef f(n):\n    global g\n    g = abs(n) + 1\n    del n\n"
+                       "    return g\n", True),
     "no final newline": ("def f(n):\n    t = 0\n    while n:\n        n -= 1\n        t += n\n"
                          "    return t", True),
     "header on lines": ("def f(\n    n,  # the n\n):\n    # first\n\n    t = 0\n"
@@ -108,3 +119,35 @@ def test_printed_code_that_does_not_compile_leaves_the_function_as_written(monke
     namespace = {}
     exec(compile(text, "m.py", "exec"), namespace)
     assert namespace["f"](4) == 6 and namespace["h"](3) == 2 and namespace["C"]().m(0) == 0
+
+
+@pytest.mark.parametrize("body, nested", [
+    ("return a and b", True),            # `lambda: b`, a function the original has not
+    ("return a if b else 0", True),
+    ("assert a, 'no a'\n    return b", True),
+    ("return 0 < a < b", True),          # `and_(0 < a, lambda: a < b)`
+    ("assert a\n    return b", False),
+    ("return a in [b]", False),
+    ("return not abs(a)", False),
+    ("return [x for x in (a, b)]", False),   # the original's own comprehension
+])
+def test_the_converted_body_is_a_function_only_where_it_defines_functions(body, nested):
+    source = f"def f(a, b):\n    {body}\n"
+    text, report = module_converter.convert_source(source, "m.py")
+    assert report.converted == ["f"]
+    assert ("def converted_body(" in text) == nested
+    plain, converted = {}, {}
+    exec(compile(source, "m.py", "exec"), plain)
+    exec(compile(text, "m.py", "exec"), converted)
+    for a, b in ((1, 2), (0, 2), (3, 1)):
+        try:
+            expected = plain["f"](a, b)
+        except AssertionError:
+            expected = AssertionError
+        for staged in (False, True):
+            with Staging() if staged else contextlib.nullcontext():
+                try:
+                    got = converted["f"](a, b)
+                except AssertionError:
+                    got = AssertionError
+            assert got == expected, (a, b, staged)
