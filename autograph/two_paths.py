@@ -20,8 +20,8 @@ after the original body used it would not compile), and are declared again in th
 nested function. The docstring stays first. The converted body is a function of its own
 (`_nested`) so that the variables its generated functions share are its cells, not the
 original body's (which then reads its locals as fast as the original); one that defines
-no function or lambda (`body_name` None) follows in `fn` itself, one frame less. Works on `ast`
-and gast trees alike (the new nodes compile and print either way).
+no function or lambda (`body_name` None) follows in `fn` itself, one frame less. Works
+on `ast` and gast trees alike (the new nodes compile and print either way).
 A lambda gets `lambda x: original if not ag__.staging else converted`.
 
 `autograph convert` writes another layout (`staging_first`), where the original body is

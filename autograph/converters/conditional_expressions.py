@@ -11,4 +11,5 @@ NODE_TYPES = (gast.IfExp,)
 def rewrite(node: gast.IfExp, ctx) -> gast.AST:
     if not (lazy_safe(node.body) and lazy_safe(node.orelse)):
         return node
-    return operator_call("if_exp", [node.test, thunk(node.body, ctx), thunk(node.orelse, ctx)], node)
+    return operator_call("if_exp", [node.test, thunk(node.body, ctx), thunk(node.orelse, ctx)],
+                         node)

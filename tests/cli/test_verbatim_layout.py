@@ -38,7 +38,8 @@ CASES = {
     # Straight-line code: the converted statements stand in the function itself.
     "super and a private name": ("class B:\n    def m(self, n):\n        return n + 1\n"
                                  "class C(B):\n    __k = 3\n    def m(self, n):\n"
-                                 "        return super().m(n) * self.__k + len(__class__.__name__)\n"
+                                 "        return (super().m(n) * self.__k\n"
+                                 "                + len(__class__.__name__))\n"
                                  "def f(n):\n    return C().m(n)\n", True),
     "closures": ("def f(n):\n    t = n\n    def bump(k=2):\n        nonlocal t\n"
                  "        t = t * k\n    bump()\n    return abs(t - 1)\n", True),
