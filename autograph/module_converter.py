@@ -258,7 +258,7 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines, d
     original = _original_body(node, lines) if verbatim is None else None
     scan = Scan()
     fn = templates.make(gast.FunctionDef, name=node.name, args=_parameters(node.args, scan),
-                        body=[parsing.from_ast(stmt, scan) for stmt in node.body],
+                        body=parsing.from_ast(list(node.body), scan),
                         decorator_list=[], returns=None, type_comment=None, type_params=[],
                         lineno=node.lineno, col_offset=node.col_offset,
                         end_lineno=node.end_lineno, end_col_offset=node.end_col_offset)

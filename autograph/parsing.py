@@ -352,7 +352,8 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
     rest only change class. Returns `tree`, which is a gast tree from then on. With
     `scan`, also gathers what `Scan.add(tree, outer)` would (saving a walk). With
     `copy`, `tree` stays as it is and a gast copy of it is returned (each node copied
-    on the way: cheaper than parsing the text again for a second tree)."""
+    on the way: cheaper than parsing the text again for a second tree). `tree` may be
+    a list of nodes (a body), converted in place (not with `copy`)."""
     if copy:
         new = _shallow(tree)
         if outer is tree:
@@ -361,7 +362,7 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
     if scan is None:
         scan = Scan()           # (gathered and dropped: cheaper than a test per node)
     names, stored, kinds = scan.names, scan.stored, scan.kinds
-    todo = [tree]
+    todo = list(tree) if type(tree) is list else [tree]    # (a list: its nodes, in place)
     pop, push, extend = todo.pop, todo.append, todo.extend
     shared, table, ast_name, gast_name, load = (_GAST_SHARED, _FROM_AST, ast.Name, gast.Name,
                                                 gast.Load)
