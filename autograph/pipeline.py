@@ -39,7 +39,7 @@ from autograph.converters import (asserts, break_statements, call_trees, conditi
                                   logical_expressions, return_statements, variables,
                                   while_statements)
 from autograph.converters import expressions, tail_chains, walrus
-from autograph.converters.context import Context, walk_scope
+from autograph.converters.context import Context
 from autograph.errors import ConversionError
 
 logger = logging.getLogger("autograph")
@@ -62,21 +62,53 @@ def _is_generator(fn_node: gast.AST) -> bool:
     return act.has_yield or act.has_await
 
 
+# The fields of a statement that hold statements (or the handlers and cases that hold
+# them): a `def` is a statement, so finding the nested ones needs no walk through the
+# expressions, most of a function's nodes.
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+
+
+class _BlockFields(dict):
+    def __missing__(self, kind):
+        fields = self[kind] = tuple(f for f in kind._fields if f in _BLOCKS)
+        return fields
+
+
+_BLOCK_FIELDS = _BlockFields()
+_NOT_ENTERED = frozenset({gast.AsyncFunctionDef, gast.ClassDef})
+
+
+def _nested_functions(body: list) -> list:
+    """The `def`s in `body`, in its blocks too, not in nested scopes: those `walk_scope`
+    meets, in its order."""
+    found, todo = [], list(body)
+    pop, extend, fields_of = todo.pop, todo.extend, _BLOCK_FIELDS
+    while todo:
+        node = pop()
+        kind = type(node)
+        if kind is gast.FunctionDef:
+            found.append(node)
+        elif kind not in _NOT_ENTERED:
+            d = node.__dict__
+            for field in fields_of[kind]:
+                extend(d[field])
+    return found
+
+
 def _nested_writes(fn_node: gast.FunctionDef) -> set:
     """Names the function's nested functions declare `nonlocal` (they write them)."""
     out = set()
-    for node in walk_scope(fn_node.body):
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fn_node:
-            for inner in gast.walk(node):
-                if isinstance(inner, gast.Nonlocal):
-                    out.update(inner.names)
+    for node in _nested_functions(fn_node.body):     # (a lambda has no statements)
+        for inner in gast.walk(node):
+            if isinstance(inner, gast.Nonlocal):
+                out.update(inner.names)
     return out
 
 
 def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     if ctx.has_nested_functions:
-        for node in list(walk_scope(fn_node.body)):
-            if isinstance(node, gast.FunctionDef) and not _is_generator(node):
+        for node in _nested_functions(fn_node.body):
+            if not _is_generator(node):
                 _convert_scope(node, ctx.for_scope(node), kinds)
     if gast.NamedExpr in kinds and walrus.transform(fn_node, ctx):
         kinds = kinds | {gast.If}        # `and`/`or` around a `:=` became `if`s
