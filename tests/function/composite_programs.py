@@ -2,6 +2,8 @@
 and `for`: each must give the same answer as plain Python when converted and when
 staged by rt.function on tensors (or raise a clear error where it cannot be staged)."""
 # ruff: noqa
+import asyncio
+
 import autograph as ag
 import runtime as rt
 
@@ -175,6 +177,18 @@ def nonlocal_total(n):
     return c
 
 
+def async_nonlocal_writer(n):
+    # An `async def` writing a variable of ours, run by a call in the loop: carried too.
+    c = 0
+
+    async def bump():
+        nonlocal c
+        c += 2
+    for i in range(n):
+        asyncio.run(bump())
+    return c
+
+
 # -- Python lists ----------------------------------------------------------------------
 
 def collect(n):
@@ -262,6 +276,7 @@ CASES = [
     (counter_object, [(0,), (4,)], (0,)),
     (global_total, [(0,), (3,)], (0,)),
     (nonlocal_total, [(0,), (3,)], (0,)),
+    (async_nonlocal_writer, [(0,), (3,)], (0,)),
     (collect, [(1,), (4,)], (0,)),
     (collect_while, [(1,), (4,)], (0,)),
     (collect_if, [(3,), (-2,)], (0,)),
