@@ -75,20 +75,19 @@ class _BlockFields(dict):
 
 
 _BLOCK_FIELDS = _BlockFields()
-_DEFS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef})
 
 
 def _nested_functions(body: list) -> list:
-    """The `def`s and `async def`s in `body`, in its blocks too, not in nested scopes
-    (classes): those `walk_scope` meets, in its order."""
+    """The `def`s in `body`, in its blocks too, not in nested scopes: those `walk_scope`
+    meets, in its order."""
     found, todo = [], list(body)
     pop, extend, fields_of = todo.pop, todo.extend, _BLOCK_FIELDS
     while todo:
         node = pop()
         kind = type(node)
-        if kind in _DEFS:
+        if kind is gast.FunctionDef:
             found.append(node)
-        elif kind is not gast.ClassDef:
+        elif kind is not gast.AsyncFunctionDef and kind is not gast.ClassDef:
             d = node.__dict__
             for field in fields_of[kind]:
                 extend(d[field])
@@ -96,21 +95,28 @@ def _nested_functions(body: list) -> list:
 
 
 def _nested_writes(fn_node: gast.FunctionDef) -> set:
-    """Names the function's nested functions declare `nonlocal` (they write them)."""
-    out = set()
-    # (`async def`s too, which a call may run: `asyncio.run(inner())`; a lambda has
-    # no statements)
-    for node in _nested_functions(fn_node.body):
-        for inner in gast.walk(node):
-            if isinstance(inner, gast.Nonlocal):
-                out.update(inner.names)
+    """Names that scopes nested in the function declare `nonlocal` (they may write them):
+    in `def`s, `async def`s (`asyncio.run(f())` runs one), methods of classes defined
+    in it, at any depth. (Statements only: a `nonlocal` is one. The function's own are
+    not its locals, which is all this is read for.)"""
+    out, todo = set(), list(fn_node.body)
+    pop, extend, fields_of = todo.pop, todo.extend, _BLOCK_FIELDS
+    while todo:
+        node = pop()
+        kind = type(node)
+        if kind is gast.Nonlocal:
+            out.update(node.names)
+        else:
+            d = node.__dict__
+            for field in fields_of[kind]:
+                extend(d[field])
     return out
 
 
 def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     if ctx.has_nested_functions:
         for node in _nested_functions(fn_node.body):
-            if type(node) is gast.FunctionDef and not _is_generator(node):
+            if not _is_generator(node):
                 _convert_scope(node, ctx.for_scope(node), kinds)
     if gast.NamedExpr in kinds and walrus.transform(fn_node, ctx):
         kinds = kinds | {gast.If}        # `and`/`or` around a `:=` became `if`s

@@ -189,6 +189,20 @@ def async_nonlocal_writer(n):
     return c
 
 
+def method_nonlocal_writer(n):
+    # A method of a class defined here, writing a variable of ours: carried too.
+    c = 0
+
+    class Counter:
+        def bump(self):
+            nonlocal c
+            c += 3
+    counter = Counter()
+    for i in range(n):
+        counter.bump()
+    return c
+
+
 # -- Python lists ----------------------------------------------------------------------
 
 def collect(n):
@@ -277,6 +291,7 @@ CASES = [
     (global_total, [(0,), (3,)], (0,)),
     (nonlocal_total, [(0,), (3,)], (0,)),
     (async_nonlocal_writer, [(0,), (3,)], (0,)),
+    (method_nonlocal_writer, [(0,), (3,)], (0,)),
     (collect, [(1,), (4,)], (0,)),
     (collect_while, [(1,), (4,)], (0,)),
     (collect_if, [(3,), (-2,)], (0,)),
