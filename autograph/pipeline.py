@@ -39,8 +39,9 @@ from autograph.converters import (asserts, break_statements, call_trees, conditi
                                   logical_expressions, return_statements, variables,
                                   while_statements)
 from autograph.converters import expressions, tail_chains, walrus
-from autograph.converters.context import Context
+from autograph.converters.context import SCOPES, Context
 from autograph.errors import ConversionError
+from autograph.tree import statements
 
 logger = logging.getLogger("autograph")
 
@@ -55,6 +56,7 @@ EXPRESSION_PASSES = (asserts, conditional_expressions, logical_expressions)
 _CONTROL_FLOW = frozenset({gast.If, gast.While, gast.For})
 # Converting these (in any scope of the function) defines functions (`:=` may become `if`s)
 _MAKES_FUNCTIONS = _CONTROL_FLOW | {gast.NamedExpr}
+_SCOPES = frozenset(SCOPES)
 
 
 def _is_generator(fn_node: gast.AST) -> bool:
@@ -62,61 +64,21 @@ def _is_generator(fn_node: gast.AST) -> bool:
     return act.has_yield or act.has_await
 
 
-# The fields of a statement that hold statements (or the handlers and cases that hold
-# them): a `def` is a statement, so finding the nested ones needs no walk through the
-# expressions, most of a function's nodes.
-_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
-
-
-class _BlockFields(dict):
-    def __missing__(self, kind):
-        fields = self[kind] = tuple(f for f in kind._fields if f in _BLOCKS)
-        return fields
-
-
-_BLOCK_FIELDS = _BlockFields()
-
-
-def _nested_functions(body: list) -> list:
-    """The `def`s in `body`, in its blocks too, not in nested scopes: those `walk_scope`
-    meets, in its order."""
-    found, todo = [], list(body)
-    pop, extend, fields_of = todo.pop, todo.extend, _BLOCK_FIELDS
-    while todo:
-        node = pop()
-        kind = type(node)
-        if kind is gast.FunctionDef:
-            found.append(node)
-        elif kind is not gast.AsyncFunctionDef and kind is not gast.ClassDef:
-            d = node.__dict__
-            for field in fields_of[kind]:
-                extend(d[field])
-    return found
-
-
 def _nested_writes(fn_node: gast.FunctionDef) -> set:
     """Names that scopes nested in the function declare `nonlocal` (they may write them):
-    in `def`s, `async def`s (`asyncio.run(f())` runs one), methods of classes defined
-    in it, at any depth. (Statements only: a `nonlocal` is one. The function's own are
-    not its locals, which is all this is read for.)"""
-    out, todo = set(), list(fn_node.body)
-    pop, extend, fields_of = todo.pop, todo.extend, _BLOCK_FIELDS
-    while todo:
-        node = pop()
-        kind = type(node)
-        if kind is gast.Nonlocal:
+    `def`s, `async def`s (`asyncio.run(f())` runs one), methods of classes defined in
+    it, at any depth. (The function's own are not its locals, all this is read for.)"""
+    out = set()
+    for node in statements(fn_node.body):
+        if type(node) is gast.Nonlocal:
             out.update(node.names)
-        else:
-            d = node.__dict__
-            for field in fields_of[kind]:
-                extend(d[field])
     return out
 
 
 def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     if ctx.has_nested_functions:
-        for node in _nested_functions(fn_node.body):
-            if not _is_generator(node):
+        for node in list(statements(fn_node.body, _SCOPES)):
+            if type(node) is gast.FunctionDef and not _is_generator(node):
                 _convert_scope(node, ctx.for_scope(node), kinds)
     if gast.NamedExpr in kinds and walrus.transform(fn_node, ctx):
         kinds = kinds | {gast.If}        # `and`/`or` around a `:=` became `if`s

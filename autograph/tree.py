@@ -39,13 +39,22 @@ def _fields_of(kind: type) -> tuple:
                  if f not in _LEAF_FIELDS and holds_nodes(kind, f))
 
 
-class _Fields(dict):
+class PerClass(dict):
+    """node class -> `of(class)`, worked out the first time a class is met."""
+
+    def __init__(self, of):
+        super().__init__()
+        self.of = of
+
     def __missing__(self, kind):
-        fields = self[kind] = _fields_of(kind)
-        return fields
+        value = self[kind] = self.of(kind)
+        return value
 
 
-FIELDS = _Fields()   # node class -> ((field, may hold None), ...)
+FIELDS = PerClass(_fields_of)   # node class -> ((field, may hold None), ...)
+# The fields of a statement that hold statements (or the handlers and cases that do).
+_BLOCKS = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+_BLOCK_FIELDS = PerClass(lambda kind: tuple(f for f in kind._fields if f in _BLOCKS))
 
 
 def children(node: gast.AST) -> list:
@@ -72,6 +81,23 @@ def walk(node: gast.AST):
         n = pop()
         yield n
         extend(children(n))
+
+
+def statements(body: list, stop=frozenset()):
+    """Every statement in `body`, in its blocks, and in the bodies of its nested `def`s
+    and classes but those of a class in `stop` (yielded, not entered), in `walk_scope`'s
+    order: a `def` or a `nonlocal` is a statement, so finding one needs no walk through
+    the expressions, most of the nodes."""
+    todo = list(body)
+    pop, extend, fields_of = todo.pop, todo.extend, _BLOCK_FIELDS
+    while todo:
+        node = pop()
+        yield node
+        kind = type(node)
+        if kind not in stop:
+            d = node.__dict__
+            for field in fields_of[kind]:
+                extend(d[field])
 
 
 class Scan:

@@ -6,7 +6,7 @@ import gast
 
 from autograph import templates
 from autograph.converters.context import walk
-from autograph.tree import FIELDS
+from autograph.tree import FIELDS, PerClass
 
 
 def lazy_safe(node: gast.AST) -> bool:
@@ -39,15 +39,8 @@ _ATTRIBUTE, _CALL, _FUNCTION, _NAME, _EXPR = (gast.Attribute, gast.Call, gast.Fu
                                              gast.Name, gast.Expr)
 
 
-class _FieldNames(dict):
-    """node class -> the names of its fields that may hold nodes (see tree.FIELDS)."""
-
-    def __missing__(self, kind):
-        names = self[kind] = tuple(field for field, _ in FIELDS[kind])
-        return names
-
-
-_FIELD_NAMES = _FieldNames()
+# node class -> the names of its fields that may hold nodes (see tree.FIELDS)
+_FIELD_NAMES = PerClass(lambda kind: tuple(field for field, _ in FIELDS[kind]))
 # Parameters are names, never entered (nor their annotations, under them): the defaults
 # only.
 _FIELD_NAMES[gast.arguments] = ("kw_defaults", "defaults")
