@@ -969,7 +969,31 @@ def global_in_if(x):
     return _G
 
 
+class Doubling:
+    """A property whose setter runs code (it doubles): staging a write of it under a
+    tensor `if` would run the setter once per branch, so that is an error."""
+
+    def __init__(self):
+        self._v = 0
+
+    @property
+    def v(self):
+        return self._v
+
+    @v.setter
+    def v(self, value):
+        self._v = value * 2
+
+
+def through_property(x):
+    p = Doubling()
+    if x > 0:
+        p.v = x
+    return p.v
+
+
 PY += [
+    (through_property, [(3,), (-2,)], False),
     (attr_in_if, [(3,), (-2,)], True),
     (item_in_while, [(0,), (4,)], True),
     (item_in_for_with_break, [(2,), (8,)], True),

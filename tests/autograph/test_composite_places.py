@@ -6,7 +6,7 @@ import inspect
 import pytest
 
 import autograph as ag
-from corpus import item_in_while as item_while
+from corpus import attr_in_if as attr_if, item_in_while as item_while, through_property
 from fake_backend import BACKEND, FakeRuntimeError, sym, value
 
 
@@ -26,15 +26,6 @@ class Empty:
 
 class WithDefault:
     v = 0                 # a class attribute: the instance has none of its own
-
-
-def attr_if(x):
-    b = Box()
-    if x > 0:
-        b.v = x * 2
-    else:
-        b.v = -x
-    return b.v
 
 
 def item_if(x):
@@ -130,19 +121,6 @@ def global_in_loop(n):
     return G
 
 
-class Doubling:
-    def __init__(self):
-        self._v = 0
-
-    @property
-    def v(self):
-        return self._v
-
-    @v.setter
-    def v(self, value):
-        self._v = value * 2
-
-
 class Hooked:
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
@@ -151,13 +129,6 @@ class Hooked:
 class OwnItems(dict):
     def __setitem__(self, key, value):
         dict.__setitem__(self, key, value)
-
-
-def through_property(x):
-    p = Doubling()
-    if x > 0:
-        p.v = x
-    return p.v
 
 
 def through_setattr(x):
@@ -298,8 +269,7 @@ def test_a_write_staging_cannot_carry_names_the_users_line(fn, arg, text, what):
     assert fn(arg) is not None
     with pytest.raises(ag.StagingError, match=what) as info:
         ag.to_graph(fn)(sym(arg))
-    assert str(info.value).startswith(f"{__file__}:{_line_of(fn, text)}: ")
-
+    assert str(info.value).startswith(f"{inspect.getsourcefile(fn)}:{_line_of(fn, text)}: ")
 
 
 def test_specs_in_the_form_earlier_versions_wrote_are_still_read():

@@ -1,6 +1,9 @@
 """Composite state and Python lists in staged constructs: plain Python, converted on
 Python values, and staged by rt.function on tensors must agree (the second backend of
 tests/autograph checks the converter side without the runtime)."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -9,6 +12,10 @@ import runtime as rt
 from runtime.errors import InvalidArgumentError
 
 import composite_programs as programs
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "autograph"))
+import corpus  # noqa: E402
 
 
 def _plain(value):
@@ -216,24 +223,7 @@ def test_an_aliased_list_appended_in_a_staged_loop_is_an_error_not_a_stale_alias
 
 
 def test_setters_that_run_code_are_not_run_once_per_branch():
-    class Doubling:
-        def __init__(self):
-            self._v = 0
-
-        @property
-        def v(self):
-            return self._v
-
-        @v.setter
-        def v(self, value):
-            self._v = value * 2
-
-    def through_property(x):
-        p = Doubling()
-        if x > 0:
-            p.v = x
-        return p.v
-
+    through_property = corpus.through_property     # (its setter doubles what it is given)
     assert ag.to_graph(through_property)(3) == through_property(3) == 6
     with pytest.raises(ag.StagingError, match="set through a property"):
         rt.function(through_property)(rt.constant(3))
