@@ -85,7 +85,7 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     node.ag_operators = ctx.new_name("ag__", unique=True) if "ag__" in ctx.used_names else "ag__"
     # the function the converted body becomes (see two_paths._nested)
     node.ag_body_name = ctx.new_name("converted_body") if isinstance(node, gast.FunctionDef) \
-        and ctx.new_scopes else None
+        and ctx.converted_body_scope(frozenset(fn.__code__.co_cellvars)) else None
     node.ag_fresh_names = ctx.taken      # generated functions' names (none is the user's)
     if node.ag_operators != "ag__":
         rename_operators(node, node.ag_operators)

@@ -284,7 +284,8 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines, d
     # (moved code, tail_chains, no longer follows the text's order: its converted body
     # then has no comments; the original body that follows it keeps them)
     comments = _comments(lines, node, scan.strings) if not ctx.moved else []
-    body_name = ctx.new_name("converted_body") if ctx.new_scopes else None  # (_nested)
+    body_name = (ctx.new_name("converted_body") if ctx.converted_body_scope()  # (_nested)
+                 else None)
     if verbatim is None:
         two_paths.join(fn, original, "__ag__", text,   # the original body runs while
                        body_name)                      # nothing stages

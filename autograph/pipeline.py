@@ -102,6 +102,9 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
     ctx.captured = ctx.graph_act.captured
     ctx.cells = ctx.captured & graph.locals
     ctx.nested_writes = _nested_writes(fn_node) & ctx.cells if ctx.cells else set()
+    # (for Context.converted_body_scope)
+    ctx.closure_reads, ctx.top_writes, ctx.fn_locals = (graph.closure_reads, graph.top_writes,
+                                                        graph.locals)
     try:
         for convert, needs in CONTROL_FLOW_PASSES:
             if needs is not None and needs.isdisjoint(kinds):

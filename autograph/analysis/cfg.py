@@ -38,6 +38,12 @@ class Graph:
         self.compounds: list = []      # the compound statements, in the order built
         self.params = set(activity.params(fn_node))
         self.bits = None        # liveness: (its bits.Names, each node's reads, writes as bits)
+        # Of the function's outermost compound statements: the names they read (in their
+        # bodies, and the tests of loops) but do not assign, and those they assign. The
+        # functions conversion makes of them read the former from the function's scope
+        # (the rest is their arguments, or their own).
+        self.closure_reads: set = set()
+        self.top_writes: set = set()
         self.entry = self.new(None)
         self.exit = self.new(None)
 
@@ -100,6 +106,7 @@ class _Builder:
         self.loops: list = []       # (continue target, list of break sources)
         self.raise_targets: list = []   # stack of handler/finally entry lists
         self.bodies: list = []          # (writes, features) of the compound statements built
+        self.top_reads: set = set()     # what the outermost one being built reads
         self.loop_levels: list = []     # len(self.bodies) when each enclosing loop began
 
     def node(self, ast_node: gast.AST, part: Optional[gast.AST], preds: list) -> Node:
@@ -119,6 +126,7 @@ class _Builder:
                 # node.) Returns and jumps are recorded by their own methods.
                 writes, found = self.bodies[-1]
                 writes |= act.writes
+                self.top_reads |= act.reads
                 if act.opaque_calls:
                     found |= act.opaque_calls
                 if act.has_yield or act.has_await:
@@ -202,8 +210,11 @@ class _Builder:
         """Run `build`, recording on `s` the names its nodes write (`modified`) and what
         they contain (`features`)."""
         writes, features = set(), set()
-        if isinstance(s, (gast.While, gast.For)):
+        loop = isinstance(s, (gast.While, gast.For))
+        if loop:
             self.loop_levels.append(len(self.bodies))
+        if not self.bodies:         # an outermost one: a loop's test is a function too
+            self.top_reads = set(s.ag_cfg_head.act.reads) if loop else set()
         self.bodies.append((writes, features))
         try:
             return build()
@@ -214,7 +225,10 @@ class _Builder:
                 outer_writes |= writes
                 # ("jump" is recorded on the bodies a break or continue leaves, no further)
                 outer_found |= features - _JUMP if "jump" in features else features
-            if isinstance(s, (gast.While, gast.For)):
+            else:
+                self.g.closure_reads |= self.top_reads - writes
+                self.g.top_writes |= writes
+            if loop:
                 self.loop_levels.pop()
             s.ag_modified = writes
             s.ag_features = features

@@ -342,7 +342,9 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
                                      at.name(setter), at.constant("local")]))
     if not entries:
         return None, defs
-    return at.thunk(at.tuple(entries)), defs      # lambda: (entry, ...)
+    spec = at.thunk(at.tuple(entries))      # lambda: (entry, ...)
+    ctx.top_lambdas.append(spec)     # (as `expressions.thunk`'s, also where the construct
+    return spec, defs                # is nested in another: Context.converted_body_scope)
 
 
 def _carried(at: "_Builder", text: str, target):

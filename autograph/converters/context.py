@@ -57,10 +57,42 @@ class Context:
         # generated functions tail_chains moved (in any scope: one list, shared)
         self.moved: list = []
         # Whether the converted code defines functions or lambdas the original has not
-        # (a converted `if` or loop, a `lambda:` operand of `and_`): its body then becomes
-        # a function of its own (two_paths._nested); without, the converted statements
-        # can stand in the function itself, no frame more while staging.
+        # (a converted `if` or loop, a `lambda:` operand of `and_`); what they may read
+        # from the function's scope (see `converted_body_scope`).
         self.new_scopes = False
+        self.closure_reads = self.top_writes = frozenset()    # (cfg.Graph's, by pipeline)
+        self.fn_locals = None                                 # (the same, where analysed)
+        self.scope_depth = 0                # (expressions.rewrite_tree: 1 in the function)
+        self.top_lambdas: list = []         # what the `lambda:`s made at that depth hold
+
+    def converted_body_scope(self, cells: frozenset = frozenset()) -> bool:
+        """Whether the converted body needs a function of its own (two_paths._nested):
+        where a function or lambda it defines (that the original has not) reads or
+        writes one of the function's variables that is not a cell in the original
+        (`cells`, where known). Were the converted body the function's own, that
+        variable would become a cell of the function, and the original body (its
+        Python path) would read it more slowly than the original does. Those variables:
+        what the function's outermost constructs read and do not assign (the rest is
+        their functions' arguments and their own), what they write through (`cells`
+        that a nested function or an enclosing `try` reads), what the `lambda:`s made
+        in the function itself (`top_lambdas`) read (in straight-line code, not
+        analysed, any name they read counts). Without, the converted statements stand
+        in the function itself: one frame less while staging."""
+        if not self.new_scopes:
+            return False
+        own = self.taken | cells
+        closed = set(self.closure_reads)
+        closed |= self.top_writes & self.cells
+        for lambdas in (None, self.top_lambdas):          # (those walked only if need be)
+            if lambdas:
+                closed = {n.id for node in lambdas for n in walk(node) if type(n) is gast.Name}
+            if "super" in closed and self.first_param:
+                closed.add(self.first_param)        # `super()` reads it once converted
+            if self.fn_locals is not None:  # (else, straight-line code: any name may be one)
+                closed &= self.fn_locals
+            if not closed.issubset(own):
+                return True
+        return False
 
     def for_scope(self, fn_node: gast.AST) -> "Context":
         """A context for a nested function: its own analyses, the same fresh names."""
@@ -72,6 +104,7 @@ class Context:
         child.captured = set()
         child.cells = set()
         child.nested_writes = set()
+        child.top_lambdas = []
         args = fn_node.args
         positional = args.posonlyargs + args.args
         child.first_param = positional[0].id if positional else None

@@ -19,6 +19,8 @@ def thunk(node: gast.AST, ctx) -> gast.Lambda:
     """`lambda: node`; `ctx` records that the converted code has a function the
     original had not (see `Context.new_scopes`)."""
     ctx.new_scopes = True
+    if ctx.scope_depth <= 1:     # in the function itself, not in one nested in it
+        ctx.top_lambdas.append(node)
     lam = gast.Lambda(args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
                                           kw_defaults=[], kwarg=None, defaults=[]), body=node)
     lam.lineno = getattr(node, "lineno", None) or 1
@@ -78,8 +80,9 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
     if kind is _ATTRIBUTE:
         _attribute(node, rewrites, ctx)
         return node
-    if kind is _FUNCTION and d.get("ag_generated", False):
-        fields = _GENERATED_FIELDS
+    if kind is _FUNCTION:           # (nested functions: see Context.thunk_reads)
+        ctx.scope_depth += 1
+        fields = _GENERATED_FIELDS if d.get("ag_generated", False) else _FIELD_NAMES[kind]
     else:
         fields = _FIELD_NAMES[kind]
     for field in fields:
@@ -95,6 +98,8 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
                     old[i] = rewrite_tree(item, rewrites, ctx)
         elif type(old) not in _NOT_ENTERED:
             d[field] = rewrite_tree(old, rewrites, ctx)
+    if kind is _FUNCTION:
+        ctx.scope_depth -= 1
     rewrite = rewrites.get(kind)
     return rewrite(node, ctx) if rewrite is not None else node
 

@@ -5,12 +5,14 @@ So on Python values converted code has the original's frames: what `logging`,
 is what they see unconverted. Inside `Staging()` (as while a graph is built) the
 converted body runs instead, and gives the same results on Python values.
 """
+import importlib
 import inspect
 import logging
 import logging.handlers
 import sys
 import threading
 import traceback
+import types
 import warnings
 
 import pytest
@@ -77,6 +79,16 @@ def fails(xs):
             total += 10 // x
         else:
             total += 10 // x
+    return total
+
+
+def fails_reading(xs, k=10):
+    total = 0
+    for x in xs:        # (the loop reads `k`, which it does not assign)
+        if x:
+            total += k // x
+        else:
+            total += k // x
     return total
 
 
@@ -252,7 +264,8 @@ def test_lambdas_have_both_paths():
         assert [converted(i) for i in range(5)] == [fn(i) for i in range(5)]
 
 
-def test_the_converted_bodys_tracebacks_hide_the_operators():
+@pytest.mark.parametrize("fn, nested", [(fails, False), (fails_reading, True)])
+def test_the_converted_bodys_tracebacks_hide_the_operators(fn, nested):
     """While staging, an error passing out of `if_stmt`/`for_stmt`/... loses their frames:
     the traceback lists the user's lines, as the original's does (with the generated
     branch and loop functions, under the user's function name)."""
@@ -262,7 +275,7 @@ def test_the_converted_bodys_tracebacks_hide_the_operators():
         except ZeroDivisionError as e:
             return [(f.name, f.lineno) for f in traceback.extract_tb(e.__traceback__)][1:]
     with Staging():
-        got = frames_of(ag.to_graph(fails))
+        got = frames_of(ag.to_graph(fn))
     if sys.version_info < (3, 11):
         # Python 3.10's bare `raise` re-raises the traceback it caught, not the exception's
         # `__traceback__`: the frame of the outermost operator, which re-raises, stays (the
@@ -270,12 +283,14 @@ def test_the_converted_bodys_tracebacks_hide_the_operators():
         operator = [f for f in got if f[0] == "for_stmt"]
         assert len(operator) == 1
         got.remove(operator[0])
-    first = fails.__code__.co_firstlineno
-    # the function (at its `def`: it calls its converted body, a function nested in it),
-    # then the user's lines of the loop, the `if` and the division
-    assert got == [("fails", first), ("fails", first + 2), ("fails", first + 3),
-                   ("fails", first + 6)]
-    assert got[-1] == frames_of(fails)[-1]
+    first, name = fn.__code__.co_firstlineno, fn.__name__
+    # The user's lines of the loop, the `if` and the division; before them, where the
+    # converted body is a function nested in the function (its loop reads a variable
+    # of the function: see Context.converted_body_scope), the function at its `def`,
+    # which calls it.
+    assert got == [(name, first)] * nested + [(name, first + 2), (name, first + 3),
+                                              (name, first + 6)]
+    assert got[-1] == frames_of(fn)[-1]
 
 
 def straight(xs):
@@ -325,3 +340,44 @@ def test_a_frame_read_through_getattr_stays_as_written():
     source = inspect.getsource(caller_locals_through_an_alias)
     _, report = module_converter.convert_source(source, "alias.py")
     assert report.converted == [] and "through getattr" in report.skipped[0][2]
+
+
+def _functions(module):
+    """The functions of `module` and the methods of its classes."""
+    for value in vars(module).values():
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            for attribute in vars(value).values():
+                attribute = getattr(attribute, "__func__", attribute)
+                if isinstance(attribute, types.FunctionType):
+                    yield attribute
+        elif isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+            yield value
+
+
+@pytest.mark.parametrize("module", ["corpus", "corpus_python", "textwrap", "statistics",
+                                    "fractions", "difflib", "shlex", "typing", "calendar"])
+def test_the_converted_body_stands_in_the_function_only_where_it_adds_no_cell(module,
+                                                                            monkeypatch):
+    """A variable the converted body's functions read becomes a cell of the function they
+    are defined in, and a cell is read more slowly than a local: where a function that
+    conversion made reads one of the original body's variables, the converted body is a
+    function of its own (see Context.converted_body_scope). So the function's cells are
+    those it has when the converted body is always a function of its own: checked on
+    every function of the module that converts."""
+    from autograph import api
+    from autograph.converters.context import Context
+    from autograph.errors import ConversionError
+    module = importlib.import_module(module)
+    compiled = []
+    for fn in _functions(module):
+        try:
+            compiled.append((fn, api._compile(fn, True)))
+        except ConversionError:
+            pass            # (a generator, a function that reads its own frame, ...)
+    monkeypatch.setattr(Context, "converted_body_scope",
+                        lambda self, cells=frozenset(): self.new_scopes)
+    for fn, code in compiled:
+        nested = api._compile(fn, True)
+        names = set(fn.__code__.co_varnames)
+        assert set(code.co_cellvars) & names <= set(nested.co_cellvars), fn.__qualname__
+    assert len(compiled) > 5

@@ -482,12 +482,12 @@ def test_an_internal_error_is_one_line(monkeypatch, capsys):
 def test_nested_functions_are_marked_like_top_level_ones(tmp_path):
     out, _ = _convert_to(tmp_path, "nested.py")
     text = out.read_text()
-    # in the converted body (a function under `if __ag__.staging:`; the original text
-    # follows as written)
-    assert "            @__ag__.do_not_convert\n            def gen():" in text
-    assert "            @__ag_converted__\n            def helper(x):" in text
-    assert "                def twice(self, v):" in text
-    assert "@__ag_converted__\n                def twice" not in text
+    # in the converted body (under `if __ag__.staging:`; the original text follows as
+    # written)
+    assert "        @__ag__.do_not_convert\n        def gen():" in text
+    assert "        @__ag_converted__\n        def helper(x):" in text
+    assert "            def twice(self, v):" in text
+    assert "@__ag_converted__\n            def twice" not in text
     assert "\n    def gen():\n        for i in range(n):" in text      # the original text
     assert run(str(out)).stderr == ""
 
