@@ -18,9 +18,10 @@ converted body while a graph is being built (see `autograph.operators.python_pat
 `global` and `nonlocal` statements of both bodies move to the top, once (a name declared
 after the original body used it would not compile), and are declared again in the
 nested function. The docstring stays first. The converted body is a function of its own
-(`_nested`) so that the variables its generated functions share are its cells, not the
-original body's (which then reads its locals as fast as the original); one that defines
-no function or lambda (`body_name` None) follows in `fn` itself, one frame less. Works
+(`_nested`) where its generated functions read variables of the original body: they are
+then its cells, not the original body's (which reads its locals as fast as the
+original). Elsewhere (`body_name` None: see Context.converted_body_scope) it follows in
+`fn` itself, one frame less. Works
 on `ast` and gast trees alike (the new nodes compile and print either way).
 A lambda gets `lambda x: original if not ag__.staging else converted`.
 
