@@ -130,6 +130,10 @@ def _strip_for_compile(node: gast.AST) -> None:
             a.annotation = None
     if isinstance(node, gast.FunctionDef):
         node.returns = None
+        # `def f[T](...)` (3.12): its type parameters are the live function's too, and
+        # its free variables (`T`, read in the body) come from its closure like any
+        # other (compiled with them, the function would be nested one scope deeper).
+        node.type_params = []
 
 
 _FUTURE_FLAGS = 0
@@ -247,6 +251,8 @@ def _bind(code: types.CodeType, fn: types.FunctionType) -> types.FunctionType:
     converted.__qualname__ = fn.__qualname__
     converted.__doc__ = fn.__doc__
     converted.__annotations__ = fn.__annotations__
+    if hasattr(fn, "__type_params__"):
+        converted.__type_params__ = fn.__type_params__
     converted.__dict__.update(fn.__dict__)
     converted.__wrapped__ = fn
     setattr(converted, _CONVERTED, True)
