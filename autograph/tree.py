@@ -155,9 +155,12 @@ _DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef
 _PLACES = frozenset({gast.Attribute, gast.Subscript})
 _LOOPS = frozenset({gast.For, gast.While, gast.AsyncFor})
 
-# Methods of list/dict/set/bytearray that change the object (see converters/composite).
+# Methods of list/dict/set/bytearray/deque/array (and OrderedDict's) that change the
+# object (see converters/composite).
 MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update",
                       "add", "discard", "setdefault", "popitem", "sort", "reverse",
                       "difference_update", "intersection_update",
-                      "symmetric_difference_update", "__setitem__", "__delitem__"})
+                      "symmetric_difference_update", "__setitem__", "__delitem__",
+                      "appendleft", "extendleft", "popleft", "rotate", "move_to_end",
+                      "frombytes", "fromlist"})
 LIST_METHODS = frozenset({"append", "pop"})

@@ -37,7 +37,9 @@ from __future__ import annotations
 from builtins import (  # the originals: see operators/__init__
     bytearray, delattr, dict, getattr, hasattr, isinstance, list, set, setattr, tuple, type, zip)
 
+import array
 import builtins as _BUILTINS
+import collections
 from typing import Any, Callable, Sequence
 
 from autograph.errors import StagingError, user_location
@@ -45,7 +47,7 @@ from autograph.operators.undefined import Undefined
 
 # Python containers that a method call changes in place: a staged construct cannot
 # carry such a change (the branches would both change the one object).
-_MUTABLE = (list, dict, set, bytearray)
+_MUTABLE = (list, dict, set, bytearray, collections.deque, array.array)
 _ABSENT = (AttributeError, KeyError, IndexError, NameError, UnboundLocalError)
 
 

@@ -77,8 +77,10 @@ class _Tracer:
     """
 
     def __init__(self, backend: Any = None, n_outputs: int = 0, caught: bool = False,
-                 watch: Any = None) -> None:
+                 watch: Any = None, names: Sequence[str] = ()) -> None:
         self.watch = watch       # Python state the traced functions must not change
+        self.names = names       # of the values they take: each call must leave the
+        #                          objects it is given as they were (see `wrap`)
         self.caught = caught     # the user's code may catch what a branch raises
         self.deferred = False    # a branch raised while traced: a run-time error of it
         self.user_errors: set = set()
@@ -89,6 +91,13 @@ class _Tracer:
 
     def wrap(self, fn: Callable, post: Callable) -> Callable:
         def run(*args):
+            # The objects a branch or body is given (the construct's variables) must come
+            # out as they went in: a change in place (`xs += [1]`, `a = a.add(1)`) would
+            # happen while tracing, whatever the condition (and in a loop, to the copy
+            # the loop made of the value, which the variable's other names never see).
+            given = (Watch((), state=zip(self.names, args),
+                           where=self.watch.where if self.watch is not None else None)
+                     if self.names and args else None)
             try:
                 result = fn(*args)
             except BaseException as e:
@@ -116,6 +125,8 @@ class _Tracer:
             raw = tuple(post(result))
             if self.watch is not None:
                 self.watch.check()
+            if given is not None:
+                given.check()
             self.raw_outputs.append(raw)
             result = tuple(unwrap(v) for v in raw)
             self.outputs.append(result)
@@ -185,7 +196,7 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
     with_flags = n and any(type(v) in (Undefined, MaybeUndefined) for v in state)
     if watch is None:
         watch = Watch([if_true, if_false])
-    tracer = _Tracer(backend, max(n, 1), caught, watch)
+    tracer = _Tracer(backend, max(n, 1), caught, watch, names)
     if not n:
         post = lambda r: (r,)
     elif with_flags:
@@ -478,7 +489,7 @@ def _staged_while_values(backend, test, body, state, names, opts, watch=None):
                       for i in flagged)
         return tuple(unwrap(v) for v in outs) + flags
 
-    tracer = _Tracer(watch=watch)
+    tracer = _Tracer(watch=watch, names=names)
     body_fn = tracer.wrap(flagged_body, tuple)
     init = tuple(unwrap(v) for v in state) + tuple(_flag(state[i]) for i in flagged)
     all_names = tuple(names) + tuple(f"{names[i]} (defined)" for i in flagged)

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 from builtins import dict, getattr, id, isinstance, list, set, tuple, type
 
+import array
+import collections
 import types
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from autograph.errors import StagingError, user_location
 from autograph.operators.calls import ALLOWLIST, is_allowlisted
@@ -25,14 +27,23 @@ _SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.
          type, types.CodeType)
 
 
+# Containers fingerprinted by what they hold (subclasses too: OrderedDict, defaultdict,
+# Counter), and those by their bytes.
+_SEQUENCES = (list, collections.deque)
+_CONTAINERS = (dict, list, set, collections.deque)
+_BUFFERS = (bytearray, array.array)
+
+
 def _fingerprint(value: Any) -> Optional[tuple]:
     kind = type(value)
-    if kind is dict:
+    if isinstance(value, dict):
         return tuple((id(k), id(v)) for k, v in value.items())
-    if kind is list:
+    if isinstance(value, _SEQUENCES):
         return tuple(id(v) for v in value)
-    if kind is set:
+    if isinstance(value, set):
         return tuple(sorted(id(v) for v in value))
+    if isinstance(value, _BUFFERS):
+        return (bytes(value),)
     if kind is type:
         return tuple((k, id(v)) for k, v in value.__dict__.items())   # a user class
     attrs = getattr(value, "__dict__", None)
@@ -64,7 +75,7 @@ def _watched(value: Any) -> bool:
     if (getattr(kind, "__autograph_reference__", False)
             or getattr(kind, "__autograph_backend__", None) is not None):
         return False
-    if kind in (dict, list, set):
+    if isinstance(value, _CONTAINERS) or isinstance(value, _BUFFERS):
         return True
     module = getattr(kind, "__module__", None)
     return (getattr(value, "__dict__", None) is not None
@@ -81,11 +92,16 @@ def _names(code: types.CodeType, out: set) -> None:
 class Watch:
     """Fingerprints of what the construct's functions can reach (see module docstring)."""
 
-    __slots__ = ("objects", "before", "restore", "where")
+    __slots__ = ("objects", "before", "restore", "where", "state")
 
-    def __init__(self, functions: Sequence[Callable], restore: Optional[Callable] = None):
+    def __init__(self, functions: Sequence[Callable], restore: Optional[Callable] = None,
+                 state: Iterable = (), where: Optional[str] = None):
+        """`state`: (name, value) of the values a branch or loop body is given (the
+        construct's variables): the objects they hold must not change in place either
+        (`xs += [1]` on a list, `a += 1` on a numpy array, `o = o.add(1)` where `add`
+        changes `o` and returns it). `where`: the construct's 'file:line'."""
         self.restore = restore
-        self.where = user_location(3)
+        self.where = where or user_location(3)
         found: dict = {}
 
         def add(value, label, depth=0):
@@ -100,10 +116,12 @@ class Watch:
             if depth >= 3 or type(value) is type:
                 return
             kind = type(value)           # what it holds, three levels deep at most
-            if kind is dict:
+            if isinstance(value, dict):
                 inner = [(f"{label}[{k!r}]", v) for k, v in value.items()]
-            elif kind in (list, set):
+            elif isinstance(value, (list, set, collections.deque)):
                 inner = [(f"{label}[...]", v) for v in value]
+            elif isinstance(value, _BUFFERS):
+                inner = []
             else:
                 attrs = getattr(value, "__dict__", None)
                 inner = ([(f"{label}.{k}", v) for k, v in attrs.items()]
@@ -131,6 +149,11 @@ class Watch:
             if isinstance(fn, types.FunctionType):
                 seen.add(id(fn))
                 scan(fn, 0)
+        self.state = set()          # ids of the objects the variables hold
+        for name, value in state:
+            if id(value) not in found:
+                add(value, name)
+                self.state.add(id(value))
         self.objects = list(found.values())
         self.rebase()
 
@@ -144,22 +167,30 @@ class Watch:
         if self.restore is not None:
             self.restore()
         for (value, label), before in zip(self.objects, self.before):
-            if _fingerprint(value) != before:
+            if _fingerprint(value) == before:
+                continue
+            if id(value) in self.state:
                 raise StagingError(
-                    f"{self.where}: the staged construct here changes {_what(value, label)} "
-                    f"through a function it calls, not by an assignment of its own. Staging "
-                    f"traces every branch (and a loop's body once), so that change would "
-                    f"happen whatever the condition: make it in the construct itself (assign "
-                    f"the attribute, item or global there), or compute the value before it")
+                    f"{self.where}: the staged construct here changes {_what(value, label)} in "
+                    f"place (`{label} += ...`, a method that changes it, or a function it "
+                    f"calls). Staging traces every branch (and a loop's body once), so that "
+                    f"change would happen whatever the condition: assign a new value instead "
+                    f"(`{label} = {label} + ...`), or make the change before the construct")
+            raise StagingError(
+                f"{self.where}: the staged construct here changes {_what(value, label)} "
+                f"through a function it calls, not by an assignment of its own. Staging "
+                f"traces every branch (and a loop's body once), so that change would "
+                f"happen whatever the condition: make it in the construct itself (assign "
+                f"the attribute, item or global there), or compute the value before it")
 
 
 def _what(value: Any, label: str) -> str:
     kind = type(value)
     if label == "the module's globals":
         return "a global variable"
-    if kind is dict:
+    if isinstance(value, dict):
         return f"an item of the dict `{label}`"
-    if kind in (list, set):
+    if isinstance(value, _CONTAINERS) or isinstance(value, _BUFFERS):
         return f"the {kind.__name__} `{label}`"
     if kind is type:
         return f"an attribute of the class `{label}`"

@@ -409,3 +409,132 @@ def test_a_container_a_staged_branch_writes_and_returns_keeps_its_writes():
     for fn in (returns_dict, returns_list):
         for n in (0, 4):
             assert _plain(rt.function(fn)(rt.constant(n))) == _plain(fn(n))
+
+
+# A construct's own variables changed in place: the object a variable holds as the
+# construct starts must come out of each traced branch (or the traced body) as it went
+# in; `+=` on a list, `|=` on a set or dict, `+=` on a numpy array change it in place.
+
+def _list_iadd(x):
+    xs = [1]
+    if x > 0:
+        xs += [2]
+    return len(xs)
+
+
+def _set_ior(x):
+    s = {1}
+    if x > 0:
+        s |= {2}
+    return len(s)
+
+
+def _dict_ior(x):
+    d = {"k": 0}
+    if x > 0:
+        d |= {"k": 5}
+    return d["k"]
+
+
+def _array_iadd(x):
+    a = np.zeros(2)
+    if x > 0:
+        a += 1
+    else:
+        a -= 1
+    return float(np.sum(a))
+
+
+def _alias_iadd(x):
+    xs = [1]
+    ys = xs
+    if x > 0:
+        ys += [2]
+    return len(xs)
+
+
+class _Fluent:
+    def __init__(self):
+        self.v = 0
+
+    def add(self, i):
+        self.v = self.v + i
+        return self
+
+
+def _fluent_in_branch(x):
+    a = _Fluent()
+    b = a
+    if x > 0:
+        a = a.add(3)
+    return b.v
+
+
+def _incr(d):
+    d["k"] += 1
+    return d
+
+
+def _fluent_in_loop(n):
+    d = {"k": 0}
+    first = d
+    i = 0
+    while i < n:
+        d = _incr(d)
+        i += 1
+    return first["k"]
+
+
+def _deque_append(x):
+    import collections
+    q = collections.deque([1])
+    if x > 0:
+        q.append(2)
+    return len(q)
+
+
+def _ordered_move(x):
+    import collections
+    d = collections.OrderedDict(a=1, b=2)
+    if x > 0:
+        d.move_to_end("a")
+    return list(d)[0]
+
+
+def _defaultdict_read(x):
+    import collections
+    d = collections.defaultdict(int)
+    if x > 0:
+        y = d["new"]          # a read that inserts the key
+    else:
+        y = 0
+    return len(d) + y
+
+
+@pytest.mark.parametrize("fn", [_list_iadd, _set_ior, _dict_ior, _array_iadd, _alias_iadd,
+                                _fluent_in_branch, _fluent_in_loop, _deque_append,
+                                _ordered_move, _defaultdict_read])
+def test_a_variable_changed_in_place_is_an_error_not_a_silent_answer(fn):
+    """Each runs plain and converted alike; staged, each branch (or the body) would
+    change the one object while traced, whatever the condition: an error at the
+    construct's line, where the answer was silently the other path's."""
+    for x in (-2, 3):
+        assert ag.to_graph(fn)(x) == fn(x)
+    with pytest.raises(ag.StagingError, match="in place|through a function it calls") as e:
+        rt.function(fn)(rt.constant(-2))
+    assert __file__.rstrip("c") in str(e.value)
+
+
+def test_a_variable_rebound_to_a_new_value_stages():
+    def rebinds(x):
+        xs = [rt.constant(1.0)]
+        a = np.zeros(2, np.float32)
+        if x > 0:
+            xs = xs + [rt.constant(2.0)]
+            a = a + 1
+        else:
+            xs = [rt.constant(3.0), rt.constant(4.0)]
+            a = a - 1
+        return xs[0] + xs[1] + rt.reduce_sum(rt.constant(a) if isinstance(a, np.ndarray) else a)
+    assert float(rt.function(rebinds)(rt.constant(3))) == float(rebinds(3))
+    assert float(rt.function(rebinds)(rt.constant(-2))) == float(rebinds(-2))
