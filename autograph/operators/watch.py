@@ -4,12 +4,19 @@ Staging traces both branches of an `if` (and a loop's body once), so a change th
 branch makes through a call — `helper(d)` setting `d["k"]`, `o.set(x)`, a function that
 rebinds a global, `setattr(o, "a", x)` — happens while tracing whatever the condition,
 and the converter cannot carry what it does not see. Before the construct is traced,
-`Watch` takes a fingerprint of the Python objects its functions can reach (their
-closure, the globals they name and their module's globals, one attribute level deep);
-after each branch or body is traced it compares them, and a difference is a
-StagingError at the construct's line instead of a silently different answer. Changes
+`Watch` takes a fingerprint of the Python objects its functions can reach: their
+closure, the globals they name and their module's globals, the globals of other
+(users') modules they name and what those hold under the names they use, and what
+bound methods, `functools.partial`s and tuples among them hold; from there, the
+functions they may call (three levels of helpers) and what objects hold (four levels:
+items, attributes, `__slots__`, the containers of an instance's class). Python's own
+iterators and generators are fingerprinted by where they are (`next(it)` in a branch
+moves them). After each branch or body is traced it compares them, and a difference is
+a StagingError at the construct's line instead of a silently different answer. Changes
 the construct makes itself are carried (operators/composite.py) and put back before the
-comparison.
+comparison. The objects a branch or loop body is given (the construct's variables) are
+watched the same way, for each traced call (`control_flow._Tracer`). Not seen: arrays of
+100,000 elements or more, and objects deeper than that.
 """
 from __future__ import annotations
 
@@ -17,6 +24,7 @@ from builtins import dict, getattr, id, isinstance, list, set, tuple, type
 
 import array
 import collections
+import functools
 import types
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -36,6 +44,8 @@ _BUFFERS = (bytearray, array.array)
 
 def _fingerprint(value: Any) -> Optional[tuple]:
     kind = type(value)
+    if kind in _ITERATORS or kind is types.GeneratorType:
+        return _position(value)
     if isinstance(value, dict):
         return tuple((id(k), id(v)) for k, v in value.items())
     if isinstance(value, _SEQUENCES):
@@ -51,7 +61,49 @@ def _fingerprint(value: Any) -> Optional[tuple]:
         return tuple((k, id(v)) for k, v in attrs.items())
     if _is_small_array(value):
         return (value.shape, value.dtype.str, value.tobytes())
+    slots = _slots(kind)
+    if slots:
+        return tuple(id(getattr(value, name, _ABSENT)) for name in slots)
     return None
+
+
+_ABSENT = object()
+
+
+def _slots(kind: type) -> tuple:
+    """The `__slots__` names of a class and its bases (those of a class without a
+    `__dict__` for its instances)."""
+    names = []
+    for base in kind.__mro__:
+        slots = base.__dict__.get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    return tuple(n for n in names if n not in ("__dict__", "__weakref__"))
+
+
+# Python's own iterators: where one is (`next(it)` moves it) is in what `__reduce__`
+# gives (the list and the index, for a list's); a generator's, in its frame.
+_ITERATORS = frozenset(type(it) for it in (
+    iter([]), iter(()), iter(range(0)), iter(""), iter({}), iter(set()), iter({}.values()),
+    iter({}.items()), iter(bytearray()), iter(b""), reversed([]), enumerate([]), zip(),
+    map(len, []), filter(None, [])))
+
+
+def _position(it: Any) -> Optional[tuple]:
+    if type(it) is types.GeneratorType:
+        frame = it.gi_frame
+        return (id(frame), frame.f_lasti if frame is not None else None)
+    try:
+        reduced = it.__reduce__()
+    except Exception:
+        return None
+    parts = []
+    for part in reduced[1:]:
+        for v in (part if type(part) is tuple else (part,)):
+            inner = _position(v) if type(v) in _ITERATORS or type(v) is types.GeneratorType \
+                else None
+            parts.append(inner if inner is not None else
+                         v if type(v) in (int, bool, type(None)) else id(v))
+    return tuple(parts)
 
 
 def _is_small_array(value: Any) -> bool:
@@ -70,7 +122,8 @@ def _watched(value: Any) -> bool:
         return not (isinstance(module, str) and module.partition(".")[0] in ALLOWLIST)
     if value is None or isinstance(value, _SKIP):
         return False
-    if _is_small_array(value) or kind is types.SimpleNamespace:
+    if (_is_small_array(value) or kind is types.SimpleNamespace or kind in _ITERATORS
+            or kind is types.GeneratorType):
         return True
     if (getattr(kind, "__autograph_reference__", False)
             or getattr(kind, "__autograph_backend__", None) is not None):
@@ -78,7 +131,7 @@ def _watched(value: Any) -> bool:
     if isinstance(value, _CONTAINERS) or isinstance(value, _BUFFERS):
         return True
     module = getattr(kind, "__module__", None)
-    return (getattr(value, "__dict__", None) is not None
+    return ((getattr(value, "__dict__", None) is not None or bool(_slots(kind)))
             and not (isinstance(module, str) and module.partition(".")[0] in ALLOWLIST))
 
 
@@ -105,17 +158,37 @@ class Watch:
         found: dict = {}
 
         def add(value, label, depth=0):
-            if isinstance(value, types.FunctionType):
-                if depth < 2 and id(value) not in seen and not is_allowlisted(value):
+            kind = type(value)
+            if kind is types.FunctionType:
+                if depth < 3 and id(value) not in seen and not is_allowlisted(value):
                     seen.add(id(value))
                     scan(value, depth + 1)      # a helper the construct may call
+                return
+            if kind is types.MethodType:        # `go = obj.go`: the function and `obj`
+                add(value.__func__, label, depth)
+                add(value.__self__, label, depth)
+                return
+            if kind is functools.partial:       # the function and what it was given
+                add(value.func, label, depth)
+                for v in (*value.args, *value.keywords.values()):
+                    add(v, f"an argument of {label}", depth)
+                return
+            if kind is tuple:                   # (not changed in place; what it holds may be)
+                if depth < 4:
+                    for v in value:
+                        add(v, f"{label}[...]", depth + 1)
                 return
             if id(value) in found or len(found) > _LIMIT or not _watched(value):
                 return
             found[id(value)] = (value, label)
-            if depth >= 3 or type(value) is type:
+            if depth >= 4:
                 return
-            kind = type(value)           # what it holds, three levels deep at most
+            if kind is type:          # a user's class: the containers among its attributes
+                for k, v in value.__dict__.items():
+                    if isinstance(v, _CONTAINERS):
+                        add(v, f"{label}.{k}", depth + 1)
+                return
+            # what it holds, four levels deep at most
             if isinstance(value, dict):
                 inner = [(f"{label}[{k!r}]", v) for k, v in value.items()]
             elif isinstance(value, (list, set, collections.deque)):
@@ -126,23 +199,46 @@ class Watch:
                 attrs = getattr(value, "__dict__", None)
                 inner = ([(f"{label}.{k}", v) for k, v in attrs.items()]
                          if type(attrs) is dict else [])
+                slots = _slots(kind) if type(attrs) is not dict else ()
+                inner += [(f"{label}.{k}", getattr(value, k)) for k in slots if hasattr(value, k)]
+                if type(attrs) is dict or slots:   # an instance: its class's containers
+                    add(kind, f"the class of {label}", depth + 1)
             for inner_label, v in inner:
-                if not isinstance(v, (int, float, str, bytes, bool, types.FunctionType)):
+                if not isinstance(v, (int, float, str, bytes, bool)):
                     add(v, inner_label, depth + 1)
 
         def scan(fn, depth):
-            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-                try:
-                    add(cell.cell_contents, name, depth)
-                except ValueError:
-                    pass
-            namespace = fn.__globals__
-            found.setdefault(id(namespace), (namespace, "the module's globals"))
             names: set = set()
             _names(fn.__code__, names)
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+                try:
+                    value = cell.cell_contents
+                except ValueError:
+                    continue
+                if type(value) is types.ModuleType:     # (`import m` in the function)
+                    module(value, name, names, depth)
+                else:
+                    add(value, name, depth)
+            namespace = fn.__globals__
+            found.setdefault(id(namespace), (namespace, "the module's globals"))
             for name in names:
                 if name in namespace:
-                    add(namespace[name], name, depth)
+                    value = namespace[name]
+                    if type(value) is types.ModuleType:
+                        module(value, name, names, depth)
+                    else:
+                        add(value, name, depth)
+
+        def module(value, name, names, depth):
+            """A module the code names (not one of ours, numpy's or the standard
+            library's): its globals, and what it holds under the names the code uses."""
+            if value.__name__.partition(".")[0] in ALLOWLIST:
+                return
+            namespace = value.__dict__
+            found.setdefault(id(namespace), (namespace, f"the globals of {value.__name__}"))
+            for attr in names:
+                if attr in namespace and type(namespace[attr]) is not types.ModuleType:
+                    add(namespace[attr], f"{name}.{attr}", depth)
 
         seen: set = set()
         for fn in functions:
@@ -188,6 +284,10 @@ def _what(value: Any, label: str) -> str:
     kind = type(value)
     if label == "the module's globals":
         return "a global variable"
+    if label.startswith("the globals of "):
+        return f"a global variable of {label[len('the globals of '):]}"
+    if kind in _ITERATORS or kind is types.GeneratorType:
+        return f"the iterator `{label}` (`next` moves it)"
     if isinstance(value, dict):
         return f"an item of the dict `{label}`"
     if isinstance(value, _CONTAINERS) or isinstance(value, _BUFFERS):
