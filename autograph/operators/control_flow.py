@@ -21,6 +21,7 @@ from builtins import (  # the originals: see operators/__init__
     all, any, bool, bytes, dict, enumerate, float, frozenset, getattr, id, int,
     iter, len, list, max, next, range, set, str, tuple, type, zip)
 
+import collections
 from typing import Any, Callable, Optional, Sequence
 
 from autograph.errors import (_PACKAGE_DIR, StagingError, StagingStructureError,
@@ -187,6 +188,9 @@ def _flag(value: Any) -> Any:
     return False if kind is Undefined else value.defined if kind is MaybeUndefined else True
 
 
+_CONTAINERS = (list, dict, set, collections.deque)     # (whose identity a cond would lose)
+
+
 def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught=False,
                watch=None):
     """Stage an `if`. When a state value may be undefined (an Undefined marker or a
@@ -221,6 +225,15 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
         # other branch gives is the value, not a maybe-undefined one.
         defined = tuple(None for _ in defined)
     _check_returns(tracer.outputs, out_names)
+    if n and len(tracer.raw_outputs) == 2:
+        # A container both branches give as it is (`b = a` where `b` is `a` already)
+        # stays that object: the `cond`'s rebuilt copy would lose the names it has.
+        same = [i for i, (t, f) in enumerate(zip(*tracer.raw_outputs))
+                if i < n and t is f and isinstance(t, _CONTAINERS)]
+        if same:
+            outs = list(outs)
+            for i in same:
+                outs[i] = tracer.raw_outputs[0][i]
     if not n:
         # A value (return value, expression): a branch gives an Undefined marker only for
         # `retval_` under `if do_return:`, whose flag says that branch is not taken, or

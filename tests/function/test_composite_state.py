@@ -685,3 +685,15 @@ def test_changes_through_partials_methods_modules_and_iterators_are_seen(fn):
         assert ag.to_graph(fn)(x) == fn(x)
     with pytest.raises(ag.StagingError, match="through a function it calls"):
         rt.function(fn)(rt.constant(-2) if "loop" not in fn.__name__ else rt.constant(3))
+
+
+def test_a_container_both_branches_leave_as_it_is_keeps_its_identity():
+    def same_object(x):
+        a = [1]
+        b = a
+        if x > 0:
+            b = a            # the same object on both paths
+        b[0] = 9
+        return a[0]
+    for x in (-2, 3):
+        assert int(rt.function(same_object)(rt.constant(x))) == same_object(x) == 9
