@@ -519,6 +519,8 @@ class Function:
                         f"{self.__name__} is a generator function: a graph cannot pause and "
                         "resume, so generators are not supported by rt.function; return a "
                         "list, a TensorArray or a tensor instead")
+            except RecursionError as e:
+                raise traceback_filter.recursion_error(e, self.__name__) from None
             except Exception as e:
                 _note_user_line(e, self.__name__)
                 raise

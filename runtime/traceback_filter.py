@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from autograph.errors import unlink_frames
+from autograph.errors import StagingError, unlink_frames
 
 _RUNTIME = os.path.dirname(os.path.abspath(__file__))
 _HIDDEN = (_RUNTIME + os.sep,
@@ -32,3 +32,33 @@ def filter_traceback(error: BaseException) -> None:
         seen.add(id(e))
         unlink_frames(e, _HIDDEN)
         todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+
+
+def most_repeated_user_frame(error: BaseException):
+    """(function name, 'file:line' of its `def`, how many times) of the user's function
+    with the most frames in `error.__traceback__` (a recursion), or None."""
+    counts: dict = {}
+    tb = error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.startswith(_HIDDEN):
+            key = (code.co_name, f"{code.co_filename}:{code.co_firstlineno}")
+            counts[key] = counts.get(key, 0) + 1
+        tb = tb.tb_next
+    if not counts:
+        return None
+    (name, where), n = max(counts.items(), key=lambda item: item[1])
+    return name, where, n
+
+
+def recursion_error(error: RecursionError, name: str) -> StagingError:
+    """Python's recursion limit reached while tracing: most often a function that calls
+    itself on tensor values (both branches of a staged `if` are traced, the recursive one
+    too, whatever the value), named with where it is."""
+    found = most_repeated_user_frame(error)
+    who = f"{found[0]} ({found[1]}) called itself {found[2]} times" if found else "a recursion"
+    return StagingError(
+        f"tracing {name} reached Python's recursion limit: {who}. A recursion on tensor "
+        "values never ends while tracing (a staged `if` traces the branch that recurses "
+        "whatever the value): write it as a loop (`while`/`for`). A recursion on Python "
+        "values as deep as this needs a higher `sys.setrecursionlimit`.")

@@ -111,6 +111,24 @@ def test_recursion_on_tensors_is_reported():
         recursive_fn(rt.constant(5))
 
 
+def _factorial(n):
+    if n <= 1:
+        return 1
+    return n * _factorial(n - 1)
+
+
+def test_recursion_of_a_plain_function_on_tensors_is_reported_with_its_name():
+    """A plain Python function (not an rt.function) that calls itself on tensor values,
+    traced inside one: the staged `if` traces the recursive branch whatever the value,
+    so the trace never ends. A StagingError names the function and its `def`, where
+    Python's RecursionError named neither."""
+    with pytest.raises(rt.errors.StagingError, match=r"_factorial \(.*test_guide_limitations"
+                                                     r"\.py:\d+\) called itself") as e:
+        rt.function(_factorial)(rt.constant(4))
+    assert "loop" in str(e.value)
+    assert rt.function(_factorial)(4).numpy() == 24         # on Python values: a constant
+
+
 def test_recursion_on_python_values_traces_each_level(capsys):
     @rt.function
     def recursive_fn(n):
