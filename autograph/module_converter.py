@@ -281,6 +281,7 @@ def _convert_function_node(node, filename, namespace, in_class, prefix, lines, d
     if ctx.has_nested_functions:
         _mark_nested(fn, gast.Yield in ctx.node_kinds or gast.YieldFrom in ctx.node_kinds)
     fn.args, fn.returns = node.args, node.returns     # defaults and annotations as written
+    fn.type_params = getattr(node, "type_params", [])   # `def f[T](...)` (3.12)
     # (moved code, tail_chains, no longer follows the text's order: its converted body
     # then has no comments; the original body that follows it keeps them)
     comments = _comments(lines, node, scan.strings) if not ctx.moved else []
@@ -417,6 +418,13 @@ def _convert_source(source, filename, only):
         raise SourceError(f"{filename}: no functions or methods; nothing to convert")
     lines = _split_lines(source)
     namespace = module_namespace(tree, source)
+    if "__ag" in source:
+        clash = _PRELUDE_NAMES.intersection(namespace.keys()) | {
+            name for node in ast.walk(tree) if isinstance(node, ast.Global)
+            for name in node.names if name in _PRELUDE_NAMES}
+        if clash:
+            raise SourceError(f"{filename}: the module binds {min(clash)}, a name the converted "
+                              f"module imports for its own use: rename it to convert the file")
     forced = _frame_sensitive(targets, lines, namespace)   # def line -> why it stays as written
     if only is not None:
         def names(t):                  # `f`, `C.f`, and `C` for every method of class C

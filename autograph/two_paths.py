@@ -281,6 +281,9 @@ def verbatim_span(node: ast.FunctionDef, lines: Sequence[str], prefix: str,
         return None
     if start == 0:              # the comment lines between the header and the body too
         first = body[0].lineno
+        decorators = getattr(body[0], "decorator_list", None)
+        if decorators:          # a decorated `def`/`class` starts at its first `@`
+            first = min(first, decorators[0].lineno)
         while first - 1 > node.lineno and lines[first - 2].strip()[:1] in ("", "#"):
             first -= 1
     previous = body[0]

@@ -3,6 +3,7 @@ then the original body as the user wrote it (verbatim text), or, where the text 
 follow printed code as it is, both bodies printed. Either way both paths behave as the
 original."""
 import contextlib
+import sys
 
 import pytest
 
@@ -51,6 +52,11 @@ CASES = {
                         "    for i in range(n):\n        t += i\n    return t\n", True),
     "strings": ('def f(n):\n    s = """a\n# b\n  c"""\n    if n:\n        s += "x"\n'
                 '    return s\n', True),
+    # the body's first statement is decorated: its text starts at the `@`
+    "decorated first statement": ("import functools\ndef f(n):\n    @functools.lru_cache(None)\n"
+                                  "    def g(k):\n        return k * 2\n    t = 0\n"
+                                  "    for i in range(n):\n        t += g(i % 2)\n"
+                                  "    return t + g.cache_info().hits\n", True),
     "method": ("class C:\n    def m(self, n):\n        '''Doc.'''\n        # why\n"
                "        if n > 2:\n            n = 2; k = 1\n        return n\n"
                "def f(n):\n    return C().m(n)\n", True),
@@ -165,3 +171,32 @@ def test_the_converted_body_is_a_function_only_where_its_functions_read_variable
                 except AssertionError:
                     got = AssertionError
             assert got == expected, (a, b, staged)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="`def f[T]` is 3.12 syntax")
+def test_type_parameters_are_kept():
+    source = ("def first[T](xs: list[T]) -> T:\n    for x in xs:\n        if x:\n"
+              "            return x\n    return T.__name__\n"
+              "class Box[T]:\n    def get[U](self, u: U) -> tuple:\n        if u:\n"
+              "            return (T, u)\n        return (U, 0)\n")
+    text, report = module_converter.convert_source(source, "m.py")
+    assert report.converted == ["first", "Box.get"]
+    plain, converted = {}, {}
+    exec(compile(source, "m.py", "exec"), plain)
+    exec(compile(text, "m.py", "exec"), converted)
+    for args in ([0, 3],), ([0],):
+        assert converted["first"](*args) == plain["first"](*args)
+    assert converted["first"].__type_params__[0].__name__ == "T"
+    for u in (0, 1):
+        got, expected = converted["Box"]().get(u), plain["Box"]().get(u)
+        assert [getattr(v, "__name__", v) for v in got] == [
+            getattr(v, "__name__", v) for v in expected]
+
+
+@pytest.mark.parametrize("binding", ["def __ag__():\n    return 1\n",
+                                     "import os as __ag_converted__\n",
+                                     "def g():\n    global __ag__\n    __ag__ = 1\n"])
+def test_a_module_that_binds_the_prelude_names_is_refused(binding):
+    source = "def f(x):\n    if x:\n        return 1\n    return 0\n" + binding
+    with pytest.raises(module_converter.SourceError, match="the module binds __ag"):
+        module_converter.convert_source(source, "m.py")
