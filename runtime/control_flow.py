@@ -145,6 +145,12 @@ def _pair_leaves(label, a, b, gt, gf, t_leaves, f_leaves, is_undefined):
             if x is y:
                 parts.append(("pass", x))
                 continue
+            if type(x) is type(y):      # two objects of one class: say so
+                raise TypeError(
+                    f"'{leaf_label}' is one {type(x).__name__} object if the condition holds "
+                    f"and another if not: a staged `if` must give the same Python object on "
+                    "both paths (only tensors and Python numbers can differ between its "
+                    "branches); choose before the `if`, or keep the values in tensors.")
             raise TypeError(
                 f"'{leaf_label}' is {cv.describe(x)} if the condition holds but {cv.describe(y)} "
                 "if not; only tensors and Python numbers can differ between the branches of "

@@ -697,3 +697,22 @@ def test_a_container_both_branches_leave_as_it_is_keeps_its_identity():
         return a[0]
     for x in (-2, 3):
         assert int(rt.function(same_object)(rt.constant(x))) == same_object(x) == 9
+
+
+class _Thing:
+    pass
+
+
+def test_two_objects_of_one_class_from_the_branches_is_a_clear_error():
+    def pick(x):
+        a, b = _Thing(), _Thing()
+        if x > 0:
+            q = a
+        else:
+            q = b
+        return q is a
+    assert ag.to_graph(pick)(1) is True
+    with pytest.raises(ag.StagingError, match="'q' is one _Thing object if the condition "
+                                              "holds and another if not") as e:
+        rt.function(pick)(rt.constant(1))
+    assert "Give it the same dtype" not in str(e.value)
