@@ -37,17 +37,16 @@ from __future__ import annotations
 from builtins import (  # the originals: see operators/__init__
     bytearray, delattr, dict, getattr, hasattr, isinstance, list, set, setattr, tuple, type, zip)
 
-import array
 import builtins as _BUILTINS
-import collections
 from typing import Any, Callable, Sequence
 
 from autograph.errors import StagingError, user_location
 from autograph.operators.undefined import Undefined
+from autograph.operators.watch import BUFFERS, CONTAINERS
 
 # Python containers that a method call changes in place: a staged construct cannot
 # carry such a change (the branches would both change the one object).
-_MUTABLE = (list, dict, set, bytearray, collections.deque, array.array)
+_MUTABLE = CONTAINERS + BUFFERS
 _ABSENT = (AttributeError, KeyError, IndexError, NameError, UnboundLocalError)
 
 

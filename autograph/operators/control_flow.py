@@ -21,7 +21,6 @@ from builtins import (  # the originals: see operators/__init__
     all, any, bool, bytes, dict, enumerate, float, frozenset, getattr, id, int,
     iter, len, list, max, next, range, set, str, tuple, type, zip)
 
-import collections
 from typing import Any, Callable, Optional, Sequence
 
 from autograph.errors import (_PACKAGE_DIR, StagingError, StagingStructureError,
@@ -32,7 +31,7 @@ from autograph.operators import lists as lists_
 from autograph.operators import unrolling
 from autograph.operators.iterables import PLAIN, _StagedEnumerate, backend_of  # noqa: F401
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
-from autograph.operators.watch import Watch
+from autograph.operators.watch import CONTAINERS, Watch
 
 
 # A Python loop that runs this many iterations while tracing is watched for unrolling.
@@ -188,9 +187,6 @@ def _flag(value: Any) -> Any:
     return False if kind is Undefined else value.defined if kind is MaybeUndefined else True
 
 
-_CONTAINERS = (list, dict, set, collections.deque)     # (whose identity a cond would lose)
-
-
 def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught=False,
                watch=None):
     """Stage an `if`. When a state value may be undefined (an Undefined marker or a
@@ -229,7 +225,7 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
         # A container both branches give as it is (`b = a` where `b` is `a` already)
         # stays that object: the `cond`'s rebuilt copy would lose the names it has.
         same = [i for i, (t, f) in enumerate(zip(*tracer.raw_outputs))
-                if i < n and t is f and isinstance(t, _CONTAINERS)]
+                if i < n and t is f and isinstance(t, CONTAINERS)]
         if same:
             outs = list(outs)
             for i in same:

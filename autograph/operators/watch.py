@@ -38,8 +38,8 @@ _SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.
 # Containers fingerprinted by what they hold (subclasses too: OrderedDict, defaultdict,
 # Counter), and those by their bytes.
 _SEQUENCES = (list, collections.deque)
-_CONTAINERS = (dict, list, set, collections.deque)
-_BUFFERS = (bytearray, array.array)
+CONTAINERS = (dict, list, set, collections.deque)
+BUFFERS = (bytearray, array.array)
 
 
 def _fingerprint(value: Any) -> Optional[tuple]:
@@ -52,7 +52,7 @@ def _fingerprint(value: Any) -> Optional[tuple]:
         return tuple(id(v) for v in value)
     if isinstance(value, set):
         return tuple(sorted(id(v) for v in value))
-    if isinstance(value, _BUFFERS):
+    if isinstance(value, BUFFERS):
         return (bytes(value),)
     if kind is type:
         return tuple((k, id(v)) for k, v in value.__dict__.items())   # a user class
@@ -128,7 +128,7 @@ def _watched(value: Any) -> bool:
     if (getattr(kind, "__autograph_reference__", False)
             or getattr(kind, "__autograph_backend__", None) is not None):
         return False
-    if isinstance(value, _CONTAINERS) or isinstance(value, _BUFFERS):
+    if isinstance(value, CONTAINERS) or isinstance(value, BUFFERS):
         return True
     module = getattr(kind, "__module__", None)
     return ((getattr(value, "__dict__", None) is not None or bool(_slots(kind)))
@@ -185,7 +185,7 @@ class Watch:
                 return
             if kind is type:          # a user's class: the containers among its attributes
                 for k, v in value.__dict__.items():
-                    if isinstance(v, _CONTAINERS):
+                    if isinstance(v, CONTAINERS):
                         add(v, f"{label}.{k}", depth + 1)
                 return
             # what it holds, four levels deep at most
@@ -193,7 +193,7 @@ class Watch:
                 inner = [(f"{label}[{k!r}]", v) for k, v in value.items()]
             elif isinstance(value, (list, set, collections.deque)):
                 inner = [(f"{label}[...]", v) for v in value]
-            elif isinstance(value, _BUFFERS):
+            elif isinstance(value, BUFFERS):
                 inner = []
             else:
                 attrs = getattr(value, "__dict__", None)
@@ -290,7 +290,7 @@ def _what(value: Any, label: str) -> str:
         return f"the iterator `{label}` (`next` moves it)"
     if isinstance(value, dict):
         return f"an item of the dict `{label}`"
-    if isinstance(value, _CONTAINERS) or isinstance(value, _BUFFERS):
+    if isinstance(value, CONTAINERS) or isinstance(value, BUFFERS):
         return f"the {kind.__name__} `{label}`"
     if kind is type:
         return f"an attribute of the class `{label}`"
