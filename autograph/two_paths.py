@@ -21,8 +21,8 @@ nested function. The docstring stays first. The converted body is a function of 
 (`_nested`) where its generated functions read variables of the original body: they are
 then its cells, not the original body's (which reads its locals as fast as the
 original). Elsewhere (`body_name` None: see Context.converted_body_scope) it follows in
-`fn` itself, one frame less. Works
-on `ast` and gast trees alike (the new nodes compile and print either way).
+`fn` itself, one frame less. Works on `ast` and gast trees alike (the new nodes compile
+and print either way).
 A lambda gets `lambda x: original if not ag__.staging else converted`.
 
 `autograph convert` writes another layout (`staging_first`), where the original body is

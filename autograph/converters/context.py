@@ -81,18 +81,19 @@ class Context:
         if not self.new_scopes:
             return False
         own = self.taken | cells
-        closed = set(self.closure_reads)
-        closed |= self.top_writes & self.cells
-        for lambdas in (None, self.top_lambdas):          # (those walked only if need be)
-            if lambdas:
-                closed = {n.id for node in lambdas for n in walk(node) if type(n) is gast.Name}
-            if "super" in closed and self.first_param:
-                closed.add(self.first_param)        # `super()` reads it once converted
+
+        def closes_over(names: set) -> bool:
+            if "super" in names and self.first_param:
+                names.add(self.first_param)         # `super()` reads it once converted
             if self.fn_locals is not None:  # (else, straight-line code: any name may be one)
-                closed &= self.fn_locals
-            if not closed.issubset(own):
-                return True
-        return False
+                names &= self.fn_locals
+            return not names.issubset(own)
+
+        if closes_over(set(self.closure_reads) | (self.top_writes & self.cells)):
+            return True
+        # (the lambdas are walked only when the constructs did not decide it)
+        return bool(self.top_lambdas) and closes_over(
+            {n.id for node in self.top_lambdas for n in walk(node) if type(n) is gast.Name})
 
     def for_scope(self, fn_node: gast.AST) -> "Context":
         """A context for a nested function: its own analyses, the same fresh names."""

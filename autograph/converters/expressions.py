@@ -80,7 +80,7 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
     if kind is _ATTRIBUTE:
         _attribute(node, rewrites, ctx)
         return node
-    if kind is _FUNCTION:           # (nested functions: see Context.thunk_reads)
+    if kind is _FUNCTION:           # (nested functions: see Context.top_lambdas)
         ctx.scope_depth += 1
         fields = _GENERATED_FIELDS if d.get("ag_generated", False) else _FIELD_NAMES[kind]
     else:
