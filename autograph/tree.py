@@ -100,6 +100,38 @@ def statements(body: list, stop=frozenset()):
                 extend(d[field])
 
 
+_LOOPS = frozenset({gast.For, gast.AsyncFor, gast.While})
+_NEW_SCOPES = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
+_JUMPS = frozenset({gast.Break, gast.Continue})
+
+
+def jump_outside_loop(body: list):
+    """The first `break` or `continue` in the statements `body` that no loop of its own
+    scope encloses (a loop's `else` is outside it), or None. Python's parser and symbol
+    table accept such a jump; only its code generator refuses it."""
+    todo = [(stmt, False) for stmt in body]
+    pop, push, fields_of = todo.pop, todo.append, _BLOCK_FIELDS
+    while todo:
+        node, in_loop = pop()
+        kind = type(node)
+        if kind in _JUMPS:
+            if not in_loop:
+                return node
+            continue
+        d = node.__dict__
+        if kind in _LOOPS:
+            for stmt in d["body"]:
+                push((stmt, True))
+            for stmt in d["orelse"]:
+                push((stmt, in_loop))
+            continue
+        inner = False if kind in _NEW_SCOPES else in_loop
+        for field in fields_of[kind]:
+            for stmt in d[field]:
+                push((stmt, inner))
+    return None
+
+
 class Scan:
     """What the converters ask of a whole function before converting it: the node
     classes in it, the names it uses and binds, and the functions and classes it

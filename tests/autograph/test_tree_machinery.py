@@ -101,3 +101,32 @@ def test_converting_a_module_leaves_no_cyclic_garbage():
     finally:
         if enabled:
             gc.enable()
+
+
+@pytest.mark.parametrize("body", [
+    "for x in y:\n    break",
+    "while x:\n    if y:\n        continue",
+    "for x in y:\n    pass\nelse:\n    break",
+    "while x:\n    for y in z:\n        pass\n    else:\n        break",
+    "for x in y:\n    def g():\n        break",
+    "for x in y:\n    class C:\n        continue",
+    "for x in y:\n    try:\n        pass\n    except E:\n        break\n    finally:\n        pass",
+    "for x in y:\n    with m:\n        if a:\n            pass\n        else:\n            continue",
+    "if x:\n    break",
+    "try:\n    pass\nfinally:\n    continue",
+    "def g():\n    for x in y:\n        break\n    continue",
+    "for x in y:\n    match x:\n        case 1:\n            break",
+    "match x:\n    case 1:\n        break",
+])
+def test_jumps_outside_loops_are_the_ones_python_refuses(body):
+    """`tree.jump_outside_loop` (what the check of printed code relies on, since Python's
+    symbol table accepts such jumps) against Python's own code generator."""
+    source = "def f():\n" + "".join("    " + line + "\n" for line in body.splitlines())
+    try:
+        compile(source, "m.py", "exec")
+        refused = False
+    except SyntaxError as e:
+        assert "outside loop" in e.msg or "not properly in loop" in e.msg
+        refused = True
+    fn = gast.parse(source).body[0]
+    assert (tree.jump_outside_loop(fn.body) is not None) == refused

@@ -117,17 +117,63 @@ def test_printed_code_that_does_not_compile_leaves_the_function_as_written(monke
 
     def broken(node, *args, **kwargs):
         text = real(node, *args, **kwargs)
-        return text + "\n    break" if getattr(node, "name", "") == "f" else text
+        return text + "\n    nonlocal zz" if getattr(node, "name", "") == "f" else text
     monkeypatch.setattr(unparsing, "unparse", broken)
     source = ("class C:\n    def m(self, x):\n        return x if x else -x\n\n"
               + CASES["global in a block"][0] + "def h(x):\n    return x and 2\n")
     text, report = module_converter.convert_source(source, "m.py")
     assert report.converted == ["C.m", "h"]
     assert [(name, reason) for name, _, reason in report.skipped] == [
-        ("f", "its converted code does not compile: 'break' outside loop")]
+        ("f", "its converted code does not compile: no binding for nonlocal 'zz' found")]
     namespace = {}
     exec(compile(text, "m.py", "exec"), namespace)
     assert namespace["f"](4) == 6 and namespace["h"](3) == 2 and namespace["C"]().m(0) == 0
+
+
+@pytest.mark.parametrize("future", ["", "from __future__ import annotations\n"])
+def test_printed_code_is_checked_under_the_modules_future_imports(monkeypatch, future):
+    """The check parses and resolves scopes as the module's `from __future__` imports
+    say: under `annotations`, an annotation may not hold a `yield` (a printer that wrote
+    one there would make a module that fails to import); without it, a local variable's
+    annotation is never evaluated, and Python accepts it."""
+    from autograph import unparsing
+    real = unparsing.unparse
+
+    def annotated(node, *args, **kwargs):
+        text = real(node, *args, **kwargs)
+        return text + "\n    w: (yield) = 1" if getattr(node, "name", "") == "f" else text
+    monkeypatch.setattr(unparsing, "unparse", annotated)
+    source = future + "def f(x):\n    return x if x else -x\n"
+    text, report = module_converter.convert_source(source, "m.py")
+    assert report.converted == ([] if future else ["f"])
+    compile(text, "m.py", "exec")
+
+
+def test_a_jump_that_conversion_left_outside_a_loop_leaves_the_function_as_written(
+        monkeypatch):
+    """Python's parser and symbol table (what checks the printed code) accept a `break`
+    outside a loop; only its code generator refuses it. Conversion moves loop bodies
+    into functions, so it looks for such jumps in what it made itself."""
+    import gast
+    from autograph import pipeline
+    real = pipeline.convert
+
+    def leaves_a_jump(node, ctx):
+        node = real(node, ctx)
+        if node.name == "f":
+            node.body.insert(0, gast.Continue())
+        return node
+    monkeypatch.setattr(pipeline, "convert", leaves_a_jump)
+    source = ("def f(xs):\n    t = 0\n    for x in xs:\n        if x < 0:\n            break\n"
+              "        t += x\n    return t\n\n"
+              "def g(xs):\n    for x in xs:\n        if x:\n            return x\n")
+    text, report = module_converter.convert_source(source, "m.py")
+    assert report.converted == ["g"]
+    assert [(name, reason) for name, _, reason in report.skipped] == [
+        ("f", "its converted code has a `continue` outside a loop")]
+    namespace = {}
+    exec(compile(text, "m.py", "exec"), namespace)
+    assert namespace["f"]([1, 2, -1, 5]) == 3 and namespace["g"]([0, 3]) == 3
 
 
 @pytest.mark.parametrize("body, nested", [
