@@ -213,6 +213,26 @@ def _name_to_ast(name: gast.Name, lineno: int) -> None:
     """A gast Name met as a child in `to_ast`, made an `ast.Name` there (not pushed):
     positions fixed as `to_ast` fixes them, its context `ast`'s."""
     d = name.__dict__
+    if "lineno" not in d or not _positioned(d):       # (a name conversion made has none)
+        _fix_positions(d, lineno)
+    d["ctx"] = _AST_LEAF[type(d["ctx"])]
+    name.__class__ = ast.Name
+
+
+def _positioned(d: dict) -> bool:
+    """Whether the node of `d` has its four positions as `compile` takes them (the user's
+    nodes, and most of those conversion makes)."""
+    try:
+        line, col, end, end_col = (d["lineno"], d["col_offset"], d["end_lineno"],
+                                   d["end_col_offset"])
+    except KeyError:
+        return False
+    return bool(line and col is not None and end is not None and end_col is not None
+                and (end > line or (end == line and end_col >= col)))
+
+
+def _fix_positions(d: dict, lineno: int) -> int:
+    """Gives the node of `d` the positions `compile` needs (see `to_ast`); its line."""
     get = d.get
     line = get("lineno") or lineno
     col = get("col_offset") or 0
@@ -220,8 +240,7 @@ def _name_to_ast(name: gast.Name, lineno: int) -> None:
     if end is None or end_col is None or end < line or (end == line and end_col < col):
         end, end_col = line, col
     d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = line, col, end, end_col
-    d["ctx"] = _AST_LEAF[type(d["ctx"])]
-    name.__class__ = ast.Name
+    return line
 
 
 def to_ast(node, lineno: int = 1):
@@ -244,15 +263,18 @@ def to_ast(node, lineno: int = 1):
         cls, positioned, fields, leaf_fields, role = entry
         d = n.__dict__
         if positioned:
-            get = d.get
-            lineno = get("lineno") or lineno
-            col = get("col_offset") or 0
-            end, end_col = get("end_lineno"), get("end_col_offset")
-            if (end is None or end_col is None or end < lineno
-                    or (end == lineno and end_col < col)):
-                end, end_col = lineno, col
-            d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = (
-                lineno, col, end, end_col)
+            # (most nodes have their positions right: read, not written again)
+            # (most nodes have their positions right: read, not written again)
+            try:
+                line, col, end, end_col = (d["lineno"], d["col_offset"], d["end_lineno"],
+                                           d["end_col_offset"])
+            except KeyError:                # (a node conversion made, without them)
+                line = None
+            if (line and col is not None and end is not None and end_col is not None
+                    and (end > line or (end == line and end_col >= col))):
+                lineno = line
+            else:
+                lineno = _fix_positions(d, lineno)
         for field in leaf_fields:
             d[field] = leaves[type(d[field])]
         if role:
