@@ -31,7 +31,7 @@ from autograph.operators import lists as lists_
 from autograph.operators import unrolling
 from autograph.operators.iterables import PLAIN, _StagedEnumerate, backend_of  # noqa: F401
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
-from autograph.operators.watch import CONTAINERS, Watch
+from autograph.operators.watch import CONTAINERS, Watch, refuse_changes
 
 
 # A Python loop that runs this many iterations while tracing is watched for unrolling.
@@ -230,6 +230,7 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
             outs = list(outs)
             for i in same:
                 outs[i] = tracer.raw_outputs[0][i]
+        outs = refuse_changes(outs, tracer.raw_outputs, n, out_names, watch)
     if not n:
         # A value (return value, expression): a branch gives an Undefined marker only for
         # `retval_` under `if do_return:`, whose flag says that branch is not taken, or
@@ -511,7 +512,8 @@ def _staged_while_values(backend, test, body, state, names, opts, watch=None):
                       "iterations: give it its final dtype before the loop") from e
     except ValueError as e:           # a shape that does not fit its shape invariant
         raise tracer.staging_error(e, names, "") from e
-    results = _with_flags(outs[:n], defined[:n], names)
+    results = _with_flags(refuse_changes(outs[:n], tracer.raw_outputs, n, names, watch),
+                          defined[:n], names)
     for j, i in enumerate(flagged):
         if not is_undefined(outs[i]):
             results[i] = MaybeUndefined(outs[i], outs[n + j], names[i])

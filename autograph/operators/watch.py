@@ -17,6 +17,10 @@ the construct makes itself are carried (operators/composite.py) and put back bef
 comparison. The objects a branch or loop body is given (the construct's variables) are
 watched the same way, for each traced call (`control_flow._Tracer`). Not seen: arrays of
 100,000 elements or more, and objects deeper than that.
+
+A list or dict that a construct's branch or body gives a variable, where it is one of
+those objects, comes out of the construct as a new one (the backend rebuilds it): it then
+refuses changes in place (`refuse_changes`), which in Python would reach the object.
 """
 from __future__ import annotations
 
@@ -297,3 +301,85 @@ def _what(value: Any, label: str) -> str:
     if _is_small_array(value):
         return f"the array `{label}`"
     return f"an attribute of `{label}` (a {kind.__name__})"
+
+
+# -- a list or dict a staged construct chose between existing ones ---------------------
+#
+# `if c: cur = a` / `else: cur = b`, with `c` staged: in Python, `cur` *is* `a` or `b`,
+# and `cur[0] = x` after the `if` changes that one. Staged, `cur` is a new list the `cond`
+# built of its outputs: reading it is right, but a change to it would reach neither `a`
+# nor `b`. So where a branch (or a loop's body) gives an existing list or dict, and the
+# other path another object, the value after the construct refuses changes in place.
+
+def refuse_changes(outs: Sequence, raw_outputs: list, n: int, names: Sequence[str],
+                   watch: Optional[Watch]) -> Sequence:
+    """A staged construct's first `n` outputs `outs` (rebuilt by the backend), where a
+    branch or body gave one an existing list or dict (one its functions reach: `watch`
+    fingerprinted it) as one that refuses changes in place (`chosen`). (Not where every
+    path gives that same object, kept as it is; nor for the values the construct is
+    given: `if c: xs = [t]` keeps `xs` as it was on the other path, and that list has
+    no other name the construct could know of.)"""
+    known = None
+    for raw in raw_outputs:
+        for i, value in enumerate(raw[:n]):
+            if (not isinstance(value, CONTAINERS) or type(outs[i]) not in (list, dict)
+                    or outs[i] is value):
+                continue
+            if known is None:
+                known = ({id(v): label for v, label in watch.objects}
+                         if watch is not None else {})
+            label = known.get(id(value))
+            if label is not None:
+                outs = list(outs)
+                where = watch.where if watch is not None else user_location(3)
+                outs[i] = chosen(outs[i], names[i], label, where)
+    return outs
+
+
+def chosen(value: Any, name: str, label: str, where: str) -> Any:
+    """`value` (the list or dict a staged construct rebuilt for `name`, which may be the
+    existing `label`) as one that refuses changes in place; other values as they are."""
+    kind = _CHOSEN.get(type(value))
+    if kind is None:
+        return value
+    new = kind(value)
+    new._ag_message = (
+        f"'{name}' is the {type(value).__name__} `{label}` or another, as the staged "
+        f"construct at {where} chose, and staging made it a new {type(value).__name__}: a "
+        f"change to it would not change `{label}`. Change `{label}` itself, or copy what "
+        f"the construct chooses (`{name} = {type(value).__name__}({label})`) to change that")
+    return new
+
+
+def _refuse(self, *args, **kwargs):
+    raise StagingError(f"{user_location(2)}: {self._ag_message}")
+
+
+_LIST_CHANGES = ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend",
+                 "insert", "pop", "remove", "clear", "sort", "reverse")
+_DICT_CHANGES = ("__setitem__", "__delitem__", "__ior__", "pop", "popitem", "clear",
+                 "update", "setdefault")
+
+
+class ChosenList(list):
+    """A list a staged construct chose (see `chosen`): read as any list; changes raise."""
+    __slots__ = ("_ag_message",)
+
+    def __reduce_ex__(self, protocol):         # (copies are plain lists, free to change)
+        return list, (list(self),)
+
+
+class ChosenDict(dict):
+    """A dict a staged construct chose (see `chosen`): read as any dict; changes raise."""
+    __slots__ = ("_ag_message",)
+
+    def __reduce_ex__(self, protocol):
+        return dict, (dict(self),)
+
+
+for _kind, _changes in ((ChosenList, _LIST_CHANGES), (ChosenDict, _DICT_CHANGES)):
+    for _name in _changes:
+        setattr(_kind, _name, _refuse)
+
+
+_CHOSEN = {list: ChosenList, dict: ChosenDict, ChosenList: ChosenList, ChosenDict: ChosenDict}
