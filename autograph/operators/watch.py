@@ -315,25 +315,55 @@ def refuse_changes(outs: Sequence, raw_outputs: list, n: int, names: Sequence[st
                    watch: Optional[Watch]) -> Sequence:
     """A staged construct's first `n` outputs `outs` (rebuilt by the backend), where a
     branch or body gave one an existing list or dict (one its functions reach: `watch`
-    fingerprinted it) as one that refuses changes in place (`chosen`). (Not where every
-    path gives that same object, kept as it is; nor for the values the construct is
-    given: `if c: xs = [t]` keeps `xs` as it was on the other path, and that list has
-    no other name the construct could know of.)"""
+    fingerprinted it), at any depth in tuples, lists and dicts, with that list or dict as
+    one that refuses changes in place (`chosen`). (Not where every path gives that same
+    object, kept as it is; nor for the values the construct is given: `if c: xs = [t]`
+    keeps `xs` as it was on the other path, and that list has no other name the
+    construct could know of.)"""
+    if watch is None:
+        return outs
     known = None
     for raw in raw_outputs:
         for i, value in enumerate(raw[:n]):
-            if (not isinstance(value, CONTAINERS) or type(outs[i]) not in (list, dict)
-                    or outs[i] is value):
+            if outs[i] is value or not isinstance(value, _NESTED):
                 continue
             if known is None:
-                known = ({id(v): label for v, label in watch.objects}
-                         if watch is not None else {})
-            label = known.get(id(value))
-            if label is not None:
+                known = {id(v): label for v, label in watch.objects}
+            new = _refusing(value, outs[i], names[i], known, watch.where, 0)
+            if new is not outs[i]:
                 outs = list(outs)
-                where = watch.where if watch is not None else user_location(3)
-                outs[i] = chosen(outs[i], names[i], label, where)
+                outs[i] = new
     return outs
+
+
+_NESTED = (tuple, list, dict)
+
+
+def _refusing(raw: Any, out: Any, name: str, known: dict, where: str, depth: int) -> Any:
+    """`out` (the backend's rebuilt copy of `raw`), with the lists and dicts in it whose
+    counterparts in `raw` existed before the construct as `chosen` ones."""
+    if out is raw or depth > 4:
+        return out
+    kind = type(out)
+    if kind in (list, tuple) and isinstance(raw, (list, tuple)) and len(raw) == len(out):
+        items = [_refusing(r, o, name, known, where, depth + 1) for r, o in zip(raw, out)]
+    elif kind is dict and isinstance(raw, dict) and raw.keys() == out.keys():
+        items = {k: _refusing(raw[k], o, name, known, where, depth + 1)
+                 for k, o in out.items()}
+    else:
+        return out
+    label = known.get(id(raw)) if kind is not tuple else None
+    if label is not None:
+        return chosen(items, name, label, where)
+    if kind is tuple:
+        changed = any(a is not b for a, b in zip(items, out))
+        return (out if not changed else type(out)(*items) if hasattr(out, "_fields")
+                else tuple(items))
+    if kind is list:
+        out[:] = items              # (the backend's new list: no one else holds it)
+    else:
+        out.update(items)
+    return out
 
 
 def chosen(value: Any, name: str, label: str, where: str) -> Any:

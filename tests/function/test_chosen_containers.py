@@ -68,9 +68,44 @@ def changes_the_dict_a_loop_chose(n):
     return a["k"] + 10 * b["k"]
 
 
+def changes_a_list_inside_a_tuple(c):
+    a = [1.0, 2.0]
+    b = [3.0, 4.0]
+    if c > 0:
+        pair = (a, 1.0)
+    else:
+        pair = (b, 2.0)
+    pair[0][0] = pair[1]            # refused
+    return a[0] + 10 * b[0]
+
+
+def changes_a_list_inside_the_chosen_one(c):
+    a = [[1.0], [2.0]]
+    b = [[3.0], [4.0]]
+    if c > 0:
+        cur = a
+    else:
+        cur = b
+    inner = cur[1]
+    inner.append(5.0)               # refused
+    return len(a[1]) + 10 * len(b[1])
+
+
+def changes_new_nested_lists(c):
+    a = [1.0]
+    if c > 0:
+        rows = [[c, 1.0], a]
+    else:
+        rows = [[2.0, c], [3.0]]
+    rows[0].append(4.0)
+    rows.append([5.0])
+    return rows[0][0] + rows[0][2] + len(rows) + rows[1][0]
+
+
 @pytest.mark.parametrize("fn, arg", [
     (changes_the_chosen_list, 1.0), (changes_the_chosen_list, -1.0),
     (appends_to_the_chosen_list, 1.0), (changes_the_dict_a_loop_chose, 3),
+    (changes_a_list_inside_a_tuple, 1.0), (changes_a_list_inside_the_chosen_one, -1.0),
 ])
 def test_a_change_to_a_list_or_dict_the_construct_chose_is_an_error_at_its_line(fn, arg):
     message = _refused(fn, arg)
@@ -122,7 +157,8 @@ def passes_the_same_list_on(c):
 
 
 @pytest.mark.parametrize("fn", [reads_the_chosen_list, copies_what_it_chose,
-                                changes_lists_the_branches_made, passes_the_same_list_on])
+                                changes_lists_the_branches_made, passes_the_same_list_on,
+                                changes_new_nested_lists])
 @pytest.mark.parametrize("arg", [-1.0, 1.0, 2.0])
 def test_reads_copies_and_new_lists_agree_with_python(fn, arg):
     _agrees(fn, arg)
