@@ -214,6 +214,10 @@ def _accessors(owner: Callable, read: Callable, write: Callable, where: str) -> 
 
 
 def _item(obj: Any, key: Any) -> Any:
+    if isinstance(obj, dict) and key not in obj:
+        # absent, also in a defaultdict or Counter (whose `d[key]` would make it, or
+        # give 0): the construct must not create a key only reading it
+        raise KeyError(key)
     return obj[key]
 
 

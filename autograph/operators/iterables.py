@@ -24,6 +24,12 @@ def range_(*args: Any) -> Any:
     for a in args:
         backend = backend_of(a)
         if backend is not None:
+            for b in args:      # (Python's range takes no float: nor does it staged)
+                dtype = getattr(b, "dtype", None)
+                if isinstance(b, float) or getattr(dtype, "is_integer", True) is False:
+                    what = f"a {dtype.name} tensor" if dtype is not None else "a float"
+                    raise TypeError(f"range() takes integers, not {what}: cast it to an "
+                                    f"integer dtype first")
             start, limit, delta = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
             return backend.range(start, limit, delta)
     return range(*args)

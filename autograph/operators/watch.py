@@ -29,7 +29,9 @@ from builtins import dict, getattr, id, isinstance, list, set, tuple, type
 import array
 import collections
 import functools
+import itertools
 import types
+import warnings
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from autograph.errors import StagingError, user_location
@@ -50,6 +52,9 @@ def _fingerprint(value: Any) -> Optional[tuple]:
     kind = type(value)
     if kind in _ITERATORS or kind is types.GeneratorType:
         return _position(value)
+    state = _library_state(kind)
+    if state is not None:
+        return state(value)
     if isinstance(value, dict):
         return tuple((id(k), id(v)) for k, v in value.items())
     if isinstance(value, _SEQUENCES):
@@ -89,15 +94,27 @@ def _slots(kind: type) -> tuple:
 _ITERATORS = frozenset(type(it) for it in (
     iter([]), iter(()), iter(range(0)), iter(""), iter({}), iter(set()), iter({}.values()),
     iter({}.items()), iter(bytearray()), iter(b""), reversed([]), enumerate([]), zip(),
-    map(len, []), filter(None, [])))
+    map(len, []), filter(None, []),
+    # itertools' (pairwise's `__reduce__` says nothing: not watched)
+    itertools.count(), itertools.cycle(()), itertools.repeat(0), itertools.islice((), 0),
+    itertools.chain(), itertools.accumulate(()), itertools.product(), itertools.tee(())[0],
+    itertools.zip_longest(), itertools.starmap(len, ()), itertools.compress((), ()),
+    itertools.dropwhile(len, ()), itertools.takewhile(len, ()),
+    itertools.filterfalse(len, ()), itertools.groupby(()), itertools.permutations(()),
+    itertools.combinations((), 0), itertools.combinations_with_replacement((), 0)))
 
 
 def _position(it: Any) -> Optional[tuple]:
     if type(it) is types.GeneratorType:
+        # (`g.send(v)` in a loop may come back to the same `yield`: its variables differ)
         frame = it.gi_frame
-        return (id(frame), frame.f_lasti if frame is not None else None)
+        if frame is None:
+            return (None,)
+        return (id(frame), frame.f_lasti, tuple(id(v) for v in frame.f_locals.values()))
     try:
-        reduced = it.__reduce__()
+        with warnings.catch_warnings():         # (itertools' pickling: deprecated in 3.12)
+            warnings.simplefilter("ignore")
+            reduced = it.__reduce__()
     except Exception:
         return None
     parts = []
@@ -119,8 +136,38 @@ def _is_small_array(value: Any) -> bool:
 _LIMIT = 100000         # objects fingerprinted, and array elements, at most
 
 
+# Standard-library objects whose changes a branch may make by calling their methods
+# (`buf.write(s)`, `q.put(x)`, `rng.random()`, a helper setting `ns.verbose`), by the
+# module and name of their class: their state as a fingerprint. (By name: importing
+# these modules here would slow every converted module's import.) Other standard-library
+# objects are not watched: their methods change caches that say nothing (a logger's).
+_LIBRARY_STATE = {
+    ("_io", "StringIO"): lambda v: (v.tell(), v.getvalue()),
+    ("_io", "BytesIO"): lambda v: (v.tell(), v.getvalue()),
+    ("random", "Random"): lambda v: v.getstate(),
+    ("argparse", "Namespace"): lambda v: tuple((k, id(x)) for k, x in vars(v).items()),
+    ("queue", "Queue"): lambda v: (v.unfinished_tasks, tuple(id(x) for x in v.queue)),
+    ("queue", "LifoQueue"): lambda v: (v.unfinished_tasks, tuple(id(x) for x in v.queue)),
+    ("queue", "PriorityQueue"): lambda v: (v.unfinished_tasks, tuple(id(x) for x in v.queue)),
+    ("_queue", "SimpleQueue"): lambda v: (v.qsize(),),
+    # (not its flags: arithmetic sets them)
+    ("decimal", "Context"): lambda v: (v.prec, v.rounding, v.Emin, v.Emax, v.capitals, v.clamp),
+}
+
+
+def _library_state(kind: type) -> Optional[Callable]:
+    """The fingerprint function of a class in (or derived from one in) `_LIBRARY_STATE`."""
+    for base in kind.__mro__[:-1]:
+        state = _LIBRARY_STATE.get((base.__module__, base.__qualname__))
+        if state is not None:
+            return state
+    return None
+
+
 def _watched(value: Any) -> bool:
     kind = type(value)
+    if kind is not type and _library_state(kind) is not None:
+        return True
     if kind is type:
         module = getattr(value, "__module__", None)     # a user's class: its attributes
         return not (isinstance(module, str) and module.partition(".")[0] in ALLOWLIST)
@@ -137,6 +184,12 @@ def _watched(value: Any) -> bool:
     module = getattr(kind, "__module__", None)
     return ((getattr(value, "__dict__", None) is not None or bool(_slots(kind)))
             and not (isinstance(module, str) and module.partition(".")[0] in ALLOWLIST))
+
+
+_BOUND_BUILTINS = (types.BuiltinMethodType, types.MethodWrapperType)
+# What a class holds that stands for functions: the functions themselves.
+_WRAPPED = {property: lambda p: (p.fget, p.fset, p.fdel),
+            staticmethod: lambda m: (m.__func__,), classmethod: lambda m: (m.__func__,)}
 
 
 def _names(code: types.CodeType, out: set) -> None:
@@ -172,6 +225,17 @@ class Watch:
                 add(value.__func__, label, depth)
                 add(value.__self__, label, depth)
                 return
+            if kind in _BOUND_BUILTINS:         # `push = xs.append`, `d.__setitem__`: `xs`
+                owner = getattr(value, "__self__", None)
+                if owner is not None and type(owner) is not types.ModuleType:
+                    add(owner, label, depth)
+                return
+            if kind is types.GeneratorType and id(value) not in found and depth < 4:
+                frame = value.gi_frame          # what its body may change when it runs
+                if frame is not None:
+                    for k, v in frame.f_locals.items():
+                        if not isinstance(v, (int, float, str, bytes, bool)):
+                            add(v, f"{k} (in the generator {label})", depth + 1)
             if kind is functools.partial:       # the function and what it was given
                 add(value.func, label, depth)
                 for v in (*value.args, *value.keywords.values()):
@@ -187,10 +251,16 @@ class Watch:
             found[id(value)] = (value, label)
             if depth >= 4:
                 return
-            if kind is type:          # a user's class: the containers among its attributes
-                for k, v in value.__dict__.items():
+            if kind is type:          # a user's class: its containers, and its functions
+                for k, v in value.__dict__.items():     # (`__call__`, `__add__`, properties)
                     if isinstance(v, CONTAINERS):
                         add(v, f"{label}.{k}", depth + 1)
+                    elif type(v) in _WRAPPED:
+                        for f in _WRAPPED[type(v)](v):
+                            if f is not None:
+                                add(f, f"{label}.{k}", depth)
+                    elif type(v) is types.FunctionType:
+                        add(v, f"{label}.{k}", depth)
                 return
             # what it holds, four levels deep at most
             if isinstance(value, dict):
@@ -214,6 +284,8 @@ class Watch:
         def scan(fn, depth):
             names: set = set()
             _names(fn.__code__, names)
+            for value in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
+                add(value, f"a default argument of {fn.__name__}", depth)
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
                 try:
                     value = cell.cell_contents
