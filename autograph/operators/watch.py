@@ -7,11 +7,14 @@ and the converter cannot carry what it does not see. Before the construct is tra
 `Watch` takes a fingerprint of the Python objects its functions can reach: their
 closure, the globals they name and their module's globals, the globals of other
 (users') modules they name and what those hold under the names they use, and what
-bound methods, `functools.partial`s and tuples among them hold; from there, the
-functions they may call (three levels of helpers) and what objects hold (four levels:
-items, attributes, `__slots__`, the containers of an instance's class). Python's own
-iterators and generators are fingerprinted by where they are (`next(it)` in a branch
-moves them). After each branch or body is traced it compares them, and a difference is
+bound methods (builtin ones too: `push = xs.append`), `functools.partial`s and tuples
+among them hold; from there, the functions they may call (three levels of helpers, with
+their default arguments; a user's class's methods and properties) and what objects hold
+(four levels: items, attributes, `__slots__`, the containers of an instance's class).
+Python's own iterators and itertools' are fingerprinted by where they are (`next(it)` in
+a branch moves them), generators by that and their variables, and a few standard-library
+objects by their state (`_LIBRARY_STATE`: buffers, queues, random generators). After
+each branch or body is traced it compares them, and a difference is
 a StagingError at the construct's line instead of a silently different answer. Changes
 the construct makes itself are carried (operators/composite.py) and put back before the
 comparison. The objects a branch or loop body is given (the construct's variables) are
