@@ -150,8 +150,6 @@ _LIBRARY_STATE = {
     ("random", "Random"): lambda v: v.getstate(),
     ("argparse", "Namespace"): lambda v: tuple((k, id(x)) for k, x in vars(v).items()),
     ("queue", "Queue"): lambda v: (v.unfinished_tasks, tuple(id(x) for x in v.queue)),
-    ("queue", "LifoQueue"): lambda v: (v.unfinished_tasks, tuple(id(x) for x in v.queue)),
-    ("queue", "PriorityQueue"): lambda v: (v.unfinished_tasks, tuple(id(x) for x in v.queue)),
     ("_queue", "SimpleQueue"): lambda v: (v.qsize(),),
     # (not its flags: arithmetic sets them)
     ("decimal", "Context"): lambda v: (v.prec, v.rounding, v.Emin, v.Emax, v.capitals, v.clamp),
@@ -159,7 +157,8 @@ _LIBRARY_STATE = {
 
 
 def _library_state(kind: type) -> Optional[Callable]:
-    """The fingerprint function of a class in (or derived from one in) `_LIBRARY_STATE`."""
+    """The fingerprint function of a class in (or derived from one in) `_LIBRARY_STATE`:
+    `LifoQueue`'s is `Queue`'s."""
     for base in kind.__mro__[:-1]:
         state = _LIBRARY_STATE.get((base.__module__, base.__qualname__))
         if state is not None:
