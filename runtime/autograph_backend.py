@@ -83,6 +83,12 @@ class RuntimeBackend:
         if not isinstance(container, Tensor):
             raise TypeError(f"`in` on a staged value needs a tensor container, got "
                             f"{type(container).__name__}; use rt.reduce_any(rt.equal(...))")
+        if container.dtype.is_string and container.shape.rank in (0, None):
+            # (Python's `in` of a string looks for a substring; elementwise equality of a
+            # scalar would silently answer another question)
+            raise TypeError("`in` on a staged string (a substring test in Python) is not "
+                            "supported: keep the string a Python value (choose it before "
+                            "the staged construct), or compare whole strings with ==")
         try:
             item = convert_to_tensor(item, dtype_hint=container.dtype)
         except (TypeError, ValueError) as e:

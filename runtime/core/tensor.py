@@ -265,7 +265,10 @@ class SymbolicTensor(Tensor):
     def __iter__(self):
         raise OperatorNotAllowedInGraphError(_python_construct() or (
             f"Iterating over a symbolic tensor ({self.name}) is not allowed in Python: use a "
-            "`for` loop in a function converted by autograph, or rt.while_loop."))
+            "`for` loop in a function converted by autograph, or rt.while_loop. (Such a "
+            "loop stages `for x in t` and `for i, x in enumerate(t)`; other iteration of "
+            "a tensor, zip() or unpacking among them, is Python's: index the tensor "
+            "instead.)"))
 
     def __index__(self):
         raise TypeError(f"a symbolic tensor ({self.name}) cannot be used as a Python int; "

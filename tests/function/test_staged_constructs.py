@@ -286,3 +286,36 @@ def test_one_conversion_serves_closures_whose_cells_differ():
     np.testing.assert_allclose(rt.function(make(rt.negative))(x).numpy(), [0.0, -1.0])
     np.testing.assert_allclose(rt.function(make(branchy))(x).numpy(), [3.0, 5.0])
     np.testing.assert_allclose(rt.function(make(branchy))(-x).numpy(), [2.0, 3.0])
+
+
+def _substring(x):
+    if x > 0:
+        s = "ab"
+    else:
+        s = "c"
+    return "a" in s
+
+
+def _zipped(x):
+    t = rt.constant([5, 6, 7])
+    s = 0
+    for a, b in zip(t, [1, 2, 3]):
+        s = s + a * b + x
+    return s
+
+
+def test_in_of_a_staged_string_is_refused_not_an_elementwise_test():
+    """Python's `in` of a string looks for a substring: the elementwise test that `in`
+    of a tensor makes would answer another question, so a staged (scalar) string is an
+    error while tracing; a tensor of strings still tests its elements."""
+    assert _substring(1) is True and _substring(-1) is False
+    with pytest.raises(TypeError, match="substring test in Python"):
+        rt.function(_substring)(rt.constant(1))
+    words = rt.function(lambda w: ag.to_graph(lambda v: "b" in v)(w))
+    assert bool(words(rt.constant(["a", "b"]))) is True
+
+
+def test_iterating_a_tensor_outside_what_a_for_loop_stages_says_so():
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
+                       match=r"zip\(\) or unpacking among them"):
+        rt.function(_zipped)(rt.constant(1))
