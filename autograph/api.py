@@ -28,7 +28,7 @@ from autograph import (experimental, introspection, operators, parsing, pipeline
                        templates, tree, two_paths, unparsing)
 from autograph.converters.context import UNKNOWN, Context
 from autograph.operators import calls
-from autograph.errors import ConversionError
+from autograph.errors import ConversionError, record_python_construct
 
 logger = logging.getLogger("autograph")
 
@@ -68,6 +68,8 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     if introspection.may_introspect(fn.__code__):
         found = introspection.introspection(node, namespace)
         if found is not None:
+            # (a tensor that reaches one of its `if`s or loops then says why it stays Python)
+            record_python_construct(filename, node.lineno, node.end_lineno, "def", found[0])
             raise LeftAsWritten(f"{fn.__qualname__} is not converted: {found[0]}")
     # One conversion serves every closure of the code (see the module docstring): what it
     # decides must not depend on one closure's cell values, so the converters see the

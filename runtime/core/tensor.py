@@ -297,6 +297,11 @@ def _python_construct() -> str:
     if found is None:
         return ""
     construct, line, reason = found
+    if construct == "def":          # a whole function autograph left as written
+        return (f"The function at {frame.f_code.co_filename}:{line} got a symbolic tensor in "
+                f"an `if`, `while` or `for`, but autograph left the function unconverted "
+                f"because {reason}, so none of its constructs can be staged. Restructure it "
+                f"without that, or compute the condition as a Python value.")
     return (f"The `{construct}` at {frame.f_code.co_filename}:{line} got a symbolic tensor, but "
             f"autograph left it as a Python `{construct}` because of {reason}, so it cannot be "
             f"staged. Restructure it without that (or compute the condition as a Python value)"

@@ -319,3 +319,23 @@ def test_iterating_a_tensor_outside_what_a_for_loop_stages_says_so():
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
                        match=r"zip\(\) or unpacking among them"):
         rt.function(_zipped)(rt.constant(1))
+
+
+def _runs_exec(x):
+    log = []
+
+    def helper():
+        exec("log.append(1)", {"log": log})
+    if x > 0:
+        helper()
+    return len(log)
+
+
+def test_a_tensor_reaching_a_function_left_unconverted_names_it_and_why():
+    assert ag.to_graph(_runs_exec)(1) == _runs_exec(1) == 1
+    with pytest.raises(rt.errors.OperatorNotAllowedInGraphError) as info:
+        rt.function(_runs_exec)(rt.constant(1))
+    assert str(info.value).startswith(
+        f"The function at {__file__}:{_runs_exec.__code__.co_firstlineno} got a symbolic "
+        f"tensor in an `if`, `while` or `for`, but autograph left the function unconverted "
+        f"because exec()")
