@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.tensor import Tensor
+from ..core.tensor import SymbolicTensor, Tensor
 from . import array_ops as _array
 from . import math_ops as _math
 
@@ -31,11 +31,26 @@ def __rsub__(self, other):
 
 
 def __mul__(self, other):
+    _not_a_repeat(self, other)
     return _math.multiply(self, other, name="mul")
 
 
 def __rmul__(self, other):
+    _not_a_repeat(self, other)
     return _math.multiply(other, self, name="mul")
+
+
+def _not_a_repeat(tensor, other) -> None:
+    """`[0] * n` with `n` a staged integer (a Python int a staged `if` or loop made a
+    tensor): Python repeats the list, a count the graph knows only when it runs; the
+    elementwise product a tensor gives would silently be another value."""
+    if (type(other) in (list, tuple) and isinstance(tensor, SymbolicTensor)
+            and tensor.dtype.is_integer and tensor.shape.rank == 0):
+        raise TypeError(
+            f"a Python {type(other).__name__} times a staged integer ({tensor.name}): Python "
+            f"would repeat the {type(other).__name__}, which a graph cannot do for a count "
+            f"it only knows when it runs. Keep the count a Python int (decide it before any "
+            f"staged `if` or loop), or build a tensor (rt.fill, rt.tile)")
 
 
 def __truediv__(self, other):

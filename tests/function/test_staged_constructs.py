@@ -339,3 +339,19 @@ def test_a_tensor_reaching_a_function_left_unconverted_names_it_and_why():
         f"The function at {__file__}:{_runs_exec.__code__.co_firstlineno} got a symbolic "
         f"tensor in an `if`, `while` or `for`, but autograph left the function unconverted "
         f"because exec()")
+
+
+def _repeats(x):
+    n = 1
+    if x > 0:
+        n = 3
+    return len([0] * n)
+
+
+def test_a_list_times_a_staged_count_is_an_error_not_an_elementwise_product():
+    """`[0] * n`, where a staged `if` made the Python int `n` a tensor: Python repeats
+    the list; the elementwise product a tensor gives would be a list of one element."""
+    assert ag.to_graph(_repeats)(1) == _repeats(1) == 3
+    with pytest.raises(TypeError, match="would repeat the list"):
+        rt.function(_repeats)(rt.constant(1))
+    assert rt.function(lambda t: [2.0, 3.0] * t)(rt.constant(2.0)).numpy().tolist() == [4.0, 6.0]
