@@ -253,16 +253,11 @@ class Watch:
             found[id(value)] = (value, label)
             if depth >= 4:
                 return
-            if kind is type:          # a user's class: its containers, and its functions
-                for k, v in value.__dict__.items():     # (`__call__`, `__add__`, properties)
+            if kind is type:          # a user's class: its containers (its functions: below)
+                for k, v in value.__dict__.items():
                     if isinstance(v, CONTAINERS):
                         add(v, f"{label}.{k}", depth + 1)
-                    elif type(v) in _WRAPPED:
-                        for f in _WRAPPED[type(v)](v):
-                            if f is not None:
-                                add(f, f"{label}.{k}", depth)
-                    elif type(v) is types.FunctionType:
-                        add(v, f"{label}.{k}", depth)
+                classes.append((value, label, depth))
                 return
             # what it holds, four levels deep at most
             if isinstance(value, dict):
@@ -286,6 +281,7 @@ class Watch:
         def scan(fn, depth):
             names: set = set()
             _names(fn.__code__, names)
+            named.update(names)
             for value in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
                 add(value, f"a default argument of {fn.__name__}", depth)
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
@@ -318,7 +314,29 @@ class Watch:
                 if attr in namespace and type(namespace[attr]) is not types.ModuleType:
                     add(namespace[attr], f"{name}.{attr}", depth)
 
+        def methods():
+            """The functions of the users' classes met (methods, properties, static and
+            class methods) that the code scanned names, and their special methods
+            (`__call__`, `__add__`, `__enter__`: Python calls them), until no more."""
+            done: set = set()
+            while True:
+                size = len(named), len(classes)
+                for cls, label, depth in list(classes):
+                    for k, v in cls.__dict__.items():
+                        if (k not in named and not (k[:2] == "__" == k[-2:])
+                                or (id(cls), k) in done):
+                            continue
+                        done.add((id(cls), k))
+                        wrapped = _WRAPPED.get(type(v))
+                        for f in (wrapped(v) if wrapped else (v,)):
+                            if f is not None:      # (functions, bound methods, objects)
+                                add(f, f"{label}.{k}", depth)
+                if (len(named), len(classes)) == size:
+                    return
+
         seen: set = set()
+        named: set = set()            # the names the code scanned uses (`co_names`)
+        classes: list = []            # (class, label, depth) of the users' classes met
         for fn in functions:
             if isinstance(fn, types.FunctionType):
                 seen.add(id(fn))
@@ -328,6 +346,7 @@ class Watch:
             if id(value) not in found:
                 add(value, name)
                 self.state.add(id(value))
+        methods()
         self.objects = list(found.values())
         self.rebase()
 

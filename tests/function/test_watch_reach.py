@@ -146,7 +146,17 @@ def a_property_with_a_side_effect(x):
     return len(_CALLS) - before + y
 
 
-WATCHED = [bound_append, bound_setitem_in_loop, partial_of_a_method, generator_send,
+def a_static_method_of_a_builtin_one(x):
+    log = []
+
+    class Holder:
+        push = staticmethod(log.append)
+    if x > 0:
+        Holder.push(1)
+    return len(log)
+
+
+WATCHED = [a_static_method_of_a_builtin_one, bound_append, bound_setitem_in_loop, partial_of_a_method, generator_send,
            itertools_count, itertools_chain_through_next_method, string_buffer, a_queue,
            a_random_generator, a_namespace_a_helper_sets, a_helpers_default_argument,
            a_call_through_a_class, a_property_with_a_side_effect]
