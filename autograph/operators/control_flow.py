@@ -221,16 +221,18 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
         # other branch gives is the value, not a maybe-undefined one.
         defined = tuple(None for _ in defined)
     _check_returns(tracer.outputs, out_names)
-    if n and len(tracer.raw_outputs) == 2:
+    width = max(n, 1)         # (no names: one value, a return value or an expression's)
+    if len(tracer.raw_outputs) == 2:
         # A container both branches give as it is (`b = a` where `b` is `a` already)
         # stays that object: the `cond`'s rebuilt copy would lose the names it has.
         same = [i for i, (t, f) in enumerate(zip(*tracer.raw_outputs))
-                if i < n and t is f and isinstance(t, CONTAINERS)]
+                if i < width and t is f and isinstance(t, CONTAINERS)]
         if same:
             outs = list(outs)
             for i in same:
                 outs[i] = tracer.raw_outputs[0][i]
-        outs = refuse_changes(outs, tracer.raw_outputs, n, out_names, watch)
+    # (one that either gives, where they differ: a new one, which refuses changes)
+    outs = refuse_changes(outs, tracer.raw_outputs, width, out_names, watch)
     if not n:
         # A value (return value, expression): a branch gives an Undefined marker only for
         # `retval_` under `if do_return:`, whose flag says that branch is not taken, or

@@ -466,11 +466,14 @@ def chosen(value: Any, name: str, label: str, where: str) -> Any:
     if kind is None:
         return value
     new = kind(value)
+    kind_name = type(value).__name__
+    what, copy = ((f"'{name}'", f"{name} = {kind_name}({label})") if name.isidentifier()
+                  else (f"this value ({name})", f"{kind_name}({label})"))
     new._ag_message = (
-        f"'{name}' is the {type(value).__name__} `{label}` or another, as the staged "
-        f"construct at {where} chose, and staging made it a new {type(value).__name__}: a "
-        f"change to it would not change `{label}`. Change `{label}` itself, or copy what "
-        f"the construct chooses (`{name} = {type(value).__name__}({label})`) to change that")
+        f"{what} is the {kind_name} `{label}` or another, as the staged construct at "
+        f"{where} chose, and staging made it a new {kind_name}: a change to it would not "
+        f"change `{label}`. Change `{label}` itself, or copy what the construct chooses "
+        f"(`{copy}`) to change that")
     return new
 
 

@@ -102,7 +102,37 @@ def changes_new_nested_lists(c):
     return rows[0][0] + rows[0][2] + len(rows) + rows[1][0]
 
 
+def changes_what_a_conditional_expression_chose(c):
+    a = [1.0, 2.0]
+    b = [3.0, 4.0]
+    cur = a if c > 0 else b
+    cur[0] = 9.0                    # refused
+    return a[0] + 10 * b[0]
+
+
+def changes_what_a_function_returned(c):
+    a = [1.0, 2.0]
+    b = [3.0, 4.0]
+
+    def pick():
+        if c > 0:
+            return a
+        return b
+    cur = pick()
+    cur[0] = 9.0                    # refused
+    return a[0] + 10 * b[0]
+
+
+def passes_the_same_list_through_an_expression(c):
+    a = [1.0]
+    cur = a if c > 0 else a
+    cur[0] = 4.0
+    return a[0]
+
+
 @pytest.mark.parametrize("fn, arg", [
+    (changes_what_a_conditional_expression_chose, 1.0),
+    (changes_what_a_function_returned, -1.0),
     (changes_the_chosen_list, 1.0), (changes_the_chosen_list, -1.0),
     (appends_to_the_chosen_list, 1.0), (changes_the_dict_a_loop_chose, 3),
     (changes_a_list_inside_a_tuple, 1.0), (changes_a_list_inside_the_chosen_one, -1.0),
@@ -158,7 +188,8 @@ def passes_the_same_list_on(c):
 
 @pytest.mark.parametrize("fn", [reads_the_chosen_list, copies_what_it_chose,
                                 changes_lists_the_branches_made, passes_the_same_list_on,
-                                changes_new_nested_lists])
+                                changes_new_nested_lists,
+                                passes_the_same_list_through_an_expression])
 @pytest.mark.parametrize("arg", [-1.0, 1.0, 2.0])
 def test_reads_copies_and_new_lists_agree_with_python(fn, arg):
     _agrees(fn, arg)
