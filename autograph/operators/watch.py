@@ -448,10 +448,11 @@ def _refusing(raw: Any, out: Any, name: str, known: dict, where: str, depth: int
     label = known.get(id(raw)) if kind is not tuple else None
     if label is not None:
         return chosen(items, name, label, where)
+    values = items.values() if kind is dict else items
+    if all(a is b for a, b in zip(values, out.values() if kind is dict else out)):
+        return out                  # (nothing in it chosen: as the backend built it)
     if kind is tuple:
-        changed = any(a is not b for a, b in zip(items, out))
-        return (out if not changed else type(out)(*items) if hasattr(out, "_fields")
-                else tuple(items))
+        return type(out)(*items) if hasattr(out, "_fields") else tuple(items)
     if kind is list:
         out[:] = items              # (the backend's new list: no one else holds it)
     else:
