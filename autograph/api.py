@@ -22,8 +22,7 @@ import types
 from collections import ChainMap
 from typing import Any, Callable
 
-import gast
-
+from autograph import nodes as gast
 from autograph import (experimental, introspection, operators, parsing, pipeline, qualnames,
                        templates, tree, two_paths, unparsing)
 from autograph.converters.context import UNKNOWN, Context
@@ -89,6 +88,7 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     node.ag_body_name = ctx.new_name("converted_body") if isinstance(node, gast.FunctionDef) \
         and ctx.converted_body_scope(frozenset(fn.__code__.co_cellvars)) else None
     node.ag_fresh_names = ctx.taken      # generated functions' names (none is the user's)
+    node.ag_handlers = gast.ExceptHandler in ctx.node_kinds     # (see _compile_unpaused)
     if node.ag_operators != "ag__":
         rename_operators(node, node.ag_operators)
     return node, filename
@@ -120,10 +120,9 @@ def _strip_for_compile(node: gast.AST) -> None:
     args = node.args
     # (most functions have no defaults: their lists are rebuilt only when they have some)
     if args.defaults:
-        args.defaults = [gast.Constant(value=None, kind=None) for _ in args.defaults]
+        args.defaults = [_none(d) for d in args.defaults]
     if args.kw_defaults:
-        args.kw_defaults = [None if d is None else gast.Constant(value=None, kind=None)
-                            for d in args.kw_defaults]
+        args.kw_defaults = [None if d is None else _none(d) for d in args.kw_defaults]
     for params in (args.posonlyargs, args.args, args.kwonlyargs):
         for a in params:
             a.annotation = None
@@ -136,6 +135,13 @@ def _strip_for_compile(node: gast.AST) -> None:
         # its free variables (`T`, read in the body) come from its closure like any
         # other (compiled with them, the function would be nested one scope deeper).
         node.type_params = []
+
+
+def _none(default: gast.AST) -> gast.Constant:
+    """`None` where `default` was."""
+    return templates.make(gast.Constant, value=None, kind=None, lineno=default.lineno,
+                          col_offset=default.col_offset, end_lineno=default.end_lineno,
+                          end_col_offset=default.end_col_offset)
 
 
 _FUTURE_FLAGS = 0
@@ -175,12 +181,14 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
         used = _names_read(fn.__code__)
         owner = next(o for k in range(1, len(used) + 2)
                      for o in ["_" * k + owner] if o not in used and o not in cells)
-    # The factory, built as `ast` nodes (no template to fill, nothing for to_ast):
+    # The factory, built as `ast` nodes (no template to fill):
     #     def ag__factory():
     #         ag__, <free variables> = None      (makes them cells of the factory)
     #         [class _Owner:]  def ag__entity(...): ...   (or `ag__entity = lambda ...`)
     #         return [_Owner.]ag__entity
-    node = parsing.to_ast(node)
+    if node.__dict__.pop("ag_handlers", False):
+        # The name of an `except ... as name` is a str in `ast`'s trees (see compile below).
+        parsing.to_ast(node, lineno)
     if not _QUALNAMES_IN_CODE:
         qualnames.mark_generated_lambdas(node)
     if isinstance(node, ast.Lambda):
@@ -201,8 +209,17 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
                   lineno), *entity, _at(ast.Return(result), lineno)], **_TYPE_PARAMS), lineno)
     # The user's `from __future__` flags, not this module's (`annotations`: compile()
     # would otherwise make the annotations of converted code strings).
-    code = compile(ast.Module(body=[factory], type_ignores=[]), filename, "exec",
-                   flags=fn.__code__.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    module = ast.Module(body=[factory], type_ignores=[])
+    flags = fn.__code__.co_flags & _FUTURE_FLAGS
+    try:
+        # The converted tree's classes are `ast`'s too (see autograph.nodes): most trees
+        # compile as they are.
+        code = compile(module, filename, "exec", flags=flags, dont_inherit=True)
+    except (TypeError, ValueError):
+        # What only `ast`'s classes have (the name of an `except ... as name` a str), or a
+        # node that conversion made without positions: the tree as `ast`'s, and again.
+        parsing.to_ast(node, lineno)
+        code = compile(module, filename, "exec", flags=flags, dont_inherit=True)
     scope = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     if owner:
         scope = next(c for c in scope.co_consts if isinstance(c, types.CodeType))

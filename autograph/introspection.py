@@ -11,8 +11,7 @@ import builtins
 import types
 from typing import Optional
 
-import gast
-
+from autograph import nodes as gast
 LOCALS_READERS = frozenset({"locals", "vars", "eval", "exec"})
 FRAME_FUNCTIONS = frozenset({"_getframe", "currentframe", "stack", "getouterframes",
                              "extract_stack", "format_stack", "print_stack", "walk_stack"})

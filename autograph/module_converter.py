@@ -44,8 +44,7 @@ from collections import ChainMap
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-import gast
-
+from autograph import nodes as gast
 from autograph import introspection, parsing, pipeline, templates, two_paths, unparsing
 from autograph.converters.context import Context
 from autograph.errors import ConversionError

@@ -17,8 +17,7 @@ import linecache
 import types
 from typing import Optional
 
-import gast
-
+from autograph import nodes as gast
 from autograph.errors import ConversionError
 from autograph.tree import LIST_METHODS, MUTATORS, Scan, holds_nodes
 
@@ -112,7 +111,7 @@ def _find_lambda(fn: types.FunctionType, lines: list) -> gast.Lambda:
     try:
         tree = _file_tree(code.co_filename, lines)
     except SyntaxError:
-        tree = gast.parse("".join(inspect.getblock(lines[code.co_firstlineno - 1:])))
+        tree = parse("".join(inspect.getblock(lines[code.co_firstlineno - 1:])))
         _shift_lines(tree, code.co_firstlineno - 1)
     arg_names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
     found = []

@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import logging
 
-import gast
-
+from autograph import nodes as gast
 from autograph import analysis
 from autograph.analysis import activity
 from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,

@@ -115,8 +115,9 @@ _MAKE_FUNCTION, _STORE_NAME = dis.opmap["MAKE_FUNCTION"], dis.opmap["STORE_NAME"
 
 def mark_generated_lambdas(node) -> None:
     for n in ast.walk(node):
-        if (type(n) is ast.Lambda and n.lineno == n.end_lineno
-                and n.col_offset == n.end_col_offset):
+        # (a lambda of autograph's, of gast's class and `ast`'s: see autograph.nodes)
+        if (isinstance(n, ast.Lambda) and n.lineno == (n.end_lineno or n.lineno)
+                and n.col_offset == (n.end_col_offset or n.col_offset)):
             n.lineno = _GENERATED_LINE
 
 

@@ -17,13 +17,13 @@ import copy
 import functools
 from typing import Any
 
-import gast
-
+from autograph import nodes as gast
 
 @functools.lru_cache(maxsize=256)
 def _parse(template: str) -> gast.Module:
     import textwrap
-    return gast.parse(textwrap.dedent(template))
+    from autograph.parsing import parse     # (parsing's tables are built on first use)
+    return parse(textwrap.dedent(template))
 
 
 class _Filler(gast.NodeTransformer):
@@ -45,6 +45,8 @@ class _Filler(gast.NodeTransformer):
         if key in self.used:
             value = copy.deepcopy(value)
         self.used.add(key)
+        if isinstance(value, gast.expr):
+            place(value, self.lineno)
         if hasattr(value, "ctx"):
             value = copy.copy(value)
             value.ctx = ctx
@@ -184,6 +186,7 @@ def replace_as_expression(template: str, lineno: int = 1, **replacements: Any) -
 
 
 _LOAD, _STORE, _PARAM = gast.Load(), gast.Store(), gast.Param()
+_SEQUENCES = frozenset({gast.Tuple, gast.List})
 
 
 def make(cls: type, **fields: Any) -> Any:
@@ -259,11 +262,32 @@ def operator_call(op: str, args: list, lineno: int, keywords: list = (),
     func.__dict__ = {"value": name, "attr": op, "ctx": _LOAD, "lineno": lineno,
                      "end_lineno": lineno, "col_offset": col_offset,
                      "end_col_offset": col_offset}
+    args = list(args)
+    for a in args:
+        if "lineno" not in a.__dict__ or type(a) in _SEQUENCES:   # (made by conversion)
+            place(a, lineno, col_offset)
+    for k in keywords:
+        if "lineno" not in k.__dict__:
+            place(k, lineno, col_offset)
+            place(k.value, lineno, col_offset)
     call = _NAME_NEW(gast.Call)
-    call.__dict__ = {"func": func, "args": list(args), "keywords": list(keywords),
+    call.__dict__ = {"func": func, "args": args, "keywords": list(keywords),
                      "lineno": lineno, "end_lineno": lineno, "col_offset": col_offset,
                      "end_col_offset": col_offset}
     return call
+
+
+def place(node: Any, lineno: int, col_offset: int = 0) -> Any:
+    """`node`, given the position compile needs if it has none (a name, constant or tuple
+    conversion made), and so the names and constants in a tuple or list."""
+    d = node.__dict__
+    if "lineno" not in d:
+        d["lineno"] = d["end_lineno"] = lineno
+        d["col_offset"] = d["end_col_offset"] = col_offset
+    if type(node) in _SEQUENCES:
+        for e in node.elts:
+            place(e, lineno, col_offset)
+    return node
 
 
 def span_of(call: gast.Call, stmt: gast.AST) -> None:
@@ -278,10 +302,13 @@ def span_of(call: gast.Call, stmt: gast.AST) -> None:
 
 def statement(value: Any, lineno: int, target: Any = None, returns: bool = False) -> Any:
     """`value` as a statement: `target = value`, `return value`, or an expression."""
+    if "lineno" not in value.__dict__ or type(value) in _SEQUENCES:
+        place(value, lineno)
     if returns:
         return make(gast.Return, value=value, lineno=lineno, end_lineno=lineno, col_offset=0,
                     end_col_offset=0)
     if target is not None:
+        place(target, lineno)
         return make(gast.Assign, targets=[target], value=value, type_comment=None,
                     lineno=lineno, end_lineno=lineno, col_offset=0, end_col_offset=0)
     return make(gast.Expr, value=value, lineno=lineno, end_lineno=lineno, col_offset=0,

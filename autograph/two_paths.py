@@ -46,8 +46,7 @@ from __future__ import annotations
 import ast
 from typing import Optional, Sequence
 
-import gast
-
+from autograph import nodes as gast
 _SCOPES = frozenset({"FunctionDef", "AsyncFunctionDef", "ClassDef", "Lambda"})
 _DECLARATIONS = frozenset({"Global", "Nonlocal"})
 _STATEMENT = (ast.stmt, gast.stmt)

@@ -18,8 +18,7 @@ import sys
 import types
 from typing import Optional
 
-import gast
-
+from autograph import nodes as gast
 from autograph.parsing import GAST_CLASS
 
 # The methods of the stdlib's printer this module's own call (besides the visit_ ones it

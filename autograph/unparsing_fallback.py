@@ -10,8 +10,7 @@ import ast
 import copy
 from typing import Optional
 
-import gast
-
+from autograph import nodes as gast
 from autograph.parsing import to_ast
 from autograph.unparsing import _SIMPLE, _STATEMENTS
 

@@ -5,8 +5,7 @@ activity (names read and written) -> cfg -> liveness, reaching definitions.
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph.analysis import cfg, liveness, reaching_definitions
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-import gast
-
+from autograph import nodes as gast
 from autograph.tree import FIELDS, walk as _walk
 
 _NAME, _LOAD, _DEL, _CONSTANT = gast.Name, gast.Load, gast.Del, gast.Constant

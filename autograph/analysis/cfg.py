@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import gast
-
+from autograph import nodes as gast
 from autograph.analysis import activity
 from autograph.errors import ConversionError
 

@@ -8,8 +8,7 @@ in a loop body and read only later in the same iteration stays local to the body
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph.analysis.bits import Names
 from autograph.analysis.cfg import Graph
 

@@ -4,8 +4,7 @@
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph.converters.expressions import lazy_safe, operator_call, thunk
 
 NODE_TYPES = (gast.Assert,)

@@ -18,8 +18,7 @@ of the body runs under `if not break_:` instead (`continuation.guard`).
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph import anno, templates
 from autograph.converters import continuation
 from autograph.converters.context import Context, StatementTransformer

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import builtins
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates
 from autograph.experimental import Feature
 from autograph.converters.context import UNKNOWN, Context, resolve
@@ -43,7 +42,8 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
         return node
     if kind is gast.Name and func.id == "super" and not node.args:
         if ctx.has_class_cell and ctx.first_param:
-            node.args = [templates.name("__class__"), templates.name(ctx.first_param)]
+            node.args = [templates.place(templates.name(n), node.lineno, node.col_offset)
+                         for n in ("__class__", ctx.first_param)]
         return node
     target = resolve(func, ctx)
     staged = _STAGED.get(id(target))

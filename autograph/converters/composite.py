@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import ast
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates, unparsing
 from autograph.converters.context import SCOPES, Context, children, walk
 # Methods that change a list/dict/set/bytearray; those that make a local list state.

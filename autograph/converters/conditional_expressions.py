@@ -1,8 +1,7 @@
 """`a if c else b` into `ag__.if_exp(c, lambda: a, lambda: b)` (only the chosen side runs)."""
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph.converters.expressions import lazy_safe, operator_call, thunk
 
 NODE_TYPES = (gast.IfExp,)

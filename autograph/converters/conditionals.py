@@ -25,8 +25,7 @@ branches return the result:
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates
 from autograph.converters import composite, state
 from autograph.converters.context import Context, StatementTransformer, walk

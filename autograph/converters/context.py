@@ -9,8 +9,7 @@ import logging
 import sys
 from collections import ChainMap
 
-import gast
-
+from autograph import nodes as gast
 from autograph.operators import calls
 from autograph.tree import Scan, children, walk  # noqa: F401  (converters import them here)
 

@@ -33,8 +33,7 @@ from __future__ import annotations
 import copy
 from typing import Callable
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates
 from autograph.converters.context import SCOPES, _non_suppressing, children, contains, walk
 

@@ -19,8 +19,7 @@ flag reset at the start of each iteration does it (`continuation.guard`):
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph import anno, templates
 from autograph.converters import continuation
 from autograph.converters.context import Context, StatementTransformer

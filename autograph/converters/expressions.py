@@ -2,8 +2,7 @@
 evaluating them in a new scope means the same thing."""
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates
 from autograph.converters.context import walk
 from autograph.tree import FIELDS, PerClass
@@ -23,8 +22,8 @@ def thunk(node: gast.AST, ctx) -> gast.Lambda:
         ctx.top_lambdas.append(node)
     lam = gast.Lambda(args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
                                           kw_defaults=[], kwarg=None, defaults=[]), body=node)
-    lam.lineno = getattr(node, "lineno", None) or 1
-    lam.col_offset = 0
+    lam.lineno = lam.end_lineno = getattr(node, "lineno", None) or 1
+    lam.col_offset = lam.end_col_offset = 0
     return lam
 
 

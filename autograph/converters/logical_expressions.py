@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import copy
 
-import gast
-
+from autograph import nodes as gast
 from autograph.converters.expressions import lazy_safe, operator_call, thunk
 
 NODE_TYPES = (gast.BoolOp, gast.UnaryOp, gast.Compare)

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-import gast
-
+from autograph import nodes as gast
 from autograph import experimental, templates, unparsing
 from autograph.converters.context import UNKNOWN, resolve
 from autograph.converters.context import Context

@@ -30,8 +30,7 @@ shallow.
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates
 from autograph.converters import continuation
 from autograph.converters.context import (Context, StatementTransformer, _non_suppressing,

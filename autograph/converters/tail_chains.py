@@ -34,8 +34,7 @@ functions, are not changed.
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates
 from autograph.converters.context import Context, walk_scope
 
@@ -147,15 +146,17 @@ class _Chain:
         args = call.args
         if len(args) > 4 or len(args) == 4 and type(args[3]) is not gast.Tuple:
             return False
+        lineno, col = call.lineno, call.col_offset
         if extras:
             if len(args) == 3:
                 args.append(gast.Tuple(elts=[], ctx=gast.Load()))
             args[3].elts.extend(templates.name(n) for n in extras)
+            templates.place(args[3], lineno, col)
             for _, branch in branches:
                 branch.args.args.extend(
                     templates.function_def("_", extras, [], fn.lineno).args.args)
         fn.name = self.ctx.new_name(fn.name, unique=True)
-        args[index] = templates.name(fn.name)
+        args[index] = templates.place(templates.name(fn.name), lineno, col)
         self.moved.append(fn)
         return True
 

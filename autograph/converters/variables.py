@@ -10,8 +10,7 @@ names that some converted construct may have bound to a marker are wrapped.
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates
 from autograph.converters.context import Context, SCOPES
 from autograph.tree import FIELDS

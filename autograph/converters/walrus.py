@@ -15,8 +15,7 @@ while_statements).
 """
 from __future__ import annotations
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates
 from autograph.converters.context import SCOPES, Context, walk
 

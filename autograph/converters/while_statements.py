@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import copy
 
-import gast
-
+from autograph import nodes as gast
 from autograph import templates
 from autograph.converters import composite, loop_options, state
 from autograph.converters.context import Context, StatementTransformer

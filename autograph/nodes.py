@@ -1,0 +1,62 @@
+"""The node classes conversion works with: gast's, each made an `ast` class as well.
+
+Every module of the converter reads its node classes from here, under gast's name:
+
+    from autograph import nodes as gast
+
+`gast.Name` is then a class of this module's, a subclass of both `gast.Name` and
+`ast.Name` (`class Name(gast.Name, ast.Name)`). Conversion sees gast's fields and gast's
+tree shapes, as gast describes them; `compile()`, which reads a tree through `isinstance`
+and the fields' names, takes the converted tree as it stands. Without them a converted
+tree was copied class by class into `ast`'s before compiling (`parsing.to_ast`): a tenth
+of the time of converting a small function.
+
+Where the two libraries' trees differ, the node still compiles:
+  - a parameter is a gast `Name`, where `ast` has an `arg`: compile reads a parameter's
+    `arg`, `annotation`, `type_comment` and positions without testing its class, and a
+    `Name` of this module gives its `id` as `arg`;
+  - the name of `except E as name` is a `Name`, where `ast` has a str: compile refuses
+    it, and `api` then converts the tree with `parsing.to_ast` and compiles again. So do
+    nodes without positions, which compile requires (conversion gives the nodes it
+    makes their line; `to_ast` gives those it missed their parent's).
+Contexts and operators are classes of this module too (`Load`, `Add`, ...), but not
+`Param`, which only parameters have, and which compile never reads.
+
+gast's functions that make trees of gast's own classes (`parse`, `ast_to_gast`) are not
+here: `parsing.parse` and `parsing.from_ast` make trees of these classes. Those that
+work on any tree (`walk`, `NodeTransformer`, `copy_location`, ...) are gast's.
+"""
+from __future__ import annotations
+
+import _ast
+
+import gast as _gast
+from gast import (AST, NodeTransformer, NodeVisitor, copy_location, dump,  # noqa: F401
+                  fix_missing_locations, get_docstring, increment_lineno, iter_child_nodes,
+                  iter_fields, walk)
+
+
+def _arg(self) -> str:
+    """A parameter's name, read by compile() as `ast.arg.arg`."""
+    return self.id
+
+
+def _hybrid(name: str, gast_cls: type) -> type:
+    """`gast_cls`, also a subclass of the `ast` class of its name where this Python has
+    one (gast has some that it has not: `TryStar` before 3.11, `TypeAlias` before 3.12)."""
+    ast_cls = getattr(_ast, name, None)
+    if (ast_cls is None or ast_cls is gast_cls or name == "Param"
+            or not isinstance(ast_cls, type) or not issubclass(ast_cls, _ast.AST)):
+        return gast_cls
+    namespace = {"__module__": __name__, "__qualname__": name, "__slots__": ()}
+    if name == "Name":
+        namespace["arg"] = property(_arg)
+    return type(name, (gast_cls, ast_cls), namespace)
+
+
+# Every node class of gast's, by name (the abstract ones, `expr`, `stmt`, ..., are
+# `ast`'s own in gast already, and stay so).
+for _name, _cls in vars(_gast).items():
+    if isinstance(_cls, type) and issubclass(_cls, _ast.AST) and _cls is not _ast.AST:
+        globals()[_name] = _hybrid(_name, _cls)
+del _name, _cls
