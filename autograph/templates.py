@@ -264,7 +264,7 @@ def operator_call(op: str, args: list, lineno: int, keywords: list = (),
                      "end_col_offset": col_offset}
     args = list(args)
     for a in args:
-        if "lineno" not in a.__dict__ or type(a) in _SEQUENCES:   # (made by conversion)
+        if "lineno" not in a.__dict__:      # (a name, or tuple of them, conversion made)
             place(a, lineno, col_offset)
     for k in keywords:
         if "lineno" not in k.__dict__:
@@ -302,13 +302,14 @@ def span_of(call: gast.Call, stmt: gast.AST) -> None:
 
 def statement(value: Any, lineno: int, target: Any = None, returns: bool = False) -> Any:
     """`value` as a statement: `target = value`, `return value`, or an expression."""
-    if "lineno" not in value.__dict__ or type(value) in _SEQUENCES:
+    if "lineno" not in value.__dict__:
         place(value, lineno)
     if returns:
         return make(gast.Return, value=value, lineno=lineno, end_lineno=lineno, col_offset=0,
                     end_col_offset=0)
     if target is not None:
-        place(target, lineno)
+        if "lineno" not in target.__dict__:
+            place(target, lineno)
         return make(gast.Assign, targets=[target], value=value, type_comment=None,
                     lineno=lineno, end_lineno=lineno, col_offset=0, end_col_offset=0)
     return make(gast.Expr, value=value, lineno=lineno, end_lineno=lineno, col_offset=0,
