@@ -389,6 +389,7 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
                                                 gast.Load)
     strings = scan.strings
     constants = False
+    new_node = _AST_NEW
     while todo:
         node = pop()
         kind = type(node)
@@ -417,7 +418,9 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
                 scan.place_writes = True
             value = d["value"]
             if copy:
-                value = d["value"] = _shallow(value)
+                c = new_node(type(value))
+                c.__dict__ = value.__dict__.copy()
+                value = d["value"] = c
             push(value)
             node.__class__ = _GAST_ATTRIBUTE
             kinds.add(_GAST_ATTRIBUTE)
@@ -429,12 +432,21 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
         for field in fields:
             value = d[field]
             if type(value) is list:
-                if copy:
-                    value = d[field] = [v if v is None else _shallow(v) for v in value]
+                if copy:        # (`_shallow` inlined: a copy of each node in the list)
+                    copies = []
+                    for v in value:
+                        if v is not None:
+                            c = new_node(type(v))
+                            c.__dict__ = v.__dict__.copy()
+                            v = c
+                        copies.append(v)
+                    value = d[field] = copies
                 extend(value)
             elif value is not None:
                 if copy:
-                    value = d[field] = _shallow(value)
+                    c = new_node(type(value))
+                    c.__dict__ = value.__dict__.copy()
+                    value = d[field] = c
                 push(value)
         if leaves:
             for field in leaves:

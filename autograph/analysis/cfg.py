@@ -36,7 +36,8 @@ class Graph:
         self.nodes: list = []
         self.compounds: list = []      # the compound statements, in the order built
         self.params = set(activity.params(fn_node))
-        self.bits = None        # liveness: (its bits.Names, each node's reads, writes as bits)
+        self.bits = None        # liveness: (its bits.Names, each node's reads, writes as
+                                # bits, each node's successors, predecessors)
         # Of the function's outermost compound statements: the names they read (in their
         # bodies, and the tests of loops) but do not assign, and those they assign. The
         # functions conversion makes of them read the former from the function's scope

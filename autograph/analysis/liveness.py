@@ -26,8 +26,9 @@ def annotate(graph: Graph) -> None:
     nodes = graph.nodes
     reads = [mask(n.act.reads) if n.act.reads else 0 for n in nodes]
     writes = [mask(n.act.writes) if n.act.writes else 0 for n in nodes]
-    graph.bits = (names, reads, writes)   # (reaching_definitions numbers the names the same)
     succ, pred = [n.succ for n in nodes], [n.pred for n in nodes]
+    # (reaching_definitions numbers the names the same, and reads the same edges)
+    graph.bits = (names, reads, writes, succ, pred)
     live_in = [0] * len(nodes)
     # A backward analysis: the nodes nearest the exit first (`pop` takes the last), so
     # that each node mostly sees its successors' final sets (the other way round, each

@@ -15,18 +15,18 @@ from autograph.analysis.cfg import Graph
 def annotate(graph: Graph) -> None:
     # Sets of names as bits of ints (`bits.Names`), as in liveness.
     nodes = graph.nodes
-    shared = graph.bits          # liveness's numbering of the names, read and write masks
+    shared = graph.bits    # liveness's numbering of the names, read and write masks, edges
     if shared is not None:
-        names, reads, writes = shared
+        names, reads, writes, succ, pred = shared
     else:
         names = Names()
         reads = [names.mask(n.act.reads) if n.act.reads else 0 for n in nodes]
         writes = [names.mask(n.act.writes) if n.act.writes else 0 for n in nodes]
+        succ, pred = [n.succ for n in nodes], [n.pred for n in nodes]
     mask = names.mask
     local = mask(graph.locals)
     params = mask(graph.params)
     deletes = [mask(n.act.deletes) if n.act.deletes else 0 for n in nodes]
-    succ, pred = [n.succ for n in nodes], [n.pred for n in nodes]
     # Each node's state on entry and on exit, as two lists: the names maybe undefined
     # (None: the node is not reached, yet) and those maybe defined.
     undefined_in: list = [None] * len(nodes)
