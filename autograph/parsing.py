@@ -5,8 +5,10 @@ source was registered there, and in interactive sessions (IPython registers its 
 all work. Each node's `lineno` is its line in the user's file, so that the converted
 code, compiled with the user's file name, reports the user's lines in tracebacks.
 
-Also the two conversions between `ast` and gast trees: `from_ast` (in place, for parsing)
-and `to_ast` (a copy with positions fixed, for compiling).
+Also the two conversions between `ast` and gast trees, in place: `from_ast` (for
+parsing: the nodes take autograph.nodes' classes, gast's and `ast`'s at once) and
+`to_ast` (to `ast`'s own classes and shapes, positions fixed: for compiling the trees
+that cannot be compiled as they stand, see autograph.nodes).
 """
 from __future__ import annotations
 
@@ -247,8 +249,8 @@ def to_ast(node, lineno: int = 1):
     changes class, and keeps its fields, which the ast classes share (`gast.gast_to_ast`
     builds a second tree, at six times the cost). A parameter's Name becomes an
     `ast.arg`, an `except ... as name` its name; contexts and operators become `ast`'s.
-    Nodes that are `ast` nodes already (the original body of `two_paths`) stay as they
-    are. Positions are fixed on the way: a generated node without one takes its
+    Nodes of `ast`'s own classes already (the original body of `two_paths`) stay as
+    they are. Positions are fixed on the way: a generated node without one takes its
     parent's line, and a span may be empty but never reversed (compile rejects that).
     Returns `node`, an `ast` tree from then on (or the list of them)."""
     todo = [(n, lineno) for n in node] if type(node) is list else [(node, lineno)]

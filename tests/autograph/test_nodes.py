@@ -5,6 +5,7 @@ cannot (an `except ... as name`, a node conversion made without a position), the
 is converted and compiled again."""
 import ast
 import importlib
+import inspect
 import sys
 import types
 
@@ -152,3 +153,24 @@ def test_node_classes_are_gasts_and_asts():
     exec(compile(nodes.fix_missing_locations(nodes.Module(body=tree.body, type_ignores=[])),
                  "<test>", "exec"), namespace)
     assert namespace["f"](1, 2, c=3) == 4
+
+
+def test_copies_are_whole():
+    """`copy` and `pickle` go through `ast`'s `__reduce__` (its fields in `ast`'s order,
+    on 3.13 positional ones too): the copy must have gast's fields and classes."""
+    import copy
+    import pickle
+    import textwrap
+
+    def described(n):
+        if isinstance(n, list):
+            return [described(x) for x in n]
+        if not isinstance(n, ast.AST):
+            return n
+        return (type(n), [(f, described(getattr(n, f, "<missing>"))) for f in n._fields],
+                [(a, getattr(n, a, "<missing>")) for a in n._attributes])
+    tree = parsing.parse(inspect.getsource(textwrap))
+    expected = described(tree)
+    assert described(copy.deepcopy(tree)) == expected
+    assert described(pickle.loads(pickle.dumps(tree))) == expected
+    assert [described(copy.copy(s)) for s in tree.body] == expected[1][0][1]
