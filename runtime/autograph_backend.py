@@ -14,7 +14,7 @@ from autograph.operators import unrolling as _unrolling
 from .control_flow import stage_cond
 from .data.base import Dataset, _DatasetType
 from .core import dtypes, hooks
-from .core.graph import current_graph
+from .core.graph import Graph, current_graph
 from .core.tensor import SymbolicTensor, Tensor
 from .ops.array_ops import shape
 from .ops.core import constant, convert_to_tensor
@@ -42,6 +42,14 @@ class RuntimeBackend:
                            maximum_iterations=opts.get("maximum_iterations"),
                            shape_invariants=opts.get("shape_invariants"),
                            relax_shapes=True, is_undefined=is_undefined)
+
+    def effects_since(self, count: int):
+        """Of the ops added to the graph being built since it had `count`, the first that
+        running once more would show (a Variable's update, a print, a change to a staged
+        list; not a read or a check), as 'what, at file:line', or None. (A `while`'s test
+        runs once to find whether the loop is staged; the staged loop runs it again.)"""
+        graph = current_graph()
+        return None if graph is None else _first_effect(graph.operations[count:])
 
     def iterate(self, iterable):
         if isinstance(iterable, Dataset):    # a stateful iterator: see Dataset._staged_plan
@@ -124,6 +132,32 @@ class RuntimeBackend:
         if isinstance(items, StagedList):
             return items.stack()
         return self.new_list(items, element_type).stack()
+
+
+# Ops with a side effect that running them once more would not show.
+_REPEATABLE = frozenset({"Assert", "StagedListGet", "StagedListLength", "StagedListStack"})
+_WHAT = {"AssignVariableOp": "changes a Variable", "PrintV2": "prints",
+         "EagerPyFunc": "calls Python (rt.py_function)"}
+
+
+def _first_effect(ops):
+    for op in ops:
+        opdef = op.opdef
+        if not opdef.side_effect or opdef.name in _REPEATABLE:
+            continue
+        bodies = [b for b in op.attrs.values() if isinstance(getattr(b, "graph", None), Graph)]
+        if bodies:          # a cond's or while_loop's: what its branches or body do
+            found = next((f for b in bodies for f in [_first_effect(b.graph.operations)]
+                          if f), None)
+            if found:
+                return found
+            continue
+        what = _WHAT.get(opdef.name)
+        if what is None:
+            what = (f"changes a staged list ({opdef.name})" if opdef.name.startswith("StagedList")
+                    else f"has a side effect ({opdef.name})")
+        return f"{what} (at {op.location[0]}:{op.location[1]})" if op.location else what
+    return None
 
 
 BACKEND = RuntimeBackend()

@@ -256,7 +256,9 @@ class ConcreteFunction:
         if isinstance(traced, WeakArg):
             same = traced.ref() is value
         elif _is_primitive(traced):
-            same = type(traced) is type(value) and traced == value
+            same = type(traced) is type(value) and (
+                traced == value if type(traced) not in (float, complex)
+                else repr(traced) == repr(value))      # -0.0 is not 0.0; NaN is NaN
         else:
             same = traced is value
         if not same:

@@ -490,6 +490,7 @@ class Function:
 
     def _trace_once(self, bound, specs, allow_variables):
         graph = Graph(self.__name__)
+        graph.building_function = True
         placeholders, counter = [], iter(specs) if specs is not None else None
         created = []
 

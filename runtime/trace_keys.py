@@ -20,6 +20,10 @@ def leaf_key(v, track):
     if t is EagerTensor:
         return ("T", v._dtype, np.shape(v._value))
     if t in PRIMITIVES:
+        if t is complex or (t is float and (v != v or not v)):
+            # NaN, which equals nothing, and -0.0, which equals 0.0 (also as a part of a
+            # complex): by the text that tells them apart, as math.copysign does
+            return (t, repr(v))
         return (t, v)
     if isinstance(v, SymbolicTensor):
         return ("T", v.dtype, v.shape.as_tuple())
@@ -72,7 +76,8 @@ def leaf_text(k) -> str:
     if isinstance(k, tuple) and len(k) == 3 and k[0] == "T":
         return f"{k[1].name} tensor of shape {TensorShape(k[2])}"
     if isinstance(k, tuple) and len(k) == 2 and isinstance(k[0], type):
-        return f"{k[0].__name__} value {k[1]!r}"
+        value = k[1] if k[0] in (float, complex) and type(k[1]) is str else repr(k[1])
+        return f"{k[0].__name__} value {value}"
     if isinstance(k, tuple) and len(k) == 2 and k[0] in ("V", "O"):
         return "Variable" if k[0] == "V" else "object"
     return "nested structure"

@@ -358,11 +358,13 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
         state = tuple(state)
         count = 0
         while True:
+            before = unrolling.graph_size()
             cond = test(*state)
             if type(cond) is not bool:
                 cond = unwrap(cond)
                 backend = backend_of(cond)
                 if backend is not None:
+                    _test_runs_again(backend, before)
                     places, state = _staging(backend, composite, state, lists)
                     return _pack(_staged_loop_places(backend, test, body, state, tuple(names),
                                                      opts, places, Watch([test, body])), n)
@@ -379,6 +381,22 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
     except BaseException as e:
         _hide_own_frames(e)
         raise
+
+
+def _test_runs_again(backend, before) -> None:
+    """A `while` about to be staged: its test just ran once (in the graph being built,
+    which had `before` ops) to find that, and the staged loop runs it again, first of all.
+    What its ops do, they would do once more than in Python: refused where it would show
+    (a Variable changed, a print), rather than silently given."""
+    effects = getattr(backend, "effects_since", None)
+    found = effects(before) if effects is not None and before is not None else None
+    if found:
+        raise StagingError(
+            f"{user_location(3)}: the test of this staged `while` {found}. Staged, the test "
+            f"runs once more than in Python (once to find that the loop is staged, then as "
+            f"the loop's own test), so this would happen once too often. Compute the test "
+            f"into a variable before the loop and again at the end of its body "
+            f"(`go = <test>` / `while go:`)")
 
 
 def _staging(backend, composite, state, lists):

@@ -158,6 +158,9 @@ class Graph:
         self.captures: dict = {}    # id(outer tensor) -> (outer tensor, inner placeholder)
         self.variables: list = []   # Variables read or written, in first-use order
         self.has_side_effects = False
+        # A function's body being traced (rt.function), or a sub-graph of one: its
+        # tensors are not hashable, as in TensorFlow 2 (see SymbolicTensor.__hash__).
+        self.building_function = outer.building_function if outer is not None else False
         self._version = 0           # bumped on every new op (compiled plans check it)
         self._compiled = {}
         self._name_stack = ""       # the open rt.name_scope, "block/inner/" or ""

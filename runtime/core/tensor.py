@@ -279,7 +279,13 @@ class SymbolicTensor(Tensor):
                         "has no value until the graph runs")
 
     def __hash__(self):
-        # By identity, so that placeholders can key a feed dict (their `==` is elementwise).
+        # In a function being traced, not hashable, as in TensorFlow 2 and as eager
+        # tensors: `==` is elementwise, so a hash by identity would make `t in {1, 2}` and
+        # `d.get(t)` silently miss. Elsewhere (a graph built by hand), by identity, so that
+        # placeholders can key a feed dict.
+        if self.op.graph.building_function:
+            raise TypeError(f"Tensor is unhashable ({self.name}). Instead, use "
+                            f"tensor.ref() as the key")
         return id(self)
 
     def __repr__(self):
