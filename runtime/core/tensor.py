@@ -278,6 +278,12 @@ class SymbolicTensor(Tensor):
         raise TypeError(f"cannot convert a symbolic tensor ({self.name}) to a numpy array: it "
                         "has no value until the graph runs")
 
+    def __copy__(self):
+        return self             # (a symbolic tensor is a value: immutable, as eager ones)
+
+    def __deepcopy__(self, memo):
+        return self
+
     def __hash__(self):
         # In a function being traced, not hashable, as in TensorFlow 2 and as eager
         # tensors: `==` is elementwise, so a hash by identity would make `t in {1, 2}` and

@@ -131,3 +131,14 @@ def test_a_nan_argument_traces_once_and_runs():
     f = rt.function(lambda x, k: x + k)
     assert all(math.isnan(f(rt.constant(1.0), float("nan")).numpy()) for _ in range(3))
     assert len(f._cache) == 1
+
+
+def test_copies_of_a_traced_tensor_are_the_tensor():
+    """(a copy was a second tensor object of the same op: the optimiser then failed with
+    a bare KeyError, a deep copy said the tensor belonged to another graph)"""
+    import copy
+
+    @rt.function
+    def f(x):
+        return copy.copy(x) + copy.deepcopy(x * 2)
+    assert f(rt.constant(1.0)).numpy() == 3.0
