@@ -84,6 +84,10 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     # A function of the user's that names `ag__` itself keeps it; the operators take
     # another name (`ag__1`), in to_code's output as in the compiled code.
     node.ag_operators = ctx.new_name("ag__", unique=True) if "ag__" in ctx.used_names else "ag__"
+    # (and the name the function is compiled under in the factory, for the same reason:
+    # a name the function reads from the factory's scope would get the operators' cell)
+    node.ag_entity = (ctx.new_name("ag__entity", unique=True) if "ag__entity" in ctx.used_names
+                      else "ag__entity")
     # the function the converted body becomes (see two_paths._nested)
     node.ag_body_name = ctx.new_name("converted_body") if isinstance(node, gast.FunctionDef) \
         and ctx.converted_body_scope(frozenset(fn.__code__.co_cellvars)) else None
@@ -164,11 +168,15 @@ def _compile(fn: types.FunctionType, recursive: bool, features: frozenset = froz
 def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozenset) -> types.CodeType:
     node, filename = convert_node(fn, recursive, features)
     _strip_for_compile(node)
+    entity_name = node.ag_entity
     if isinstance(node, gast.FunctionDef):
-        node.name = "ag__entity"    # so that the factory scope does not shadow a recursive call
+        node.name = entity_name     # so that the factory scope does not shadow a recursive call
         # The original body runs while nothing is staged (see two_paths).
         two_paths.join(node, parsing.original_tree(node).body, node.ag_operators,
-                       "".join(node.ag_source[0]), node.ag_body_name)
+                       "".join(node.ag_source[0]), node.ag_body_name, traced_lines=True)
+        # (a decorated function's code starts at its first decorator's line, as compiled
+        # with the decorators, which conversion strips; what join added keeps the `def`'s)
+        node.lineno = fn.__code__.co_firstlineno
     else:
         two_paths.join_lambda(node, node.ag_original, node.ag_operators)
     lineno = node.lineno
@@ -192,14 +200,14 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     if not _QUALNAMES_IN_CODE:
         qualnames.mark_generated_lambdas(node)
     if isinstance(node, ast.Lambda):
-        node = _at(ast.Assign(targets=[_at(ast.Name("ag__entity", _STORE), lineno)], value=node),
+        node = _at(ast.Assign(targets=[_at(ast.Name(entity_name, _STORE), lineno)], value=node),
                    lineno)
     entity = [node]
-    result = _at(ast.Name("ag__entity", _LOAD), lineno)
+    result = _at(ast.Name(entity_name, _LOAD), lineno)
     if owner:
         entity = [_at(ast.ClassDef(name=owner, bases=[], keywords=[], body=entity,
                                    decorator_list=[], **_TYPE_PARAMS), lineno)]
-        result = _at(ast.Attribute(_at(ast.Name(owner, _LOAD), lineno), "ag__entity", _LOAD),
+        result = _at(ast.Attribute(_at(ast.Name(owner, _LOAD), lineno), entity_name, _LOAD),
                      lineno)
     cells_target = _at(ast.Tuple([_at(ast.Name(c, _STORE), lineno) for c in cells], _STORE),
                        lineno)
@@ -224,7 +232,7 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     if owner:
         scope = next(c for c in scope.co_consts if isinstance(c, types.CodeType))
     entity = next(c for c in scope.co_consts
-                  if isinstance(c, types.CodeType) and c.co_name in ("ag__entity", "<lambda>"))
+                  if isinstance(c, types.CodeType) and c.co_name in (entity_name, "<lambda>"))
     if not _QUALNAMES_IN_CODE:
         original = fn.__qualname__
         return qualnames.requalify_310(entity, original, original + ".<locals>", node_fresh_names,

@@ -12,7 +12,7 @@ import types
 from typing import Optional
 
 from autograph import nodes as gast
-LOCALS_READERS = frozenset({"locals", "vars", "eval", "exec"})
+LOCALS_READERS = frozenset({"locals", "vars", "eval", "exec", "dir"})
 FRAME_FUNCTIONS = frozenset({"_getframe", "currentframe", "stack", "getouterframes",
                              "extract_stack", "format_stack", "print_stack", "walk_stack"})
 _INTROSPECTING_MODULES = frozenset({"builtins", "sys", "inspect", "traceback", "warnings",
@@ -20,7 +20,7 @@ _INTROSPECTING_MODULES = frozenset({"builtins", "sys", "inspect", "traceback", "
 _HINT_NAMES = LOCALS_READERS | FRAME_FUNCTIONS
 # What the text of such a function contains (a cheap test before `introspection`).
 TEXT_HINTS = ("_getframe", "currentframe", "stack(", "_stack", "locals(", "vars(", "eval(",
-              "exec(")
+              "exec(", "dir(")
 _CALLS, _NAMES, _ATTRIBUTES = (ast.Call, gast.Call), (ast.Name, gast.Name), (ast.Attribute,
                                                                               gast.Attribute)
 
@@ -71,7 +71,7 @@ def _other_function(func, namespace) -> bool:
 
 def introspection(node, namespace=None) -> Optional[tuple]:
     """(reason, counts frames) when the function `node` (an ast or gast tree, nested
-    functions included) reads its locals (`locals()`, `vars()`, `eval`, `exec`) or looks
+    functions included) reads its locals (`locals()`, `vars()`, `dir()`, `eval`, `exec`) or looks
     at the call stack (`sys._getframe`, `inspect.currentframe`, `inspect.stack`), else
     None. (A `warnings.warn(..., stacklevel=2)` does not count: on Python values the
     converted function runs its original body, with the original's frames, and while it
@@ -86,7 +86,7 @@ def introspection(node, namespace=None) -> Optional[tuple]:
         if name is None:
             continue
         if (isinstance(func, _NAMES) and name in LOCALS_READERS
-                and not (name == "vars" and (call.args or call.keywords))
+                and not (name in ("vars", "dir") and (call.args or call.keywords))
                 and not _other_function(func, namespace)):
             return (f"{name}() sees the function's local variables, which converted code "
                     "moves into functions of its own"), False

@@ -354,13 +354,15 @@ _EXTRA_FIELDS = {cls: {f: [] if f == "type_params" else None
 # class, the fields that may hold nodes, those that hold a context or an operator (a
 # Compare's `ops` are replaced apart), gast's extra fields with their defaults, and what
 # else is done for the class: 0, nothing, or one of the roles below).
-_ARG, _PLACE, _CALL, _STRING, _DEFINITION, _RETURN, _LOOP, _COMPARE, _EXCEPT, _DECLARE = \
-    range(1, 11)
+_ARG, _PLACE, _CALL, _STRING, _DEFINITION, _RETURN, _LOOP, _COMPARE, _EXCEPT, _DECLARE, \
+    _CAPTURE = range(1, 12)
 _ROLES = {ast.arg: _ARG, ast.Attribute: _PLACE, ast.Subscript: _PLACE, ast.Call: _CALL,
           ast.Constant: _STRING, ast.JoinedStr: _STRING, ast.FunctionDef: _DEFINITION,
           ast.AsyncFunctionDef: _DEFINITION, ast.ClassDef: _DEFINITION, ast.Return: _RETURN,
           ast.For: _LOOP, ast.AsyncFor: _LOOP, ast.While: _LOOP, ast.Compare: _COMPARE,
-          ast.ExceptHandler: _EXCEPT, ast.Global: _DECLARE, ast.Nonlocal: _DECLARE}
+          ast.ExceptHandler: _EXCEPT, ast.Global: _DECLARE, ast.Nonlocal: _DECLARE,
+          **{getattr(ast, k): _CAPTURE for k in ("MatchAs", "MatchStar", "MatchMapping")
+             if hasattr(ast, k)}}
 _LEAVES = frozenset(_GAST_SHARED)
 _FROM_AST = {cls: (GAST_CLASS.get(cls, gast.Name),
                    tuple(f for f in _CHILD_FIELDS[cls] if f not in ("ctx", "op")),
@@ -491,6 +493,11 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
                         setattr(name, attr, d.get(attr))
                     names.add(name.id)
                     stored.add(name.id)
+            elif role == _CAPTURE:      # a `case` pattern's names bind locals
+                name = d.get("name") if kind is not _AST_MATCH_MAPPING else d.get("rest")
+                if name:
+                    names.add(name)
+                    stored.add(name)
             elif copy:                     # _DECLARE
                 d["names"] = list(d["names"])
         if more:
@@ -514,6 +521,7 @@ def _shallow(node):
 
 
 _AST_NEW = ast.AST.__new__      # (every node class's)
+_AST_MATCH_MAPPING = getattr(ast, "MatchMapping", None)
 _AST_CONSTANT, _GAST_CONSTANT, _AST_ATTRIBUTE, _GAST_ATTRIBUTE = (
     ast.Constant, gast.Constant, ast.Attribute, gast.Attribute)
 

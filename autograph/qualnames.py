@@ -49,7 +49,11 @@ def requalify(code: types.CodeType, qualname: str, inner: str, generated: set,
             own = const.co_qualname
             if own.startswith("ag__factory."):
                 own = f"{inner}.{own_name}"
-            if const.co_flags & _OPTIMIZED and own_name not in _COMPREHENSIONS:
+            if own_name.startswith("<generic parameters of "):
+                # (3.12's scope of `class C[T]` / `def g[T]`: what it holds is qualified
+                # as if it were not there, `f.<locals>.C`)
+                nested = inner
+            elif const.co_flags & _OPTIMIZED and own_name not in _COMPREHENSIONS:
                 nested = own + ".<locals>"
             else:                           # class bodies, comprehensions
                 nested = own

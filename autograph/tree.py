@@ -165,6 +165,11 @@ class Scan:
                     stored.add(n.id)
             elif kind in _DEFINITIONS and n is not outer:
                 defined.add(n.name)
+            elif kind in _CAPTURES:     # a `case` pattern's names bind locals
+                name = n.rest if kind is gast.MatchMapping else n.name
+                if name:
+                    names.add(name)
+                    stored.add(name)
             elif kind is gast.Return:
                 self.returns += 1
             elif kind in _LOOPS:
@@ -184,6 +189,7 @@ class Scan:
 
 _DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
 _PLACES = frozenset({gast.Attribute, gast.Subscript})
+_CAPTURES = frozenset({gast.MatchAs, gast.MatchStar, gast.MatchMapping})
 _LOOPS = frozenset({gast.For, gast.While, gast.AsyncFor})
 
 # Methods of list/dict/set/bytearray/deque/array (and OrderedDict's) that change the

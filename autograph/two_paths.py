@@ -23,6 +23,13 @@ then its cells, not the original body's (which reads its locals as fast as the
 original). Elsewhere (`body_name` None: see Context.converted_body_scope) it follows in
 `fn` itself, one frame less. Works on `ast` and gast trees alike (the new nodes compile
 and print either way).
+
+Compiled (`to_graph`, `traced_lines`), the two bodies take the other order, as in the
+layout below: `if ag__.staging:` at the original body's first line, the converted body
+(ending in a `return`) under it, and the original body after it, as written. A tracer
+(`sys.settrace`: debuggers, coverage) then sees the original's line events: the test
+shares the first statement's line, and the original body ends as the original does (a
+`return` added after it would be one more line, wherever it stood).
 A lambda gets `lambda x: original if not ag__.staging else converted`.
 
 `autograph convert` writes another layout (`staging_first`), where the original body is
@@ -118,12 +125,16 @@ def _docstring(body: list) -> list:
 
 
 def join(fn, original_body: list, operators: str = "ag__", text: str = "global nonlocal",
-         body_name: Optional[str] = None) -> None:
+         body_name: Optional[str] = None, traced_lines: bool = False) -> None:
     """Give the converted FunctionDef `fn` (ast or gast) the original body (`ast`
     statements, the user's positions) as its Python path, in place. `text`: the
     function's source, where only a `global` or `nonlocal` makes the bodies be walked.
     `body_name`: a fresh name; the converted body then becomes a function of that name
-    nested in `fn` (see `_nested`)."""
+    nested in `fn` (see `_nested`). `traced_lines` (for compiling, not printing): the
+    converted body comes first, under `if ag__.staging:` at the first statement's line,
+    and the original body follows as written, so that a tracer (`sys.settrace`:
+    debuggers, coverage) sees the lines the original runs, and no other (a `return`
+    after the original body, at any line, would be one more)."""
     converted_body = fn.body
     doc = _docstring(original_body)
     original_body = original_body[len(doc):]
@@ -134,13 +145,22 @@ def join(fn, original_body: list, operators: str = "ag__", text: str = "global n
         converted_body = _take_declarations(converted_body, found)
     at = fn            # the new lines take the `def`'s line: comments stay with statements
     head = [_new(getattr(ast, kind), at, {"names": names}) for kind, names in found.items()]
+    if body_name is not None:
+        converted_body = _nested(fn, converted_body, body_name, found)
+    if traced_lines and original_body:
+        if not converted_body or type(converted_body[-1]).__name__ not in _EXITS:
+            converted_body = converted_body + [_new(ast.Return, at, {"value": None})]
+        first = original_body[0]
+        # (a gast `If`, holding gast statements: `parsing.to_ast` goes through it)
+        fork = _new(gast.If, first, {"test": _staging(operators, first),
+                                     "body": converted_body, "orelse": []})
+        fn.body = doc + head + [fork] + original_body
+        return
     if not original_body or type(original_body[-1]).__name__ not in _EXITS:
         original_body.append(_new(ast.Return, at, {"value": None}))
     fork = _new(ast.If, at, {"test": not_staging(operators, at), "body": original_body,
                              "orelse": []})
     fork.ag_python_path = True       # (the printer prints the body's comments in both)
-    if body_name is not None:
-        converted_body = _nested(fn, converted_body, body_name, found)
     fn.body = doc + head + [fork] + (converted_body or [_new(ast.Pass, at, {})])
 
 

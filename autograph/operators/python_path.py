@@ -2,10 +2,10 @@
 
 A converted function starts with
 
-    if not ag__.staging:
-        <the original body, as written>
-        return
-    <the converted body: if_stmt, for_stmt, converted_call, ...>
+    if ag__.staging:
+        <the converted body: if_stmt, for_stmt, converted_call, ...>
+        return ...
+    <the original body, as written>
 
 While no backend is building a graph, no value can be staged, and the converted body
 would do exactly what the original does, only slower and through more frames. So the

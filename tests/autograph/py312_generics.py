@@ -14,3 +14,19 @@ class Box[T]:
         if u:
             return (T, u)
         return (U, 0)
+
+
+def defines_generics(x):
+    class Box[T]:
+        def get[U](self, u: U) -> U:
+            def inner():
+                return u
+            return inner.__qualname__
+
+    def ident[T](a: T) -> T:
+        class In[V]:
+            pass
+        return In.__qualname__
+    if x:
+        pass
+    return Box.__qualname__, Box.get.__qualname__, Box().get(1), ident.__qualname__, ident(1)

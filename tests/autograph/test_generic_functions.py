@@ -25,3 +25,13 @@ def test_the_standard_librarys_generic_functions_convert():
     import typing
     for fn in (typing.reveal_type, typing.override):
         api._compile(fn, True)
+
+
+def test_generics_defined_in_a_converted_function_keep_their_qualified_names():
+    """(3.12 compiles `class C[T]` in a scope of its own, `<generic parameters of C>`,
+    which the names of what it holds leave out)"""
+    import py312_generics as g
+    assert ag.to_graph(g.defines_generics)(1) == g.defines_generics(1) == (
+        "defines_generics.<locals>.Box", "defines_generics.<locals>.Box.get",
+        "defines_generics.<locals>.Box.get.<locals>.inner", "defines_generics.<locals>.ident",
+        "defines_generics.<locals>.ident.<locals>.In")

@@ -533,3 +533,64 @@ def test_the_operators_import_without_the_converter():
             "import autograph\nprint(autograph.to_graph.__name__, 'gast' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[:2] == ["[]", "to_graph True"]
+
+
+# -- what a tracer sees (sys.settrace: debuggers, coverage) ---------------------------
+
+def _events(fn, *args):
+    name, seen = fn.__code__.co_name, []
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_name == name and event in ("call", "line", "return"):
+            seen.append((event, frame.f_lineno))
+        return tracer
+    sys.settrace(tracer)
+    try:
+        fn(*args)
+    except ZeroDivisionError:
+        pass
+    finally:
+        sys.settrace(None)
+    return seen
+
+
+@pytest.mark.python_path
+@pytest.mark.parametrize("name, args", [
+    ("decorated", (1,)), ("falls_off_a_loop", ([1, 2, 3],)), ("falls_off_an_if", (1,)),
+    ("falls_off_an_if", (-1,)), ("with_a_docstring", (5,)), ("returns_in_a_loop", ([1, 3],)),
+    ("returns_in_a_loop", ([1],)), ("with_a_try", (0,)), ("with_a_try", (2,)),
+    ("with_a_nested_function", (2,)), ("one_line", (1,))])
+def test_a_tracer_sees_the_lines_the_original_runs(name, args, capsys):
+    import traced_shapes
+    fn = getattr(traced_shapes, name)
+    fn = getattr(fn, "__wrapped__", fn)
+    converted = ag.to_graph(fn)
+    assert converted.__code__.co_firstlineno == fn.__code__.co_firstlineno
+    assert _events(converted, *args) == _events(fn, *args)
+
+
+@pytest.mark.python_path
+def test_a_decorated_functions_code_starts_at_its_decorator():
+    import traced_shapes
+    fn = traced_shapes.decorated.__wrapped__
+    assert inspect.getsource(ag.to_graph(fn)) == inspect.getsource(fn)
+
+
+@pytest.mark.parametrize("staging", [False, True])
+def test_names_that_conversion_uses_are_the_users_too(staging):
+    """A global named like the name a function is compiled under (`ag__entity`) is the
+    user's; names a `case` pattern binds (`len`, `range`) are locals, not the builtins;
+    `dir()` lists the function's own names (it runs as written)."""
+    import contextlib
+
+    from autograph.operators import Staging
+    import traced_shapes as t
+
+    cases = [(t.reads_a_global_named_like_autographs_names, 1),
+             (t.captures_builtin_names, [lambda s: "captured"]),
+             (t.captures_builtin_names, {"k": lambda n: ("r", n), "z": 1}),
+             (t.captures_builtin_names, lambda s: "called"), (t.lists_its_names, 1)]
+    for fn, arg in cases:
+        expected = fn(arg)
+        with Staging() if staging else contextlib.nullcontext():
+            assert ag.to_graph(fn)(arg) == expected, fn.__name__
