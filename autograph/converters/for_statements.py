@@ -80,12 +80,26 @@ class ForTransformer(StatementTransformer):
     def _iterable(self, node):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
             name = node.func.id
-            if (name in ("range", "enumerate") and name not in self.ctx.graph.locals
+            if (name in _ARGUMENTS and name not in self.ctx.graph.locals
                     and self.ctx.namespace.get(name, getattr(builtins, name))
-                    is getattr(builtins, name)):
+                    is getattr(builtins, name) and _call_fits(node, *_ARGUMENTS[name])):
                 # `ag__.range_`, as the template `ag__.range_` gives it
                 node.func = templates.operator_call(name + "_", (), node.lineno).func
         return node
+
+
+# The builtins a `for` over a tensor stages in place (`ag__.range_`): how many
+# positional arguments and which keywords a call takes (other calls stay the builtin's,
+# and fail with its own message).
+_ARGUMENTS = {"range": (1, 3, ()), "enumerate": (1, 2, ("start",))}
+
+
+def _call_fits(call: gast.Call, least: int, most: int, keywords: tuple) -> bool:
+    if not all(k.arg in keywords for k in call.keywords):
+        return False
+    if any(isinstance(a, gast.Starred) for a in call.args):
+        return True             # (known when it runs: `range(*shape)`)
+    return least <= len(call.args) and len(call.args) + len(call.keywords) <= most
 
 
 def _target_names(target) -> list:

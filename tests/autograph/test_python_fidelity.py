@@ -594,3 +594,15 @@ def test_names_that_conversion_uses_are_the_users_too(staging):
         expected = fn(arg)
         with Staging() if staging else contextlib.nullcontext():
             assert ag.to_graph(fn)(arg) == expected, fn.__name__
+
+
+@pytest.mark.parametrize("name", ["ranges_with_a_keyword", "enumerates_with_a_keyword"])
+def test_a_call_the_builtin_refuses_fails_with_the_builtins_message(name):
+    """(`range(stop=n)` in a `for` became `ag__.range_(stop=n)`: a message naming range_)"""
+    import traced_shapes
+    fn = getattr(traced_shapes, name)
+    with pytest.raises(TypeError) as expected:
+        fn(3)
+    with pytest.raises(TypeError) as got:
+        ag.to_graph(fn)(3)
+    assert str(got.value) == str(expected.value)

@@ -86,3 +86,14 @@ def captures_builtin_names(subject):
 def lists_its_names(x):
     y = x
     return sorted(dir())
+
+
+def ranges_with_a_keyword(n):
+    out = []
+    for i in range(stop=n):
+        out.append(i)
+    return out
+
+
+def enumerates_with_a_keyword(xs):
+    return [i for i, _ in enumerate(xs, begin=1)]
