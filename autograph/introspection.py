@@ -12,6 +12,7 @@ import types
 from typing import Optional
 
 from autograph import nodes as gast
+
 LOCALS_READERS = frozenset({"locals", "vars", "eval", "exec", "dir"})
 FRAME_FUNCTIONS = frozenset({"_getframe", "currentframe", "stack", "getouterframes",
                              "extract_stack", "format_stack", "print_stack", "walk_stack"})

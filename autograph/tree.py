@@ -9,6 +9,7 @@ field's value.
 from __future__ import annotations
 
 from autograph import nodes as gast
+
 # Fields that never hold nodes, in ast and gast alike: identifiers, flags, numbers, strings.
 SCALAR_FIELDS = frozenset({"id", "arg", "attr", "name", "module", "level", "kind",
                            "type_comment", "conversion", "simple", "is_async", "asname", "tag",

@@ -54,6 +54,7 @@ import ast
 from typing import Optional, Sequence
 
 from autograph import nodes as gast
+
 _SCOPES = frozenset({"FunctionDef", "AsyncFunctionDef", "ClassDef", "Lambda"})
 _DECLARATIONS = frozenset({"Global", "Nonlocal"})
 _STATEMENT = (ast.stmt, gast.stmt)
