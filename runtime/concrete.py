@@ -26,6 +26,7 @@ from .core.tensor import EagerTensor, Tensor
 from .errors import InvalidArgumentError
 from .ops.state_ops import Variable
 from .optimize import optimize
+from .trace_keys import value_key
 
 
 def _no_taped_call(cf, args, kwargs):
@@ -256,9 +257,7 @@ class ConcreteFunction:
         if isinstance(traced, WeakArg):
             same = traced.ref() is value
         elif _is_primitive(traced):
-            same = type(traced) is type(value) and (
-                traced == value if type(traced) not in (float, complex)
-                else repr(traced) == repr(value))      # -0.0 is not 0.0; NaN is NaN
+            same = value_key(traced) == value_key(value)    # -0.0 is not 0.0; NaN is NaN
         else:
             same = traced is value
         if not same:

@@ -20,11 +20,7 @@ def leaf_key(v, track):
     if t is EagerTensor:
         return ("T", v._dtype, np.shape(v._value))
     if t in PRIMITIVES:
-        if t is complex or (t is float and (v != v or not v)):
-            # NaN, which equals nothing, and -0.0, which equals 0.0 (also as a part of a
-            # complex): by the text that tells them apart, as math.copysign does
-            return (t, repr(v))
-        return (t, v)
+        return value_key(v)
     if isinstance(v, SymbolicTensor):
         return ("T", v.dtype, v.shape.as_tuple())
     if isinstance(v, TensorSpec):
@@ -41,6 +37,16 @@ def leaf_key(v, track):
         return (type(v).__name__,) + tuple(leaf_key(x, track) for x in v)
     track(v)
     return ("V" if isinstance(v, Variable) else "O", id(v))
+
+
+def value_key(v):
+    """A Python value (None, a bool, number, str or bytes) as a key: equal for the same
+    value, apart for values `==` does not tell apart (`0.0` and `-0.0`, also as a part of
+    a complex: by the text that does, as math.copysign does), and NaN equal to NaN."""
+    t = type(v)
+    if t is complex or (t is float and (v != v or not v)):
+        return (t, repr(v))
+    return (t, v)
 
 
 def tensor_leaves(bound):
