@@ -145,12 +145,13 @@ def _first_effect(ops):
         opdef = op.opdef
         if not opdef.side_effect or opdef.name in _REPEATABLE:
             continue
-        bodies = [b for b in op.attrs.values() if isinstance(getattr(b, "graph", None), Graph)]
+        bodies = [b.graph for b in op.attrs.values()
+                  if isinstance(getattr(b, "graph", None), Graph)]
         if bodies:          # a cond's or while_loop's: what its branches or body do
-            found = next((f for b in bodies for f in [_first_effect(b.graph.operations)]
-                          if f), None)
-            if found:
-                return found
+            for body in bodies:
+                found = _first_effect(body.operations)
+                if found:
+                    return found
             continue
         what = _WHAT.get(opdef.name)
         if what is None:
