@@ -15,10 +15,11 @@ Where the two libraries' trees differ, the node still compiles:
   - a parameter is a gast `Name`, where `ast` has an `arg`: compile reads a parameter's
     `arg`, `annotation`, `type_comment` and positions without testing its class, and a
     `Name` of this module gives its `id` as `arg`;
-  - the name of `except E as name` is a `Name`, where `ast` has a str: compile refuses
-    it, and `api` then converts the tree with `parsing.to_ast` and compiles again. So do
-    nodes without positions, which compile requires (conversion gives the nodes it
-    makes their line; `to_ast` gives those it missed their parent's).
+  - the name of `except E as name` is a `Name`, where `ast` has a str: `api` converts
+    the tree of a function with an `except` with `parsing.to_ast` before compiling it.
+    A tree compile refuses anyway (a node without a position, which compile requires:
+    conversion gives the nodes it makes their line) is converted with `to_ast`, which
+    gives it its parent's line, and compiled again.
 Contexts and operators are classes of this module too (`Load`, `Add`, ...), but not
 `Param`, which only parameters have, and which compile never reads.
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from autograph import nodes as gast
 
+
 @functools.lru_cache(maxsize=256)
 def _parse(template: str) -> gast.Module:
     import textwrap
