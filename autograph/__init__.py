@@ -9,12 +9,12 @@ from autograph.errors import StagingError
 from autograph.operators.calls import do_not_convert
 from autograph.operators.lists import set_element_type, stack
 
-__all__ = ["to_graph", "to_code", "do_not_convert", "set_verbosity", "operators", "StagingError",
-           "experimental", "set_element_type", "stack"]
+__all__ = ["to_graph", "for_staging", "to_code", "do_not_convert", "set_verbosity", "operators",
+           "StagingError", "experimental", "set_element_type", "stack"]
 
 # The converter (gast, the analyses, every converter, logging) is imported when first
 # used, so that converted code, which needs only the operators, imports light.
-_CONVERTER = frozenset({"to_graph", "to_code", "set_verbosity"})
+_CONVERTER = frozenset({"to_graph", "for_staging", "to_code", "set_verbosity"})
 
 
 def __getattr__(name: str):

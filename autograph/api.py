@@ -60,9 +60,11 @@ def _namespace(fn: types.FunctionType) -> ChainMap:
 
 
 def convert_node(fn: types.FunctionType, recursive: bool = True,
-                 features: frozenset = frozenset()) -> tuple[gast.AST, str]:
-    """The converted tree of `fn` and its file name (raises ConversionError)."""
-    node, filename = parsing.parse_function(fn)
+                 features: frozenset = frozenset(),
+                 both_paths: bool = True) -> tuple[gast.AST, str]:
+    """The converted tree of `fn` and its file name (raises ConversionError). With
+    `both_paths`, the tree keeps what `two_paths` needs to add the original body."""
+    node, filename = parsing.parse_function(fn, keep_original=both_paths)
     namespace = _namespace(fn)
     if introspection.may_introspect(fn.__code__):
         found = introspection.introspection(node, namespace)
@@ -78,7 +80,8 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     ctx = Context(node, filename, shared, recursive)
     ctx.features = features
     ctx.has_class_cell = "__class__" in fn.__code__.co_freevars
-    original = copy.deepcopy(node.body) if isinstance(node, gast.Lambda) else None
+    original = (copy.deepcopy(node.body) if both_paths and isinstance(node, gast.Lambda)
+                else None)
     node = pipeline.convert(node, ctx)
     node.ag_original = original         # a lambda's body as written (see two_paths)
     # A function of the user's that names `ag__` itself keeps it; the operators take
@@ -89,7 +92,8 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     node.ag_entity = (ctx.new_name("ag__entity", unique=True) if "ag__entity" in ctx.used_names
                       else "ag__entity")
     # the function the converted body becomes (see two_paths._nested)
-    node.ag_body_name = ctx.new_name("converted_body") if isinstance(node, gast.FunctionDef) \
+    node.ag_body_name = ctx.new_name("converted_body") if both_paths \
+        and isinstance(node, gast.FunctionDef) \
         and ctx.converted_body_scope(frozenset(fn.__code__.co_cellvars)) else None
     node.ag_fresh_names = ctx.taken      # generated functions' names (none is the user's)
     node.ag_handlers = gast.ExceptHandler in ctx.node_kinds     # (see _compile_unpaused)
@@ -153,31 +157,36 @@ for _name in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
 
 
-def _compile(fn: types.FunctionType, recursive: bool, features: frozenset = frozenset()) -> types.CodeType:
+def _compile(fn: types.FunctionType, recursive: bool, features: frozenset = frozenset(),
+             both_paths: bool = True) -> types.CodeType:
+    """The code of `fn` converted: with `both_paths`, the converted body while staging and
+    the original body otherwise (see two_paths); without, the converted body alone."""
     # Conversion allocates thousands of short-lived nodes and no cycles worth collecting:
     # pausing the cyclic GC for these ~2 ms saves about a tenth of the time.
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _compile_unpaused(fn, recursive, features)
+        return _compile_unpaused(fn, recursive, features, both_paths)
     finally:
         if paused:
             gc.enable()
 
 
-def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozenset) -> types.CodeType:
-    node, filename = convert_node(fn, recursive, features)
+def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozenset,
+                      both_paths: bool = True) -> types.CodeType:
+    node, filename = convert_node(fn, recursive, features, both_paths)
     _strip_for_compile(node)
     entity_name = node.ag_entity
     if isinstance(node, gast.FunctionDef):
         node.name = entity_name     # so that the factory scope does not shadow a recursive call
-        # The original body runs while nothing is staged (see two_paths).
-        two_paths.join(node, parsing.original_tree(node).body, node.ag_operators,
-                       "".join(node.ag_source[0]), node.ag_body_name, traced_lines=True)
+        if both_paths:
+            # The original body runs while nothing is staged (see two_paths).
+            two_paths.join(node, parsing.original_tree(node).body, node.ag_operators,
+                           "".join(node.ag_source[0]), node.ag_body_name, traced_lines=True)
         # (a decorated function's code starts at its first decorator's line, as compiled
         # with the decorators, which conversion strips; what join added keeps the `def`'s)
         node.lineno = fn.__code__.co_firstlineno
-    else:
+    elif both_paths:
         two_paths.join_lambda(node, node.ag_original, node.ag_operators)
     lineno = node.lineno
     node_fresh_names = node.ag_fresh_names
@@ -296,11 +305,12 @@ def _generated_without_source(fn: types.FunctionType) -> bool:
 
 
 def convert_function(fn: types.FunctionType, recursive: bool = True,
-                     features: frozenset = frozenset()) -> Callable:
-    """`fn` converted, or `fn` itself (with a logged warning) when it cannot be."""
+                     features: frozenset = frozenset(), staged: bool = False) -> Callable:
+    """`fn` converted, or `fn` itself (with a logged warning) when it cannot be. With
+    `staged`, the converted body alone (see `for_staging`)."""
     if getattr(fn, _CONVERTED, False):
         return fn
-    options = (recursive, features) if features else recursive
+    options = calls.options_key(recursive, features, staged)
     known = calls.cached(fn, options)
     if known is not None and (known is not fn or not strict()):
         return known
@@ -314,7 +324,7 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
                 raise LeftAsWritten(f"{fn.__qualname__} has no source to convert "
                                     f"(made by exec or eval: {fn.__code__.co_filename})")
             start = time.perf_counter()
-            code = _compile(fn, recursive, features)
+            code = _compile(fn, recursive, features, both_paths=not staged)
             if logger.isEnabledFor(logging.INFO):
                 _log_conversion(fn, recursive, features, time.perf_counter() - start)
         except LeftAsWritten as e:
@@ -363,18 +373,55 @@ def to_graph(entity: Any, recursive: bool = True, experimental_optional_features
     >>> print(rt.function(g, autograph=False)(rt.constant(3)))
     rt.Tensor(6, shape=(), dtype=int32)
     """
-    features = experimental.features(experimental_optional_features)
+    return _converted(entity, recursive, experimental.features(experimental_optional_features),
+                      False, "to_graph")
+
+
+def for_staging(entity: Any, recursive: bool = True,
+                experimental_optional_features: Any = None) -> Any:
+    """What `to_graph` returns, for a caller that calls it only while a graph is being
+    built (`rt.function` tracing, the runtime's functional ops): the converted body
+    alone. `to_graph`'s function also carries the original body, which runs while
+    nothing is staged; compiling it is a sixth of converting a small function, and a
+    tracer never runs it. (Called on Python values, the converted body gives the same
+    results, only slower.) Functions that converted code calls are converted so too.
+
+    Args:
+      entity: a function, a method or a callable object, as for `to_graph`.
+      recursive: as for `to_graph`.
+      experimental_optional_features: as for `to_graph`.
+
+    Returns:
+      The converted callable (cached apart from `to_graph`'s).
+
+    Raises:
+      TypeError: for something that is not callable.
+
+    >>> def f(x):
+    ...     if x > 0:
+    ...         x = x * 2
+    ...     return x
+    >>> print(rt.function(ag.for_staging(f), autograph=False)(rt.constant(3)))
+    rt.Tensor(6, shape=(), dtype=int32)
+    """
+    return _converted(entity, recursive, experimental.features(experimental_optional_features),
+                      True, "for_staging")
+
+
+def _converted(entity: Any, recursive: bool, features: frozenset, staged: bool, what: str) -> Any:
     if isinstance(entity, types.MethodType):
-        return types.MethodType(to_graph(entity.__func__, recursive, features), entity.__self__)
+        return types.MethodType(_converted(entity.__func__, recursive, features, staged, what),
+                                entity.__self__)
     if isinstance(entity, types.FunctionType):
-        return convert_function(entity, recursive, features)
+        return convert_function(entity, recursive, features, staged)
     call = getattr(type(entity), "__call__", None)
     if isinstance(call, types.FunctionType) and not isinstance(entity, type):
-        return types.MethodType(convert_function(call, recursive, features), entity)   # a callable object
+        # a callable object
+        return types.MethodType(convert_function(call, recursive, features, staged), entity)
     if callable(entity):
         logger.info("autograph: %r is not Python source code; called as it is", entity)
         return entity
-    raise TypeError(f"to_graph expects a function or method, got {type(entity).__name__}")
+    raise TypeError(f"{what} expects a function or method, got {type(entity).__name__}")
 
 
 def to_code(entity: Any, recursive: bool = True, experimental_optional_features: Any = None) -> str:

@@ -56,10 +56,12 @@ def _block_by_indent(lines: list, start: int) -> list:
     return lines[start - 1:end]
 
 
-def _parse_lines(block: list, start: int, parser=None) -> gast.AST:
+def _parse_lines(block: list, start: int, parser=None, keep_original: bool = True) -> gast.AST:
     """The first statement of `block` (which starts at line `start`), parsed by `parser`
     (default: into gast); a gast node remembers its text for `original_tree`, and what
-    a `Scan` of it finds (`ag_scan`, for the Context: it saves a walk)."""
+    a `Scan` of it finds (`ag_scan`, for the Context: it saves a walk). With
+    `keep_original`, also the parse it was copied from (`ag_original_tree`); without,
+    the parse itself becomes the gast tree."""
     source = "".join(block)
     if source[:1] in (" ", "\t"):
         # Methods and nested functions: wrap instead of dedenting, which breaks on
@@ -71,10 +73,11 @@ def _parse_lines(block: list, start: int, parser=None) -> gast.AST:
     if parser is None:
         scan = Scan()
         original = node
-        node = from_ast(node, scan, outer=node, copy=True)
+        node = from_ast(node, scan, outer=node, copy=keep_original)
         node.ag_source = (block, start)
         node.ag_scan = scan
-        node.ag_original_tree = original
+        if keep_original:
+            node.ag_original_tree = original
     return node
 
 
@@ -91,12 +94,13 @@ def original_tree_of(block: list, start: int) -> ast.AST:
     return _parse_lines(block, start, ast.parse)
 
 
-def _parse_block(lines: list, start: int) -> gast.AST:
+def _parse_block(lines: list, start: int, keep_original: bool = True) -> gast.AST:
     """Parse the statement starting at 1-based line `start`, indented or not."""
     try:
-        return _parse_lines(_block_by_indent(lines, start), start)
+        return _parse_lines(_block_by_indent(lines, start), start, keep_original=keep_original)
     except SyntaxError:
-        return _parse_lines(inspect.getblock(lines[start - 1:]), start)
+        return _parse_lines(inspect.getblock(lines[start - 1:]), start,
+                            keep_original=keep_original)
 
 
 def _file_tree(filename: str, lines: list) -> gast.AST:
@@ -181,8 +185,9 @@ def _instructions(code: types.CodeType) -> list:
     return out
 
 
-def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:
-    """(FunctionDef or Lambda node, filename) for `fn`."""
+def parse_function(fn: types.FunctionType, keep_original: bool = True) -> tuple[gast.AST, str]:
+    """(FunctionDef or Lambda node, filename) for `fn`; with `keep_original`, the node
+    keeps the parse as written for `original_tree` (the caller will compile both)."""
     code = fn.__code__
     filename = code.co_filename
     lines = linecache.getlines(filename, fn.__globals__)
@@ -196,7 +201,7 @@ def parse_function(fn: types.FunctionType) -> tuple[gast.AST, str]:
     if code.co_name == "<lambda>":
         return _find_lambda(fn, lines), filename
     try:
-        node = _parse_block(lines, code.co_firstlineno)
+        node = _parse_block(lines, code.co_firstlineno, keep_original)
     except (SyntaxError, IndexError) as e:
         raise ConversionError(f"cannot parse the source of {fn.__qualname__}: {e}") from e
     if isinstance(node, gast.AsyncFunctionDef):

@@ -374,7 +374,7 @@ class Function:
     def _converted_function(self):
         if self._converted is None:
             if self._autograph:
-                self._converted = ag.to_graph(
+                self._converted = ag.for_staging(
                     self._python_function,
                     experimental_optional_features=self._autograph_options)
             else:

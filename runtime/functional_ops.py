@@ -55,7 +55,7 @@ def _stacked(ta, n):
 
 
 def _convert(fn: Callable) -> Callable:
-    return ag.to_graph(fn) if current_graph() is not None else fn
+    return ag.for_staging(fn) if current_graph() is not None else fn
 
 
 def _dtypes_of(signature, like) -> tuple:

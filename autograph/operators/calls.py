@@ -142,8 +142,8 @@ def _convertible(fn: Any):
 def _convert(func, features):
     from autograph import api
     if features is None:
-        return api.convert_function(func, recursive=True)
-    return api.convert_function(func, recursive=True, features=features)
+        return api.convert_function(func, recursive=True, staged=True)
+    return api.convert_function(func, recursive=True, features=features, staged=True)
 
 
 # A function's conversions live on the function itself, so that they go when it goes:
@@ -183,9 +183,21 @@ def forget_all() -> None:
     _generation[0] += 1
 
 
+def options_key(recursive: bool, features: frozenset, staged: bool) -> Any:
+    """The key of a conversion in the caches, by its options: `recursive` (the most
+    common key, `True`), with the optional `features`, and `staged` (the converted body
+    alone: see `api.for_staging`)."""
+    key = (recursive, features) if features else recursive
+    return (STAGED, key) if staged else key
+
+
+STAGED = "staged"
+_STAGED_KEY = options_key(True, frozenset(), True)     # what converted code calls
+
+
 def _options(features) -> Any:
-    """The cache key of a conversion with `recursive=True` (as api.convert_function's)."""
-    return True if not features else (True, features)
+    """The cache key of the conversions converted code calls (see `converted`)."""
+    return _STAGED_KEY if not features else options_key(True, features, True)
 
 
 def converted(fn: Callable, /) -> Callable:
@@ -193,15 +205,18 @@ def converted(fn: Callable, /) -> Callable:
     form of a user function (or method, or callable object), cached, or `fn` itself
     (builtins, classes, the standard library, numpy, our packages, generators,
     `do_not_convert`). The call then happens in the caller's frame: no frame is added
-    between the user's functions, as `logging`, `warnings` and `inspect.stack()` see."""
+    between the user's functions, as `logging`, `warnings` and `inspect.stack()` see.
+    Converted code runs while a graph is being built (see python_path), so the
+    conversion is the converted body alone (`api.for_staging`), without the original
+    body that `to_graph` adds for Python values."""
     kind = type(fn)
     if kind is types.FunctionType:
-        hit = cached(fn, True)
+        hit = cached(fn, _STAGED_KEY)
         return hit if hit is not None else _converted_function(fn, None)
     if kind is types.MethodType:
         func = fn.__func__
         if type(func) is types.FunctionType:
-            conv = cached(func, True) or _converted_function(func, None)
+            conv = cached(func, _STAGED_KEY) or _converted_function(func, None)
             return fn if conv is func else types.MethodType(conv, fn.__self__)
     elif kind in _BUILTIN_CALLABLES:          # `xs.append`, `len`: the common case
         if fn is range or fn is len or fn is enumerate:

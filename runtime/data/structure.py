@@ -79,7 +79,7 @@ class TracedFunction:
             raise TypeError(f"{what} must be callable, got {fn!r}")
         self.what = what
         sig = _signature(args_spec) if spread else [args_spec]
-        converted = ag.to_graph(fn)
+        converted = ag.for_staging(fn)
 
         def call(args):     # the element's values as positional arguments, as tf.data
             return converted(*args)

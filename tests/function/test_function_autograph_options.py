@@ -36,12 +36,12 @@ def test_accepted_and_the_function_still_converts_and_runs(options):
 
 def test_options_reach_the_converter(monkeypatch):
     seen = []
-    real = ag.to_graph
+    real = ag.for_staging        # (what rt.function converts with: see test_for_staging.py)
 
     def spy(f, *args, **kwargs):
         seen.append(kwargs.get("experimental_optional_features"))
         return real(f, *args, **kwargs)
-    monkeypatch.setattr(ag, "to_graph", spy)
+    monkeypatch.setattr(ag, "for_staging", spy)
     feature = ag.experimental.Feature.BUILTIN_FUNCTIONS
     rt.function(collatz_steps, experimental_autograph_options=feature)(rt.constant(6))
     rt.function(collatz_steps)(rt.constant(6))
@@ -50,8 +50,8 @@ def test_options_reach_the_converter(monkeypatch):
 
 def test_methods_keep_their_options(monkeypatch):
     seen = []
-    real = ag.to_graph
-    monkeypatch.setattr(ag, "to_graph", lambda f, *a, **k: (
+    real = ag.for_staging
+    monkeypatch.setattr(ag, "for_staging", lambda f, *a, **k: (
         seen.append(k.get("experimental_optional_features")), real(f, *a, **k))[1])
 
     class Model:
