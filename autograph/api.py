@@ -209,21 +209,23 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     if not _QUALNAMES_IN_CODE:
         qualnames.mark_generated_lambdas(node)
     if isinstance(node, ast.Lambda):
-        node = _at(ast.Assign(targets=[_at(ast.Name(entity_name, _STORE), lineno)], value=node),
-                   lineno)
+        node = _at(ast.Assign, lineno, targets=[_at(ast.Name, lineno, id=entity_name, ctx=_STORE)],
+                   value=node, type_comment=None)
     entity = [node]
-    result = _at(ast.Name(entity_name, _LOAD), lineno)
+    result = _at(ast.Name, lineno, id=entity_name, ctx=_LOAD)
     if owner:
-        entity = [_at(ast.ClassDef(name=owner, bases=[], keywords=[], body=entity,
-                                   decorator_list=[], **_TYPE_PARAMS), lineno)]
-        result = _at(ast.Attribute(_at(ast.Name(owner, _LOAD), lineno), entity_name, _LOAD),
-                     lineno)
-    cells_target = _at(ast.Tuple([_at(ast.Name(c, _STORE), lineno) for c in cells], _STORE),
-                       lineno)
-    factory = _at(ast.FunctionDef(
-        name="ag__factory", args=_NO_ARGS, decorator_list=[], returns=None, type_comment=None,
-        body=[_at(ast.Assign(targets=[cells_target], value=_at(ast.Constant(None), lineno)),
-                  lineno), *entity, _at(ast.Return(result), lineno)], **_TYPE_PARAMS), lineno)
+        entity = [_at(ast.ClassDef, lineno, name=owner, bases=[], keywords=[], body=entity,
+                      decorator_list=[], **_TYPE_PARAMS)]
+        result = _at(ast.Attribute, lineno, value=_at(ast.Name, lineno, id=owner, ctx=_LOAD),
+                     attr=entity_name, ctx=_LOAD)
+    cells_target = _at(ast.Tuple, lineno, ctx=_STORE,
+                       elts=[_at(ast.Name, lineno, id=c, ctx=_STORE) for c in cells])
+    factory = _at(
+        ast.FunctionDef, lineno, name="ag__factory", args=_NO_ARGS, decorator_list=[],
+        returns=None, type_comment=None, **_TYPE_PARAMS,
+        body=[_at(ast.Assign, lineno, targets=[cells_target], type_comment=None,
+                  value=_at(ast.Constant, lineno, value=None, kind=None)),
+              *entity, _at(ast.Return, lineno, value=result)])
     # The user's `from __future__` flags, not this module's (`annotations`: compile()
     # would otherwise make the annotations of converted code strings).
     module = ast.Module(body=[factory], type_ignores=[])
@@ -262,10 +264,17 @@ _NO_ARGS = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw
 _TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
 
 
-def _at(node, lineno: int):
-    node.lineno = node.end_lineno = lineno
-    node.col_offset = node.end_col_offset = 0
+def _at(cls: type, lineno: int, **fields):
+    """An `ast` node of class `cls` with `fields`, at column 0 of `lineno` (every field
+    given: no constructor call, which costs several times more)."""
+    node = _AST_NEW(cls)
+    fields["lineno"] = fields["end_lineno"] = lineno
+    fields["col_offset"] = fields["end_col_offset"] = 0
+    node.__dict__ = fields
     return node
+
+
+_AST_NEW = ast.AST.__new__
 
 
 def _names_read(code: types.CodeType) -> set:
