@@ -96,6 +96,11 @@ def _where() -> str:
     return f"{found[0]}:{found[1]}: " if found else ""
 
 
+_SUPPORTED = ("append, extend by a Python list, pop() of the last item, len(l), l[i] and "
+              "l[i] = v for an int or int tensor i, and `for x in l` in converted code")
+_LIST_METHODS = frozenset(n for n in dir(list) if not n.startswith("_"))
+
+
 class StagedList:
     """A Python list inside a staged construct (see the module docstring)."""
 
@@ -149,7 +154,20 @@ class StagedList:
                             "item (`l.pop()`)")
         return apply_op(POP, [self.handle], self._known("pop from"))
 
+    def extend(self, values) -> None:
+        """`l.extend([a, b])`: an append of each (a Python list or tuple of them)."""
+        if not isinstance(values, (list, tuple)):
+            raise TypeError(f"{_where()}a list that a staged construct changes extends by a "
+                            f"Python list or tuple of values, not a {type(values).__name__}: "
+                            "append its elements in a loop")
+        for v in values:
+            self.append(v)
+
     def __getitem__(self, index):
+        if isinstance(index, slice):
+            raise TypeError(f"{_where()}a list that a staged construct changes is indexed by "
+                            "one int or int tensor, not sliced: stack it first "
+                            "(ag.stack(l)[1:] is a tensor)")
         return apply_op(GET, [self.handle, convert_to_tensor(index, dtype=dtypes.int32)],
                         self._known("read"))
 
@@ -180,6 +198,32 @@ class StagedList:
     def __iter__(self):
         raise TypeError("iterating over a staged list is a staged loop: use it in a `for` "
                         "of a function converted by autograph, or stack it (ag.stack(l))")
+
+    def __reversed__(self):
+        raise TypeError(f"{_where()}a list that a staged construct changes cannot be "
+                        "reversed while tracing: stack it (ag.stack(l)[::-1])")
+
+    def _as_tensor(self, dtype=None):
+        """(convert_to_tensor's hook) A staged list is not a tensor: `not l` and `if l:`
+        ask whether it is empty, and math on it is math on its elements."""
+        raise TypeError(f"{_where()}a list that a staged construct changes is not a tensor: "
+                        "test len(l) > 0 for `not l` or `if l:`, and stack it for its "
+                        "elements as a tensor (ag.stack(l))")
+
+    def _unsupported(self, *args):
+        raise TypeError(f"{_where()}a list that a staged construct changes supports "
+                        f"{_SUPPORTED}; stack it for its elements as a tensor (ag.stack(l))")
+
+    __add__ = __radd__ = __iadd__ = __mul__ = __rmul__ = __imul__ = _unsupported
+
+    def __getattr__(self, name):
+        # (only for names the class has not: the methods of Python's lists it lacks)
+        if name in _LIST_METHODS:
+            raise AttributeError(
+                f"{_where()}a list that a staged construct changes has no `{name}`: it "
+                f"supports {_SUPPORTED}; stack it for its elements as a tensor "
+                "(ag.stack(l))")
+        raise AttributeError(f"'StagedList' object has no attribute {name!r}")
 
     def __repr__(self):
         dtype = self.dtype.name if self.dtype is not None else "unknown"
