@@ -42,6 +42,7 @@ from . import linalg  # noqa: E402
 from .linalg import norm
 from .ops.state_ops import Variable
 from .ops.string_ops import strings
+from .ops.bitwise_ops import bitwise
 from .ops.tensor_array import TensorArray
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, SymbolicTensor, Tensor

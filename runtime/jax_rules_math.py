@@ -10,7 +10,7 @@ import numpy as np
 
 from .core.shapes import TensorShape
 from .errors import InvalidArgumentError
-from .ops import math_extra, random_extra, utility_ops
+from .ops import bitwise_ops, math_extra, random_extra, utility_ops
 
 RULES: dict = {}
 
@@ -29,6 +29,10 @@ RULES[math_extra.CEIL] = _unary(jnp.ceil)
 RULES[math_extra.ROUND] = _unary(jnp.round)  # half to even, as numpy
 RULES[math_extra.LOG1P] = _unary(jnp.log1p)
 RULES[math_extra.SOFTPLUS] = _unary(_softplus)
+RULES[bitwise_ops.INVERT] = _unary(jnp.invert)
+RULES[bitwise_ops.BITWISE_AND] = lambda lw, op, x, y: jnp.bitwise_and(x, y)
+RULES[bitwise_ops.BITWISE_OR] = lambda lw, op, x, y: jnp.bitwise_or(x, y)
+RULES[bitwise_ops.BITWISE_XOR] = lambda lw, op, x, y: jnp.bitwise_xor(x, y)
 
 
 def _scan(fn, identity):

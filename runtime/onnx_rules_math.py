@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops import math_extra, random_extra, utility_ops
+from .ops import bitwise_ops, math_extra, random_extra, utility_ops
 
 
 def _same(onnx_type):
@@ -60,6 +60,8 @@ RULES = {
 }
 NO_EQUIVALENT = {
     math_extra.CUMPROD: "ONNX opset 17 has no cumulative product",
+    **{op: "ONNX opset 17 has no bitwise ops (BitwiseAnd, ... came in opset 18)"
+       for op in bitwise_ops.OPS},
     random_extra.PERMUTATION: "ONNX has no random permutation (rt.random.shuffle)",
     random_extra.PERMUTATION_OF: "ONNX has no random permutation (rt.random.shuffle)",
 }

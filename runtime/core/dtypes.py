@@ -159,4 +159,7 @@ def infer_dtype(value) -> DType:
         if all(d is bool_ for d in found):
             return bool_
         return found[0] if found[0].is_integer else int32
+    why = getattr(value, "_not_a_tensor", None)     # an object that says why it is not one
+    if why is not None:
+        raise TypeError(why())
     raise TypeError(f"cannot convert a value of type {type(value).__name__} to a tensor: {value!r}")

@@ -8,6 +8,7 @@ from . import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_op
                pad_ops, random_ops, reduce_ops, state_ops, string_ops, tensor_array)
 from . import nn_ops  # rt.nn: convolution, pooling, Erf
 from . import math_extra, random_extra, utility_ops  # issue 16: math ops, small utilities
+from . import bitwise_ops  # rt.bitwise; `& | ^ ~` on integer tensors
 
 
 def _registry() -> dict:
@@ -15,7 +16,8 @@ def _registry() -> dict:
     for module_ops in (core_ops(), math_ops.OPS, array_ops.OPS, io_ops.OPS, random_ops.OPS,
                        state_ops.OPS, string_ops.OPS, tensor_array.OPS, control.OPS,
                        broadcast_ops.OPS, reduce_ops.OPS, makers.OPS, list_ops.OPS, pad_ops.OPS,
-                       nn_ops.OPS, math_extra.OPS, random_extra.OPS, utility_ops.OPS):
+                       nn_ops.OPS, math_extra.OPS, random_extra.OPS, utility_ops.OPS,
+                       bitwise_ops.OPS):
         for op in module_ops:
             if op.name in table and table[op.name] is not op:
                 raise RuntimeError(f"two ops are named {op.name}")

@@ -203,12 +203,12 @@ class StagedList:
         raise TypeError(f"{_where()}a list that a staged construct changes cannot be "
                         "reversed while tracing: stack it (ag.stack(l)[::-1])")
 
-    def _as_tensor(self, dtype=None):
-        """(convert_to_tensor's hook) A staged list is not a tensor: `not l` and `if l:`
-        ask whether it is empty, and math on it is math on its elements."""
-        raise TypeError(f"{_where()}a list that a staged construct changes is not a tensor: "
-                        "test len(l) > 0 for `not l` or `if l:`, and stack it for its "
-                        "elements as a tensor (ag.stack(l))")
+    def _not_a_tensor(self) -> str:
+        """(why convert_to_tensor refuses it: dtypes.infer_dtype) `not l` and `if l:` ask
+        whether it is empty, and math on it is math on its elements."""
+        return (f"{_where()}a list that a staged construct changes is not a tensor: test "
+                "len(l) > 0 for `not l` or `if l:`, and stack it for its elements as a "
+                "tensor (ag.stack(l))")
 
     def _unsupported(self, *args):
         raise TypeError(f"{_where()}a list that a staged construct changes supports "

@@ -105,7 +105,7 @@ def unary_infer(opname, kind):
     return infer
 
 
-def _binary_infer(opname, kind, out):
+def binary_infer(opname, kind, out):
     def infer(inputs):
         x, y = inputs
         if x.dtype is not y.dtype:
@@ -123,7 +123,7 @@ def _binary_infer(opname, kind, out):
 
 
 UNARY = {name: OpDef(name, unary_infer(name, kind), kernel) for name, _, kernel, kind in UNARY_TABLE}
-BINARY = {name: OpDef(name, _binary_infer(name, kind, out), kernel)
+BINARY = {name: OpDef(name, binary_infer(name, kind, out), kernel)
           for name, _, kernel, kind, out in BINARY_TABLE}
 
 # Python operators that compute exactly what the ufunc does on numpy operands (arrays or

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core.tensor import SymbolicTensor, Tensor
 from . import array_ops as _array
+from . import bitwise_ops as _bitwise
 from . import math_ops as _math
 
 
@@ -105,24 +106,33 @@ def __abs__(self):
     return _math.abs(self, name="Abs")
 
 
+# `~ & | ^`: logical on bool tensors, bitwise on integer ones (see bitwise_ops)
 def __invert__(self):
-    return _math.logical_not(self, name="LogicalNot")
+    return _bitwise.invert_(self)
 
 
 def __and__(self, other):
-    return _math.logical_and(self, other, name="and")
+    return _bitwise.and_(self, other)
 
 
 def __rand__(self, other):
-    return _math.logical_and(other, self, name="and")
+    return _bitwise.and_(other, self)
 
 
 def __or__(self, other):
-    return _math.logical_or(self, other, name="or")
+    return _bitwise.or_(self, other)
 
 
 def __ror__(self, other):
-    return _math.logical_or(other, self, name="or")
+    return _bitwise.or_(other, self)
+
+
+def __xor__(self, other):
+    return _bitwise.xor(self, other)
+
+
+def __rxor__(self, other):
+    return _bitwise.xor(other, self)
 
 
 def __lt__(self, other):

@@ -16,8 +16,8 @@ import numpy as np
 from ..core import control, dtypes, opdef
 from ..core.control import Body
 from ..core.shapes import TensorShape
-from ..ops import (array_ops, broadcast_ops, core, einsum_ops, io_ops, linalg_ops, list_ops,
-                   makers, math_extra, math_ops, nn_ops, pad_ops, random_extra, random_ops,
+from ..ops import (array_ops, bitwise_ops, broadcast_ops, core, einsum_ops, io_ops, linalg_ops,
+                   list_ops, makers, math_extra, math_ops, nn_ops, pad_ops, random_extra, random_ops,
                    reduce_ops, sort_ops, state_ops, string_ops, structure_ops, tensor_array,
                    utility_ops)
 
@@ -94,6 +94,7 @@ _NO_ATTRS = [
                                    "LogicalOr", "Maximum", "Minimum", "Mul", "NotEqual", "Pow",
                                    "RealDiv", "Sub")),
     math_extra.CEIL, math_extra.FLOOR, math_extra.ROUND, math_extra.LOG1P, math_extra.SOFTPLUS,
+    *bitwise_ops.OPS,
     math_ops.SELECT, math_ops.WHERE_INDICES, nn_ops.ERF, nn_ops.MAX_POOL_GRAD,
     core.IDENTITY, core.STOP_GRADIENT, array_ops.RESHAPE_DYNAMIC, array_ops.RANK,
     makers.FILL_DYNAMIC, broadcast_ops.BROADCAST_LIKE, broadcast_ops.SUM_LIKE,

@@ -1,0 +1,136 @@
+"""Bitwise ops on integer tensors, as TensorFlow's `tf.bitwise`: and, or, xor, invert.
+
+`&`, `|`, `^` and `~` on tensors choose by dtype, as in TensorFlow and as on Python's
+ints and bools: on bool tensors they are the logical ops (`^`: not equal), on integer
+tensors these. No gradient flows through them (integer outputs).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from .core import OpDef, apply_op, convert_to_tensor
+from .math_ops import (INTEGER, binary_infer, binary_operands, logical_and, logical_not,
+                       logical_or, not_equal, unary_infer)
+
+BITWISE_AND = OpDef("BitwiseAnd", binary_infer("BitwiseAnd", INTEGER, None), np.bitwise_and)
+BITWISE_OR = OpDef("BitwiseOr", binary_infer("BitwiseOr", INTEGER, None), np.bitwise_or)
+BITWISE_XOR = OpDef("BitwiseXor", binary_infer("BitwiseXor", INTEGER, None), np.bitwise_xor)
+INVERT = OpDef("Invert", unary_infer("Invert", INTEGER), np.invert)
+OPS = [BITWISE_AND, BITWISE_OR, BITWISE_XOR, INVERT]
+for _op in OPS:
+    _op.grad = lambda inputs, outputs, grads: [None] * len(inputs)
+
+
+def bitwise_and(x, y, name: Optional[str] = None):
+    """The bits set in both `x` and `y`, elementwise (they broadcast).
+
+    Args:
+      x: an integer tensor (or what converts to one).
+      y: an integer tensor of x's dtype (a Python int takes x's dtype).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's dtype and the broadcast shape.
+
+    >>> rt.bitwise.bitwise_and(rt.constant([12, 10]), 6)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([4, 2], dtype=int32)>
+    """
+    return apply_op(BITWISE_AND, list(binary_operands(x, y)), name=name)
+
+
+def bitwise_or(x, y, name: Optional[str] = None):
+    """The bits set in `x` or `y`, elementwise (they broadcast).
+
+    Args:
+      x: an integer tensor (or what converts to one).
+      y: an integer tensor of x's dtype (a Python int takes x's dtype).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's dtype and the broadcast shape.
+
+    >>> rt.bitwise.bitwise_or(rt.constant([12, 10]), 6)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([14, 14], dtype=int32)>
+    """
+    return apply_op(BITWISE_OR, list(binary_operands(x, y)), name=name)
+
+
+def bitwise_xor(x, y, name: Optional[str] = None):
+    """The bits set in exactly one of `x` and `y`, elementwise (they broadcast).
+
+    Args:
+      x: an integer tensor (or what converts to one).
+      y: an integer tensor of x's dtype (a Python int takes x's dtype).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's dtype and the broadcast shape.
+
+    >>> rt.bitwise.bitwise_xor(rt.constant([12, 10]), 6)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([10, 12], dtype=int32)>
+    """
+    return apply_op(BITWISE_XOR, list(binary_operands(x, y)), name=name)
+
+
+def invert(x, name: Optional[str] = None):
+    """Every bit of `x` flipped, elementwise: `-x - 1` for signed integers, as Python's `~`.
+
+    Args:
+      x: an integer tensor (or what converts to one).
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's shape and dtype.
+
+    >>> rt.bitwise.invert(rt.constant([0, 5, -1]))
+    <rt.Tensor: shape=(3,), dtype=int32, numpy=array([-1, -6,  0], dtype=int32)>
+    """
+    return apply_op(INVERT, [convert_to_tensor(x)], name=name)
+
+
+class bitwise:  # noqa: N801 - the namespace `rt.bitwise`, as TensorFlow's `tf.bitwise`
+    """Bitwise ops on integer tensors: `bitwise_and`, `bitwise_or`, `bitwise_xor`,
+    `invert` (also `&`, `|`, `^`, `~` on integer tensors). It is a namespace, not something
+    to instantiate.
+
+    >>> print(rt.constant(12) & 6, rt.constant(12) | 6, ~rt.constant(5))
+    rt.Tensor(4, shape=(), dtype=int32) rt.Tensor(14, shape=(), dtype=int32) rt.Tensor(-6, shape=(), dtype=int32)
+    """
+    bitwise_and, bitwise_or = staticmethod(bitwise_and), staticmethod(bitwise_or)
+    bitwise_xor, invert = staticmethod(bitwise_xor), staticmethod(invert)
+
+
+# -- the Python operators, by dtype (runtime/ops/operators.py installs them) -------------
+
+def _by_dtype(x, y, logical, integer, symbol, name):
+    x, y = binary_operands(x, y)
+    if x.dtype.is_bool:
+        return logical(x, y, name=name)
+    if x.dtype.is_integer:
+        return integer(x, y, name=name)
+    raise InvalidArgumentError(f"`{symbol}` takes bool or integer tensors, not "
+                               f"{x.dtype.name} ones")
+
+
+def and_(x, y):
+    return _by_dtype(x, y, logical_and, bitwise_and, "&", "and")
+
+
+def or_(x, y):
+    return _by_dtype(x, y, logical_or, bitwise_or, "|", "or")
+
+
+def xor(x, y):
+    return _by_dtype(x, y, not_equal, bitwise_xor, "^", "xor")
+
+
+def invert_(x):
+    x = convert_to_tensor(x)
+    if x.dtype.is_bool:     # TensorFlow's `~` on bools (Python's `~True` is -2)
+        return logical_not(x, name="LogicalNot")
+    if x.dtype.is_integer:
+        return invert(x, name="Invert")
+    raise InvalidArgumentError(f"`~` takes bool or integer tensors, not {x.dtype.name} ones")
