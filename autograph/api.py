@@ -12,6 +12,7 @@ import __future__
 
 import ast
 import copy
+import dis
 import gc
 import linecache
 import logging
@@ -277,6 +278,22 @@ def _at(cls: type, lineno: int, **fields):
 _AST_NEW = ast.AST.__new__
 
 
+def _converted_part(code: types.CodeType, staged: bool) -> list:
+    """The code objects that the converted body of `code` defines (its functions,
+    lambdas, classes, comprehensions): all of them without the original body, else those
+    made before the jump of the staging test to the original body."""
+    consts = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    if staged or not consts:
+        return consts
+    instructions = iter(dis.get_instructions(code))
+    for i in instructions:
+        if i.argval == "staging" and ("ATTR" in i.opname or "METHOD" in i.opname):
+            break
+    end = next((i.argval for i in instructions if "JUMP" in i.opname), 0)
+    return [i.argval for i in dis.get_instructions(code)
+            if i.offset < end and isinstance(i.argval, types.CodeType)]
+
+
 def _names_read(code: types.CodeType) -> set:
     """Global, builtin, free and attribute names that `code` or code nested in it uses."""
     names, todo = set(code.co_freevars), [code]
@@ -334,6 +351,10 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
                                     f"(made by exec or eval: {fn.__code__.co_filename})")
             start = time.perf_counter()
             code = _compile(fn, recursive, features, both_paths=not staged)
+            if any(type(c) is types.CodeType for c in fn.__code__.co_consts):
+                # (functions the user's code defines: made by the converted body, they are
+                # converted already; the generated ones are called by the operators alone)
+                calls.made_by_conversion(_converted_part(code, staged))
             if logger.isEnabledFor(logging.INFO):
                 _log_conversion(fn, recursive, features, time.perf_counter() - start)
         except LeftAsWritten as e:

@@ -7,11 +7,20 @@
 `ld` raises `UnboundLocalError` for an `Undefined` marker (as Python would) and adds a
 run-time check for a staged value whose `defined` flag the backend reported. Only
 names that some converted construct may have bound to a marker are wrapped.
+
+A function, lambda, class body or comprehension nested in the function that reads such a
+name reads the marker too (at any later time: a closure may outlive the call), so its
+reads go through `ag__.ld_free`, which raises Python's NameError for a free variable
+(`_nested_reads`; `ld` in a list, set or dict comprehension of the function itself on
+Python 3.12+, which inlines them).
 """
 from __future__ import annotations
 
+import sys
+
 from autograph import nodes as gast
 from autograph import templates
+from autograph.analysis import activity
 from autograph.converters.context import Context, SCOPES
 from autograph.tree import FIELDS
 
@@ -143,6 +152,9 @@ def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
         # Names now bound to a marker at entry: every read that may see it needs `ld`.
         ctx.may_hold_undefined |= added
         LoadTransformer(ctx, added).generic_visit(fn_node)
+    markers = ctx.may_hold_undefined | ctx.needs_init
+    if markers and (ctx.has_nested_functions or not _NESTED_SCOPES.isdisjoint(ctx.node_kinds)):
+        fn_node.body = [_nested_reads(s, markers, None, frozenset()) for s in fn_node.body]
     if ctx.needs_init:
         inits = []
         for n in sorted(ctx.needs_init):
@@ -154,3 +166,75 @@ def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
                       and isinstance(body[0].value.value, str)) else 0
         fn_node.body = body[:start] + inits + body[start:]
     return fn_node
+
+
+# -- reads from nested scopes --------------------------------------------------------------
+
+_INLINED = sys.version_info >= (3, 12)      # list/set/dict comprehensions: no scope of their own
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+# (and nested `def`s, Context.has_nested_functions: the function is a FunctionDef itself)
+_NESTED_SCOPES = frozenset({gast.Lambda, gast.ClassDef, *_COMPREHENSIONS})
+
+
+def _nested_reads(node, names: set, kind, bound: frozenset) -> gast.AST:
+    """`node` with the reads of `names` in nested scopes (`kind` "free", or "local" in an
+    inlined comprehension; None: the function's own code) wrapped in `ag__.ld_free` /
+    `ag__.ld`, but where a scope in between binds the name (`bound`). Generated functions
+    are the function's own code: their parameters carry the user's variables."""
+    t = type(node)
+    if t is gast.Name:
+        if (kind is not None and node.id in names and node.id not in bound
+                and type(node.ctx) is gast.Load
+                and not node.__dict__.get("ag_generated", False)):
+            op = "ld_free" if kind == "free" else "ld"
+            return templates.replace_as_expression(f"ag__.{op}(name)", node.lineno, name=node)
+        return node
+    if t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda) and not node.__dict__.get(
+            "ag_generated", False):
+        args = node.args
+        _fields(args, ("defaults", "kw_defaults"), names, kind, bound)
+        if t is not gast.Lambda:
+            _fields(node, ("decorator_list",), names, kind, bound)
+        body = node.body if t is not gast.Lambda else [node.body]
+        act = activity.of(body)
+        own = set(activity.params(node)) | (act.writes - act.declared_nonlocal)
+        inner = bound | own | act.declared_global
+        if t is gast.Lambda:
+            node.body = _nested_reads(node.body, names, "free", inner)
+        else:
+            node.body = [_nested_reads(s, names, "free", inner) for s in node.body]
+        return node
+    if t is gast.ClassDef:
+        _fields(node, ("bases", "keywords", "decorator_list"), names, kind, bound)
+        writes = activity.of(node.body).writes
+        # (a class's names are not seen from the methods in it)
+        node.body = [_nested_reads(s, names, "free", bound if isinstance(
+            s, (gast.FunctionDef, gast.AsyncFunctionDef)) else bound | writes)
+            for s in node.body]
+        return node
+    if t in _COMPREHENSIONS:
+        first, *rest = node.generators
+        first.iter = _nested_reads(first.iter, names, kind, bound)      # the enclosing scope's
+        inner_kind = ("local" if _INLINED and kind is None and t is not gast.GeneratorExp
+                      else "free" if kind is None else kind)
+        targets = activity.of([g.target for g in node.generators]).writes
+        inner = bound | targets
+        first.target = _nested_reads(first.target, names, inner_kind, inner)
+        first.ifs = [_nested_reads(c, names, inner_kind, inner) for c in first.ifs]
+        for g in rest:
+            _fields(g, ("target", "iter", "ifs"), names, inner_kind, inner)
+        _fields(node, ("elt", "key", "value"), names, inner_kind, inner)
+        return node
+    _fields(node, [f for f, _ in FIELDS[t]], names, kind, bound)
+    return node
+
+
+def _fields(node, fields, names, kind, bound) -> None:
+    d = node.__dict__
+    for field in fields:
+        value = d.get(field)
+        if type(value) is list:
+            d[field] = [_nested_reads(v, names, kind, bound) if isinstance(v, gast.AST) else v
+                        for v in value]
+        elif isinstance(value, gast.AST):
+            d[field] = _nested_reads(value, names, kind, bound)

@@ -14,7 +14,7 @@
 | `converted_call(f, *args, **kwargs)`, `converted_call_with(features, f, ...)` | `converted(f)(*args, **kwargs)` in one call (through one more frame) |
 | `len_(x)`, `in_(x, xs)`, `not_in(x, xs)` | `len(x)`, `x in xs`, `x not in xs` (staged on staged values) |
 | `print_(*values, sep=, end=, file=, flush=)` | `print(...)` with `Feature.BUILTIN_FUNCTIONS` (staged when a value is) |
-| `Undefined(name)`, `ld(value)` | names not assigned on every path |
+| `Undefined(name)`, `ld(value)`, `ld_free(value)` | names not assigned on every path (`ld_free`: read by a nested function) |
 | `staging` | true while a graph is being built: converted functions run their original body while it is false (see `python_path`) |
 | `set_attr(obj, name, v)`, `set_item(obj, key, v)`, `set_global(ns, name, v)` | writing back attributes, items and globals a staged construct carried (`composite=`) |
 
@@ -33,7 +33,7 @@ from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_st
 from autograph.operators.iterables import backend_of, enumerate_, range_
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
-from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, ld
+from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, ld, ld_free
 from autograph.operators import calls as _calls
 from builtins import (enumerate as _enumerate, len as _len, print as _print,  # the originals
                       range as _range)
@@ -43,6 +43,6 @@ _calls.STAGED_BUILTINS.update({_range: range_, _len: len_, _enumerate: enumerate
 
 __all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_",
            "assert_stmt", "converted_call", "do_not_convert", "Undefined", "MaybeUndefined",
-           "is_undefined", "ld", "backend_of", "set_attr", "set_item", "set_global", "attribute_name",
+           "is_undefined", "ld", "ld_free", "backend_of", "set_attr", "set_item", "set_global", "attribute_name",
            "set_element_type", "stack", "len_", "in_", "not_in", "print_", "converted_call_with", "staging", "Staging", "converted",
            "converted_with"]

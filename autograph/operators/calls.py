@@ -225,10 +225,30 @@ def converted(fn: Callable, /) -> Callable:
     return _converted_other(fn, None)
 
 
+# id -> code object, of the functions and lambdas defined in code that conversion made
+# (their conversion, with what the function around them told it): kept as long as the
+# conversion caches keep that code.
+_MADE_BY_CONVERSION: dict = {}
+
+
+def made_by_conversion(made: list) -> None:
+    """Records `made`, the code objects a converted body defines, and those nested in
+    them: a function defined there is converted already, and converting it again from its
+    source would lose what its enclosing function's conversion knew (a variable of that
+    function that may be unassigned: `ag__.ld_free`)."""
+    todo = list(made)
+    while todo:
+        c = todo.pop()
+        if type(c) is types.CodeType:
+            _MADE_BY_CONVERSION[id(c)] = c
+            todo.extend(c.co_consts)
+
+
 def _converted_function(func, features):
     """`func` (a plain function) converted with `features`, or itself: worked out once."""
     if (getattr(func, _DO_NOT_CONVERT, False) or getattr(func, _CONVERTED, False)
-            or func.__code__.co_flags & _NOT_CONVERTIBLE or is_allowlisted(func)):
+            or func.__code__.co_flags & _NOT_CONVERTIBLE or is_allowlisted(func)
+            or id(func.__code__) in _MADE_BY_CONVERSION):
         remember(func, _options(features), func)  # (converted already: a converted module's)
         return func
     return _convert(func, features)           # (which remembers it)

@@ -52,20 +52,43 @@ _UNBOUND = ("cannot access local variable '%s' where it is not associated with a
             if _sys.version_info >= (3, 11) else "local variable '%s' referenced before assignment")
 
 
+_UNBOUND_FREE = ("cannot access free variable '%s' where it is not associated with a value "
+                 "in enclosing scope" if _sys.version_info >= (3, 11)
+                 else "free variable '%s' referenced before assignment in enclosing scope")
+
+
 def ld(value: Any) -> Any:
     """Read a name that may be unassigned: raise like Python, or check at run time."""
     kind = type(value)
     if kind is Undefined:
-        error = UnboundLocalError(_UNBOUND % value.name)       # Python's own message
-        # Inside a staged branch this becomes a run-time check (see control_flow._Tracer),
-        # whose message says where: the location travels with the error, not in it.
-        error.ag_undefined = (value.name, user_location(2))
-        raise error
+        raise _unassigned(UnboundLocalError(_UNBOUND % value.name), value)  # Python's message
     if kind is MaybeUndefined:
-        backend = type(value.defined).__autograph_backend__
-        backend.assert_(
-            value.defined,
-            f"name '{value.name}' is used at {user_location(2)} but was not assigned "
-            f"on the path taken; assign it on every path before this line")
-        return value.value
+        return _checked(value)
     return value
+
+
+def ld_free(value: Any) -> Any:
+    """`ld` where a nested function (or lambda, generator expression, class body) reads
+    the name of the function around it: Python's NameError for a free variable."""
+    kind = type(value)
+    if kind is Undefined:
+        raise _unassigned(NameError(_UNBOUND_FREE % value.name), value)
+    if kind is MaybeUndefined:
+        return _checked(value)
+    return value
+
+
+def _unassigned(error: Exception, value: Undefined) -> Exception:
+    # Inside a staged branch this becomes a run-time check (see control_flow._Tracer),
+    # whose message says where: the location travels with the error, not in it.
+    error.ag_undefined = (value.name, user_location(3))
+    return error
+
+
+def _checked(value: MaybeUndefined) -> Any:
+    backend = type(value.defined).__autograph_backend__
+    backend.assert_(
+        value.defined,
+        f"name '{value.name}' is used at {user_location(3)} but was not assigned "
+        f"on the path taken; assign it on every path before this line")
+    return value.value
