@@ -24,8 +24,12 @@ for _op in OPS:
     _op.grad = lambda inputs, outputs, grads: [None] * len(inputs)
 
 
-def bitwise_and(x, y, name: Optional[str] = None):
-    """The bits set in both `x` and `y`, elementwise (they broadcast).
+def _binary(opdef: OpDef, public: str, which: str, example: str):
+    """The public function of a binary bitwise op (one docstring for the three)."""
+    def fn(x, y, name: Optional[str] = None):
+        return apply_op(opdef, list(binary_operands(x, y)), name=name)
+    fn.__name__ = fn.__qualname__ = public
+    fn.__doc__ = f"""The bits set in {which}, elementwise (they broadcast).
 
     Args:
       x: an integer tensor (or what converts to one).
@@ -35,44 +39,15 @@ def bitwise_and(x, y, name: Optional[str] = None):
     Returns:
       A tensor of x's dtype and the broadcast shape.
 
-    >>> rt.bitwise.bitwise_and(rt.constant([12, 10]), 6)
-    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([4, 2], dtype=int32)>
+    >>> rt.bitwise.{public}(rt.constant([12, 10]), 6)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array({example}, dtype=int32)>
     """
-    return apply_op(BITWISE_AND, list(binary_operands(x, y)), name=name)
+    return fn
 
 
-def bitwise_or(x, y, name: Optional[str] = None):
-    """The bits set in `x` or `y`, elementwise (they broadcast).
-
-    Args:
-      x: an integer tensor (or what converts to one).
-      y: an integer tensor of x's dtype (a Python int takes x's dtype).
-      name: an optional name for the op.
-
-    Returns:
-      A tensor of x's dtype and the broadcast shape.
-
-    >>> rt.bitwise.bitwise_or(rt.constant([12, 10]), 6)
-    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([14, 14], dtype=int32)>
-    """
-    return apply_op(BITWISE_OR, list(binary_operands(x, y)), name=name)
-
-
-def bitwise_xor(x, y, name: Optional[str] = None):
-    """The bits set in exactly one of `x` and `y`, elementwise (they broadcast).
-
-    Args:
-      x: an integer tensor (or what converts to one).
-      y: an integer tensor of x's dtype (a Python int takes x's dtype).
-      name: an optional name for the op.
-
-    Returns:
-      A tensor of x's dtype and the broadcast shape.
-
-    >>> rt.bitwise.bitwise_xor(rt.constant([12, 10]), 6)
-    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([10, 12], dtype=int32)>
-    """
-    return apply_op(BITWISE_XOR, list(binary_operands(x, y)), name=name)
+bitwise_and = _binary(BITWISE_AND, "bitwise_and", "both `x` and `y`", "[4, 2]")
+bitwise_or = _binary(BITWISE_OR, "bitwise_or", "`x` or `y`", "[14, 14]")
+bitwise_xor = _binary(BITWISE_XOR, "bitwise_xor", "exactly one of `x` and `y`", "[10, 12]")
 
 
 def invert(x, name: Optional[str] = None):
