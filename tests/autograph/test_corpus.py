@@ -27,16 +27,23 @@ CASES += [pytest.param(fn, args, False, id=f"python-{fn.__name__}-{i}")
           for fn, arg_sets in corpus_python.PY for i, args in enumerate(arg_sets)]
 
 
+# to_graph's function (both bodies) and for_staging's (the converted body alone, as
+# rt.function converts): the same results
+CONVERT = pytest.mark.parametrize("convert", [ag.to_graph, ag.for_staging])
+
+
+@CONVERT
 @pytest.mark.parametrize("fn, args, staged", CASES)
-def test_converted_matches_python(fn, args, staged):
-    assert _run(ag.to_graph(fn), args) == _run(fn, args)
+def test_converted_matches_python(fn, args, staged, convert):
+    assert _run(convert(fn), args) == _run(fn, args)
 
 
+@CONVERT
 @pytest.mark.parametrize("fn, args, staged", [c for c in CASES if c.values[2]])
-def test_staged_matches_python(fn, args, staged):
+def test_staged_matches_python(fn, args, staged, convert):
     expected = fn(*copy.deepcopy(args))
     before = sum(BACKEND.counts.values())
-    result = ag.to_graph(fn)(*sym(args))
+    result = convert(fn)(*sym(args))
     assert value(result) == value(sym(expected))
     assert sum(BACKEND.counts.values()) > before, "nothing was staged"
 
