@@ -427,12 +427,12 @@ def for_staging(entity: Any, recursive: bool = True,
     Raises:
       TypeError: for something that is not callable.
 
-    >>> def f(x):
-    ...     if x > 0:
-    ...         x = x * 2
+    >>> def wrap(x):
+    ...     while x >= 10:
+    ...         x -= 10
     ...     return x
-    >>> print(rt.function(ag.for_staging(f), autograph=False)(rt.constant(3)))
-    rt.Tensor(6, shape=(), dtype=int32)
+    >>> print(rt.function(ag.for_staging(wrap), autograph=False)(rt.constant(34)))
+    rt.Tensor(4, shape=(), dtype=int32)
     """
     return _converted(entity, recursive, experimental.features(experimental_optional_features),
                       True, "for_staging")
