@@ -2,6 +2,7 @@
 
     a and b or not c   ->   ag__.or_(ag__.and_(a, lambda: b), lambda: ag__.not_(c))
     0 < x < 10         ->   ag__.and_(0 < x, lambda: x < 10)
+    0 < x + 1 < 10     ->   ag__.compare(0, '<', lambda: x + 1, '<', lambda: 10)
     x in xs            ->   ag__.in_(x, xs)
 
 Operands after the first become `lambda:` so they run only when Python would run them.
@@ -17,11 +18,19 @@ NODE_TYPES = (gast.BoolOp, gast.UnaryOp, gast.Compare)
 
 
 def _chain(node: gast.Compare, ctx) -> gast.AST:
-    """`a < b < c` -> `ag__.and_(a < b, lambda: b < c)`, which stages on tensors. Only when
-    the middle operands are names or constants: evaluating them twice must not matter."""
+    """`a < b < c` -> `ag__.and_(a < b, lambda: b < c)`, which stages on tensors, when the
+    middle operands are names or constants (evaluating them twice does not matter); else
+    `ag__.compare(a, '<', lambda: b, '<', lambda: c)`, which evaluates each once."""
     middle = node.comparators[:-1]
-    if len(node.ops) < 2 or not all(isinstance(m, (gast.Name, gast.Constant)) for m in middle):
+    if len(node.ops) < 2:
         return node
+    if not all(isinstance(m, (gast.Name, gast.Constant)) for m in middle):
+        if not all(lazy_safe(c) for c in node.comparators):
+            return node         # (a `:=` or `yield` in an operand: left as Python's)
+        args = [node.left]
+        for op, operand in zip(node.ops, node.comparators):
+            args += [gast.Constant(value=_SYMBOLS[type(op)], kind=None), thunk(operand, ctx)]
+        return operator_call("compare", args, node)
     operands = [node.left] + node.comparators
     parts = []
     for i, op in enumerate(node.ops):
@@ -32,6 +41,11 @@ def _chain(node: gast.Compare, ctx) -> gast.AST:
         parts.append(part)
     parts = [_membership(p) for p in parts]
     return operator_call("and_", [parts[0]] + [thunk(p, ctx) for p in parts[1:]], node)
+
+
+_SYMBOLS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==",
+            gast.NotEq: "!=", gast.Is: "is", gast.IsNot: "is not", gast.In: "in",
+            gast.NotIn: "not in"}
 
 
 def _membership(node: gast.Compare) -> gast.AST:

@@ -8,6 +8,7 @@
 | `for_stmt(iterable, body, state=(), names=(), extra_test=None, opts=None)` | `for` loops |
 | `range_(*args)`, `enumerate_(x, start=0)` | `range(...)`, `enumerate(...)` as a `for` iterable |
 | `and_(a, *fns)`, `or_(a, *fns)`, `not_(a)` | `and`, `or`, `not` |
+| `compare(a, op, fn, op, fn, ...)` | a chained comparison `a < f(b) < c` |
 | `assert_stmt(test, message=None)` | `assert` |
 | `converted(f)` | calls: `f(x)` becomes `ag__.converted(f)(x)` (`f` converted when it is user code; the call stays in the caller's frame) |
 | `converted_with(features, f)` | the same, in code converted with optional features (names of `Feature` values) |
@@ -32,7 +33,7 @@ from autograph.operators.py_builtins import in_, len_, not_in, print_
 from autograph.operators.control_flow import for_stmt, if_exp, if_stmt, while_stmt
 from autograph.operators.iterables import backend_of, enumerate_, range_
 from autograph.operators.exceptions import assert_stmt
-from autograph.operators.logical import and_, not_, or_
+from autograph.operators.logical import and_, compare, not_, or_
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, ld, ld_free
 from autograph.operators import calls as _calls
 from builtins import (enumerate as _enumerate, len as _len, print as _print,  # the originals
@@ -41,7 +42,7 @@ from builtins import (enumerate as _enumerate, len as _len, print as _print,  # 
 _calls.STAGED_BUILTINS.update({_range: range_, _len: len_, _enumerate: enumerate_,
                                _print: print_})
 
-__all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_",
+__all__ = ["if_stmt", "if_exp", "while_stmt", "for_stmt", "range_", "enumerate_", "and_", "or_", "not_", "compare",
            "assert_stmt", "converted_call", "do_not_convert", "Undefined", "MaybeUndefined",
            "is_undefined", "ld", "ld_free", "backend_of", "set_attr", "set_item", "set_global", "attribute_name",
            "set_element_type", "stack", "len_", "in_", "not_in", "print_", "converted_call_with", "staging", "Staging", "converted",

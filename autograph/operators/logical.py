@@ -2,6 +2,7 @@
 
     a and b and c   ->   ag__.and_(a, lambda: b, lambda: c)
     not a           ->   ag__.not_(a)
+    a < f(b) < c    ->   ag__.compare(a, '<', lambda: f(b), '<', lambda: c)
 
 The operands after the first are functions, so they run only when Python would run
 them. A tensor operand stages the rest as a `cond` (`b` is traced, and computed only
@@ -9,11 +10,13 @@ when `a` is true at run time).
 """
 from __future__ import annotations
 
-from builtins import enumerate, type  # the originals: see operators/__init__
+from builtins import enumerate, len, type  # the originals: see operators/__init__
 
+import operator
 from typing import Any, Callable
 
 from autograph.operators.control_flow import PLAIN, _staged_if, backend_of
+from autograph.operators.py_builtins import in_, not_in
 from autograph.operators.undefined import unwrap
 
 
@@ -66,3 +69,19 @@ def not_(value: Any) -> Any:
     if backend is None:
         return not value
     return backend.logical_not(value)
+
+
+_COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+                "==": operator.eq, "!=": operator.ne, "is": operator.is_,
+                "is not": operator.is_not, "in": in_, "not in": not_in}
+
+
+def compare(left: Any, *chain: Any) -> Any:
+    """A chained comparison, `a < f(b) <= c` as `compare(a, "<", lambda: f(b), "<=",
+    lambda: c)`: each operand evaluated once, in Python's order, and the rest of the chain
+    only while it holds (an `and_`, so staged when a comparison gives a tensor)."""
+    right = chain[1]()
+    result = _COMPARISONS[chain[0]](left, right)
+    if len(chain) == 2:
+        return result
+    return and_(result, lambda: compare(right, *chain[2:]))

@@ -1030,3 +1030,36 @@ PY += [
     (walrus_in_and, [(-2,), (1,), (4,)], True),
     (closure_reads_loop_variable, [(0,), (4,)], True),
 ]
+
+
+# --- chained comparisons whose middle operands are expressions: each evaluated once ----
+
+def chained_expression_middles(x):
+    if -1 < x * 2 + 1 < 15:
+        r = x
+    elif x * x >= 100 > x:
+        r = -1
+    else:
+        r = -x
+    return r
+
+
+def chained_evaluation_order(x):
+    seen = []
+
+    def v(k):
+        seen.append(k)
+        return k
+    r = v(0) < v(x) < v(5) <= v(x + 3)
+    return r, seen
+
+
+def chained_membership_and_identity(x):
+    return 0 < len([x]) in [1, 2], None is not x + 1 is not None, 1 < x + 1 not in (3, 4)
+
+
+PY += [
+    (chained_expression_middles, [(0,), (3,), (7,), (-20,), (12,)], True),
+    (chained_evaluation_order, [(3,), (7,), (-1,)], False),
+    (chained_membership_and_identity, [(0,), (2,), (3,)], False),
+]
