@@ -14,7 +14,6 @@ one, nothing is checked.
 from __future__ import annotations
 
 import sys
-from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 ITERATIONS = 1000       # iterations a Python loop runs while tracing before one is watched
@@ -37,15 +36,23 @@ def location(depth: int = 2) -> tuple:
 
 def watched(iterable: Iterable, where: tuple) -> Iterator:
     """`iterable`'s items; the iteration after the first `ITERATIONS` is checked for
-    ops added to the graph (the body runs between two items)."""
+    ops added to the graph (the body runs between two items). As Python's `for` does, it
+    calls `iter` once and `next` until the first StopIteration, no more (an iterator may
+    give items again after one, and `__iter__` and `__next__` may count their calls)."""
     items = iter(iterable)
-    yield from islice(items, ITERATIONS)
-    for item in items:
-        before = _graph_size[0]()
-        yield item
-        check(before, ITERATIONS + 1, where)
-        break
-    yield from items
+    count = 0
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            return
+        count += 1
+        if count == ITERATIONS + 1:
+            before = _graph_size[0]()
+            yield item
+            check(before, count, where)
+        else:
+            yield item
 
 
 def check(before: Optional[int], iterations: int, where: tuple) -> None:
