@@ -43,6 +43,13 @@ class RuntimeBackend:
                            shape_invariants=opts.get("shape_invariants"),
                            relax_shapes=True, is_undefined=is_undefined)
 
+    def left_staged(self, error, where: str) -> None:
+        """`error` left a staged construct at `where` while tracing (see the graph's
+        `left_staged`, read by rt.function)."""
+        graph = current_graph()
+        if graph is not None:
+            graph.left_staged.append(error)
+
     def effects_since(self, count: int):
         """Of the ops added to the graph being built since it had `count`, the first that
         running once more would show (a Variable's update, a print, a change to a staged

@@ -520,6 +520,7 @@ class Function:
                         f"{self.__name__} is a generator function: a graph cannot pause and "
                         "resume, so generators are not supported by rt.function; return a "
                         "list, a TensorArray or a tensor instead")
+                _refuse_caught(graph, self.__name__)
             except RecursionError as e:
                 raise traceback_filter.recursion_error(e, self.__name__) from None
             except Exception as e:
@@ -562,6 +563,23 @@ class Function:
             return (nest.pack_sequence_as(value, [p[0] for p in pairs], True),
                     nest.pack_sequence_as(value, [p[1] for p in pairs], True))
         return leaf(value)
+
+
+def _refuse_caught(graph, name: str) -> None:
+    """A trace that ended normally although an exception left one of its staged
+    constructs: the function's own code caught it while tracing, so the graph would give
+    that handler's answer for every input (Python runs it only for the inputs that
+    raise)."""
+    for error in graph.left_staged:
+        where = getattr(error, "ag_left_staged", None)
+        if where:
+            raise StagingError(
+                f"{where}: {type(error).__name__} raised here while tracing {name} was caught "
+                f"by {name}'s own code (a `try`, a `with` that suppresses it, or a `return` "
+                f"in a `finally`). That code ran once, while tracing, for every value the "
+                f"graph will see, so the graph would give its answer whatever the values. "
+                f"Keep the error from being raised while tracing, or catch it outside the "
+                f"traced function. The error: {error}")
 
 
 def _note_user_line(error: Exception, name: str) -> None:

@@ -50,6 +50,30 @@ def _hide_own_frames(error: BaseException) -> None:
     unlink_frames(error, _OPERATORS)
 
 
+def _staged(construct: Callable) -> Callable:
+    """(decorator) A staged construct, whose branches or body run once, while tracing,
+    for every value the graph will see. An exception that leaves it is told to the
+    backend (`left_staged(error, where)`, optional): should code of the traced function
+    catch it (a `try`, a `with` that suppresses it, a `return` in a `finally`), the
+    graph would give that handler's answer whatever the values, so a backend refuses a
+    trace that ends normally after one (the runtime does). The innermost construct an
+    exception leaves tells; autograph sets `error.ag_left_staged` to None where it
+    handles the exception itself (see _Tracer)."""
+    def run(backend, *args, **kwargs):
+        try:
+            return construct(backend, *args, **kwargs)
+        except Exception as e:
+            if "ag_left_staged" not in getattr(e, "__dict__", ()):
+                e.ag_left_staged = user_location(2)
+                tell = getattr(backend, "left_staged", None)
+                if tell is not None:
+                    tell(e, e.ag_left_staged)
+            raise
+    run.__name__, run.__qualname__, run.__doc__ = (construct.__name__, construct.__qualname__,
+                                                   construct.__doc__)
+    return run
+
+
 def _pack(values: Sequence[Any], n: int) -> Any:
     if n == 1:
         return values[0]
@@ -107,6 +131,7 @@ class _Tracer:
                 if (read is None and not deferred) or self.backend is None:
                     self.user_errors.add(id(e))
                     raise
+                e.ag_left_staged = None       # handled here: a run-time error (see _staged)
                 self.undefined_reads.append(e)
                 if deferred:
                     self.deferred = True
@@ -187,6 +212,7 @@ def _flag(value: Any) -> Any:
     return False if kind is Undefined else value.defined if kind is MaybeUndefined else True
 
 
+@_staged
 def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught=False,
                watch=None):
     """Stage an `if`. When a state value may be undefined (an Undefined marker or a
@@ -497,6 +523,7 @@ def _staged_while_refs(backend, test, body, state, names, opts, refs, watch):
     return full(outs)
 
 
+@_staged
 def _staged_while_values(backend, test, body, state, names, opts, watch=None):
     """Stage a loop. A loop variable that may be undefined (Undefined or MaybeUndefined
     before the loop) carries its `defined` flag as one more loop variable: the body sees
@@ -634,6 +661,7 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
     return _pack(outs[1:], n)
 
 
+@_staged
 def _staged_iterator_for(backend, plan, start, body, state, names, extra_test, opts, places):
     """`for` over a staged iterator (a backend's plan ("iterator", first, next): `first()`
     and `next(it)` give (more, item, it)): one loop whose variables are the iterator, the

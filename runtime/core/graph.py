@@ -161,6 +161,10 @@ class Graph:
         # A function's body being traced (rt.function), or a sub-graph of one: its
         # tensors are not hashable, as in TensorFlow 2 (see SymbolicTensor.__hash__).
         self.building_function = outer.building_function if outer is not None else False
+        # Exceptions that left a staged construct of autograph's while this graph (or a
+        # sub-graph of it) was traced: rt.function refuses a trace that ends after one
+        # was caught (see autograph_backend.left_staged). Sub-graphs share the list.
+        self.left_staged: list = outer.left_staged if outer is not None else []
         self._version = 0           # bumped on every new op (compiled plans check it)
         self._compiled = {}
         self._name_stack = ""       # the open rt.name_scope, "block/inner/" or ""

@@ -252,10 +252,10 @@ class SymbolicTensor(Tensor):
         raise AttributeError("'Tensor' object has no attribute 'numpy'")
 
     def __bool__(self):
-        raise OperatorNotAllowedInGraphError(_python_construct() or (
+        raise self._left_python(_python_construct()) or OperatorNotAllowedInGraphError(
             f"Using a symbolic tensor as a Python bool is not allowed: {self!r} has no value "
             "while the graph is being built. Use it in an `if`/`while` inside a function "
-            "converted by autograph (rt.function does this), or use rt.cond / rt.while_loop."))
+            "converted by autograph (rt.function does this), or use rt.cond / rt.while_loop.")
 
     def __len__(self):
         raise TypeError(
@@ -263,12 +263,25 @@ class SymbolicTensor(Tensor):
             "Use rt.shape(t)[0] or rt.size(t) for a value computed when the graph runs.")
 
     def __iter__(self):
-        raise OperatorNotAllowedInGraphError(_python_construct() or (
+        raise self._left_python(_python_construct()) or OperatorNotAllowedInGraphError(
             f"Iterating over a symbolic tensor ({self.name}) is not allowed in Python: use a "
             "`for` loop in a function converted by autograph, or rt.while_loop. (Such a "
             "loop stages `for x in t` and `for i, x in enumerate(t)`; other iteration of "
             "a tensor, zip() or unpacking among them, is Python's: index the tensor "
-            "instead.)"))
+            "instead.)")
+
+    def _left_python(self, found):
+        """The error for an `if`, `while` or `for` that autograph left as Python getting
+        this tensor (`found`: its location and message), or None. It counts as an error
+        leaving a staged construct (Graph.left_staged): code of a traced function that
+        catches it took the same path for every value."""
+        if not found:
+            return None
+        where, message = found
+        error = OperatorNotAllowedInGraphError(message)
+        error.ag_left_staged = where
+        self.op.graph.left_staged.append(error)
+        return error
 
     def __index__(self):
         raise TypeError(f"a symbolic tensor ({self.name}) cannot be used as a Python int; "
@@ -300,21 +313,25 @@ class SymbolicTensor(Tensor):
     __str__ = __repr__
 
 
-def _python_construct() -> str:
+def _python_construct():
     """When the code asking for a Python bool (or iterator) is an `if`, `while` or `for`
-    that autograph left as a Python construct: a message naming it and why."""
+    that autograph left as a Python construct: ('file:line', a message naming it and
+    why), else None."""
     frame = sys._getframe(2)
     errors = sys.modules.get("autograph.errors")
     found = errors.python_construct(frame.f_code.co_filename, frame.f_lineno) if errors else None
     if found is None:
-        return ""
+        return None
     construct, line, reason = found
+    where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
     if construct == "def":          # a whole function autograph left as written
-        return (f"The function at {frame.f_code.co_filename}:{line} got a symbolic tensor in "
-                f"an `if`, `while` or `for`, but autograph left the function unconverted "
-                f"because {reason}, so none of its constructs can be staged. Restructure it "
-                f"without that, or compute the condition as a Python value.")
-    return (f"The `{construct}` at {frame.f_code.co_filename}:{line} got a symbolic tensor, but "
-            f"autograph left it as a Python `{construct}` because of {reason}, so it cannot be "
-            f"staged. Restructure it without that (or compute the condition as a Python value)"
-            f"; `ag.set_verbosity(1)` logs every such decision.")
+        return where, (
+            f"The function at {frame.f_code.co_filename}:{line} got a symbolic tensor in "
+            f"an `if`, `while` or `for`, but autograph left the function unconverted "
+            f"because {reason}, so none of its constructs can be staged. Restructure it "
+            f"without that, or compute the condition as a Python value.")
+    return where, (
+        f"The `{construct}` at {frame.f_code.co_filename}:{line} got a symbolic tensor, but "
+        f"autograph left it as a Python `{construct}` because of {reason}, so it cannot be "
+        f"staged. Restructure it without that (or compute the condition as a Python value)"
+        f"; `ag.set_verbosity(1)` logs every such decision.")

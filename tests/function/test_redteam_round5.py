@@ -1,5 +1,7 @@
 """Red-team round 5: programs that failed or differed from Python, staged by rt.function
 (and, where JAX is installed, with jit_compile=True)."""
+import linecache
+
 import numpy as np
 import pytest
 
@@ -30,3 +32,117 @@ def test_a_chained_comparison_with_expression_operands_stages(function):
     for x in (-7, -2, 0, 3, 5, 9):
         got = [np.asarray(t).item() for t in traced(rt.constant(x))]
         assert got == [int(0 < abs(x) < 6), 0 < x + 1 < 6, -3 <= x * 2 < 5 <= 9], x
+
+
+# -- an exception raised while tracing a staged construct, caught by the traced code ------
+# (the handler would run once, while tracing, for every value: refused, not a wrong answer)
+
+def caught_loop(n):
+    r = 0
+    try:
+        for i in range(n):
+            r = {"a": 1}["b"]
+    except KeyError:
+        r = 7
+    return r
+
+
+def _raising_helper(n):
+    r = 0
+    if n > 0:
+        r = {"a": 1}["b"]
+    return r
+
+
+def caught_in_the_caller(n):
+    try:
+        return _raising_helper(n)
+    except KeyError:
+        return 7
+
+
+def caught_staging_error(n):
+    try:
+        s = 0
+        for i in range(n):
+            s = s + 0.5       # a loop variable changing dtype: a staging error
+    except Exception:
+        s = -1
+    return s
+
+
+def suppressed(n):
+    import contextlib
+    r = 0
+    with contextlib.suppress(IndexError):
+        for i in range(n):
+            r = [1][3]
+    return r
+
+
+def left_python_then_caught(x):
+    r = 0
+    try:
+        y = 5
+        # (left as Python, for the `del` of state: the tensor test raises)
+        if x > 0:
+            del y
+            r = 1
+    except Exception:
+        r = -1
+    return r
+
+
+def swallowed_by_finally(x):
+    a = 0
+    try:
+        if x > 2:
+            return 1
+        a = 5
+    finally:
+        return a
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+@pytest.mark.parametrize("fn, line", [
+    (caught_loop, "for i in range(n):"), (caught_in_the_caller, "if n > 0:"),
+    (caught_staging_error, "for i in range(n):"), (suppressed, "for i in range(n):"),
+    (left_python_then_caught, "if x > 0:"), (swallowed_by_finally, "if x > 2:")])
+def test_an_error_caught_while_tracing_is_refused(function, fn, line):
+    with pytest.raises(rt.errors.StagingError) as info:
+        function(fn)(rt.constant(0))
+    text = str(info.value)
+    assert "was caught by" in text and fn.__name__ in text
+    path, lineno = text.split(": ")[0].rsplit(":", 1)      # the construct's line
+    assert path == __file__
+    assert linecache.getline(path, int(lineno)).strip() == line
+
+
+def test_catching_what_python_code_raises_on_a_tensor_still_works():
+    def f(t):
+        try:
+            n = len(t)                   # a symbolic tensor has no len: TypeError
+        except TypeError:
+            n = rt.shape(t)[0]
+        try:
+            d = {"a": 1}["b"]            # raised and caught in plain code: as Python
+        except KeyError:
+            d = 2
+        return n + d
+    assert rt.function(f, input_signature=[rt.TensorSpec([None], rt.int32)])(
+        rt.constant([1, 2, 3])).numpy() == 5
+
+
+def test_an_if_inside_a_try_of_its_own_function_raises_when_the_graph_runs():
+    def f(x):
+        r = 0
+        try:
+            if x > 0:
+                r = {"a": 1}["b"]
+        except KeyError:
+            r = 7
+        return r
+    traced = rt.function(f)
+    assert traced(rt.constant(-1)).numpy() == 0
+    with pytest.raises(rt.errors.InvalidArgumentError, match="KeyError"):
+        traced(rt.constant(1))
