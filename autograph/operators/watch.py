@@ -5,8 +5,9 @@ branch makes through a call — `helper(d)` setting `d["k"]`, `o.set(x)`, a func
 rebinds a global, `setattr(o, "a", x)` — happens while tracing whatever the condition,
 and the converter cannot carry what it does not see. Before the construct is traced,
 `Watch` takes a fingerprint of the Python objects its functions can reach: their
-closure, the globals they name and their module's globals, the globals of other
-(users') modules they name and what those hold under the names they use, and what
+closure (its variables too: a `nonlocal` assignment in a helper rebinds one), the globals
+they name and their module's globals, the globals of other (users') modules they name
+and what those hold under the names they use, and what
 bound methods (builtin ones too: `push = xs.append`), `functools.partial`s and tuples
 among them hold; from there, the functions they may call (three levels of helpers, with
 their default arguments; a user's class's methods and properties) and what objects hold
@@ -53,6 +54,11 @@ BUFFERS = (bytearray, array.array)
 
 def _fingerprint(value: Any) -> Optional[tuple]:
     kind = type(value)
+    if kind is types.CellType:          # a closure's variable: what it is bound to
+        try:
+            return (id(value.cell_contents),)
+        except ValueError:
+            return ()
     if kind in _ITERATORS or kind is types.GeneratorType:
         return _position(value)
     state = _library_state(kind)
@@ -285,6 +291,8 @@ class Watch:
             for value in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
                 add(value, f"a default argument of {fn.__name__}", depth)
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+                # (the variable itself: a `nonlocal` assignment in a helper rebinds it)
+                found.setdefault(id(cell), (cell, name))
                 try:
                     value = cell.cell_contents
                 except ValueError:
@@ -379,6 +387,8 @@ class Watch:
 
 def _what(value: Any, label: str) -> str:
     kind = type(value)
+    if kind is types.CellType:
+        return f"the variable `{label}` of an enclosing function (a `nonlocal` assignment)"
     if label == "the module's globals":
         return "a global variable"
     if label.startswith("the globals of "):

@@ -146,3 +146,50 @@ def test_an_if_inside_a_try_of_its_own_function_raises_when_the_graph_runs():
     assert traced(rt.constant(-1)).numpy() == 0
     with pytest.raises(rt.errors.InvalidArgumentError, match="KeyError"):
         traced(rt.constant(1))
+
+
+# -- a helper's `nonlocal` write in a staged conditional expression / and / or -----------
+
+def nonlocal_in_if_expression(x):
+    c = 0
+
+    def bump():
+        nonlocal c
+        c = c + 1
+        return 1
+    r = bump() if x > 0 else 0
+    return c + r
+
+
+def nonlocal_in_and(x):
+    c = 0
+
+    def bump():
+        nonlocal c
+        c = c + 1
+        return True
+    r = x > 0 and bump()
+    return c, r
+
+
+def nonlocal_in_if_statement(x):
+    c = 0
+
+    def bump():
+        nonlocal c
+        c = c + 1
+    if x > 0:
+        bump()
+    return c
+
+
+@pytest.mark.parametrize("fn", [nonlocal_in_if_expression, nonlocal_in_and])
+def test_a_helpers_nonlocal_write_in_a_staged_expression_is_refused(fn):
+    with pytest.raises(rt.errors.StagingError, match="changes the variable `c` of an "
+                                                     "enclosing function"):
+        rt.function(fn)(rt.constant(-3))
+
+
+def test_a_helpers_nonlocal_write_in_a_staged_if_statement_is_carried():
+    traced = rt.function(nonlocal_in_if_statement)
+    assert [int(traced(rt.constant(x)).numpy()) for x in (-3, 3)] == [0, 1]
