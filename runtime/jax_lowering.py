@@ -129,6 +129,20 @@ def _integer_checked(fn):
     return lower
 
 
+def _negative_power(*_):
+    return InvalidArgumentError("ValueError: Integers to negative integer powers are not "
+                                "allowed.")
+
+
+def _power(lw, op, x, y):
+    """numpy's kernel raises on an integer to a negative integer power (XLA gives 0):
+    so does the lowered op (a check at run time, unless the exponent is a constant)."""
+    if op.inputs[1].dtype.is_integer:
+        lw.defer(op, np.any(y < 0) if is_concrete(y) else jnp.any(y < 0), _negative_power)
+    return jnp.power(x, y)
+
+
+RULES[ELEMENTWISE["pow"]] = _power
 RULES[ELEMENTWISE["sigmoid"]] = _unary(_sigmoid)
 RULES[ELEMENTWISE["divide"]] = _binary(_truediv)
 RULES[ELEMENTWISE["floordiv"]] = _integer_checked(jnp.floor_divide)

@@ -76,8 +76,9 @@ def _rebuild(s, children):
     if not isinstance(s, (list, tuple, dict)):
         return type(s)._rt_from_components(s, tuple(children))
     if isinstance(s, dict):
-        keys = sorted(s, key=_sort_key)
-        return type(s)(zip(keys, children))
+        # (flattened in sorted key order; rebuilt in `s`'s own order, as Python iterates it)
+        by_key = dict(zip(sorted(s, key=_sort_key), children))
+        return type(s)((k, by_key[k]) for k in s)
     if _is_namedtuple(s):
         return type(s)(*children)
     if isinstance(s, tuple):

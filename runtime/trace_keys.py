@@ -31,9 +31,8 @@ def leaf_key(v, track):
         spec = nest.composite_specs(v)
         return (spec._rt_static_key(), *(leaf_key(c, track) for c in spec._rt_components()))
     if nest.is_nested(v):
-        if isinstance(v, dict):
-            return (type(v).__name__,) + tuple((k, leaf_key(v[k], track)) for k in
-                                               sorted(v, key=repr))
+        if isinstance(v, dict):     # (in its order: the function may iterate it)
+            return (type(v).__name__,) + tuple((k, leaf_key(v[k], track)) for k in v)
         return (type(v).__name__,) + tuple(leaf_key(x, track) for x in v)
     track(v)
     return ("V" if isinstance(v, Variable) else "O", id(v))

@@ -62,9 +62,13 @@ def test_nested_structures_key_by_structure_and_leaves():
     f([rt.constant(1), 3])
     f((rt.constant(1), 2))
     f({"a": rt.constant(1), "b": 2})
-    f({"b": 2, "a": rt.constant(7)})
+    f({"a": rt.constant(7), "b": 2})
     f(Point(rt.constant(1), 2))
     assert f.experimental_get_tracing_count() == 5
+    # A dict's order is what the function sees when it iterates it: another order,
+    # another trace (`list(d)[0]` would otherwise answer for the first order).
+    f({"b": 2, "a": rt.constant(7)})
+    assert f.experimental_get_tracing_count() == 6
 
 
 def test_variables_key_by_identity_and_are_read_at_call_time():

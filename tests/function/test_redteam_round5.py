@@ -193,3 +193,27 @@ def test_a_helpers_nonlocal_write_in_a_staged_expression_is_refused(fn):
 def test_a_helpers_nonlocal_write_in_a_staged_if_statement_is_carried():
     traced = rt.function(nonlocal_in_if_statement)
     assert [int(traced(rt.constant(x)).numpy()) for x in (-3, 3)] == [0, 1]
+
+
+# -- a dict argument is seen in its own order --------------------------------------------
+
+def test_a_dict_argument_keeps_its_order_and_another_order_retraces():
+    def first_key(x, d):
+        return x * 0 + list(d)[0], list(d.values())[0]
+
+    traced = rt.function(first_key)
+    t = rt.constant(1)
+    ten, twenty = rt.constant(10), rt.constant(20)
+    for d in ({2: twenty, 1: ten}, {1: ten, 2: twenty}):
+        key, value = traced(t, d)
+        assert (int(key.numpy()), int(value.numpy())) == (list(d)[0], int(list(d.values())[0]))
+
+
+# -- jit_compile: an integer to a negative integer power ---------------------------------
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_an_integer_to_a_negative_power_raises_on_every_backend(function):
+    traced = function(lambda a, b: a ** b)
+    assert traced(rt.constant(2), rt.constant(3)).numpy() == 8
+    with pytest.raises(rt.errors.InvalidArgumentError, match="negative integer powers"):
+        traced(rt.constant(2), rt.constant(-1))
