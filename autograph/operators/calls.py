@@ -49,6 +49,7 @@ _BUILTIN_CALLABLES = frozenset({types.BuiltinFunctionType, types.BuiltinMethodTy
 # time): calls to them run them as they are, without trying.
 # inspect.CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR (not imported: inspect is slow to load)
 _NOT_CONVERTIBLE = 0x20 | 0x80 | 0x200
+_OPTIMIZED = 0x1       # inspect.CO_OPTIMIZED: a function's code, not a class body's
 
 
 def do_not_convert(fn: Callable) -> Callable:
@@ -235,11 +236,13 @@ def made_by_conversion(made: list) -> None:
     """Records `made`, the code objects a converted body defines, and those nested in
     them: a function defined there is converted already, and converting it again from its
     source would lose what its enclosing function's conversion knew (a variable of that
-    function that may be unassigned: `ag__.ld_free`)."""
+    function that may be unassigned: `ag__.ld_free`). Not class bodies, generators and
+    `async def`s, which conversion leaves as written, nor what they define."""
     todo = list(made)
     while todo:
         c = todo.pop()
-        if type(c) is types.CodeType:
+        if type(c) is types.CodeType and c.co_flags & _OPTIMIZED and not (
+                c.co_flags & _NOT_CONVERTIBLE):
             _MADE_BY_CONVERSION[id(c)] = c
             todo.extend(c.co_consts)
 

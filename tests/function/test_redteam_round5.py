@@ -217,3 +217,19 @@ def test_an_integer_to_a_negative_power_raises_on_every_backend(function):
     assert traced(rt.constant(2), rt.constant(3)).numpy() == 8
     with pytest.raises(rt.errors.InvalidArgumentError, match="negative integer powers"):
         traced(rt.constant(2), rt.constant(-1))
+
+
+# -- a class defined inside a traced function: its methods are converted when called ----
+
+def class_defined_inside(n):
+    class Summer:
+        def run(self, n):
+            s = 0
+            for i in range(n):
+                s += i
+            return s
+    return Summer().run(n)
+
+
+def test_methods_of_a_class_defined_in_the_traced_function_are_converted():
+    assert rt.function(class_defined_inside)(rt.constant(4)).numpy() == 6
