@@ -18,6 +18,7 @@ from .core.graph import Graph, current_graph
 from .core.tensor import SymbolicTensor, Tensor
 from .ops.array_ops import shape
 from .ops.core import constant, convert_to_tensor
+from .ops.makers import zeros
 from .ops.io_ops import assert_that, print_
 from .ops.list_ops import StagedList
 from .ops.makers import range as range_
@@ -67,6 +68,10 @@ class RuntimeBackend:
         if t.shape.rank == 0:
             raise TypeError(f"cannot iterate over the scalar tensor {t!r}")
         first = t.shape[0] if t.shape.rank is not None else None
+        if first == 0 and t.shape[1:].is_fully_defined():
+            # no item at all: the body is traced on a stand-in of an item's shape (XLA
+            # cannot even compile a slice of an empty dimension)
+            return constant(0, dtypes.int32), (lambda i: zeros(t.shape[1:], t.dtype))
         n = constant(first, dtypes.int32) if first is not None else cast(shape(t)[0], dtypes.int32)
         return n, (lambda i: t[i])
 

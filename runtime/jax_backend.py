@@ -360,18 +360,38 @@ class _Lowerer(walk.Visitor):
                                zip(_typed(then_outs, op.outputs), _typed(else_outs, op.outputs))])
             return
 
+        buffers = {}     # output index -> a TensorArray's buffer shape and dtype (see below)
+
         def branch(body):
             def fn(operands):
                 state, ext = operands
                 outs, state = self.lower_body(body, ext, state)
-                return list(state), _typed(outs, op.outputs)
+                outs = _typed(outs, op.outputs)
+                for i, (shape, dtype) in buffers.items():
+                    if outs[i].buffer is None:
+                        outs[i] = outs[i].replace(jnp.zeros(shape, dtype))
+                return list(state), outs
             return fn
 
+        operands = (list(self.state), ext)
         try:
             state, outs = lax.cond(jnp.asarray(pred, bool).reshape(()), branch(then_body),
-                                   branch(else_body), (list(self.state), ext))
+                                   branch(else_body), operands)
         except TypeError as e:
-            raise XlaLoweringError(f"cannot compile with XLA: {_problem(op, e)}") from None
+            # A TensorArray written on one path only has a buffer there and none yet on
+            # the other (its element shape comes from the first write): the other path
+            # gets zeros of that shape, its elements as never written. Else: not lowerable.
+            for body in (then_body, else_body):
+                for i, v in enumerate(jax.eval_shape(branch(body), operands)[1]):
+                    if isinstance(v, TensorArrayValue) and v.buffer is not None:
+                        buffers.setdefault(i, (v.buffer.shape, v.buffer.dtype))
+            if not buffers:
+                raise XlaLoweringError(f"cannot compile with XLA: {_problem(op, e)}") from None
+            try:
+                state, outs = lax.cond(jnp.asarray(pred, bool).reshape(()), branch(then_body),
+                                       branch(else_body), operands)
+            except TypeError as e:
+                raise XlaLoweringError(f"cannot compile with XLA: {_problem(op, e)}") from None
         self.state = list(state)
         self.bind_all(op, outs)
 

@@ -233,3 +233,43 @@ def class_defined_inside(n):
 
 def test_methods_of_a_class_defined_in_the_traced_function_are_converted():
     assert rt.function(class_defined_inside)(rt.constant(4)).numpy() == 6
+
+
+# -- jit_compile: a TensorArray written on one path only; a loop over an empty tensor -----
+
+def written_on_one_path(n):
+    ta = rt.TensorArray(rt.int32, size=3)
+    if n > 0:
+        ta = ta.write(0, n)
+    return ta.stack()
+
+
+def written_under_a_condition_in_a_loop(n):
+    ta = rt.TensorArray(rt.float32, size=4)
+    for i in rt.range(4):
+        if i >= n:
+            break
+        if i % 2 == 0:
+            ta = ta.write(i, rt.cast(i, rt.float32) + 0.5)
+    return ta.stack()
+
+
+def sum_of_items(t):
+    s = 0
+    for v in t:
+        s = s + v
+    return s
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_tensor_arrays_written_on_some_paths(function):
+    assert function(written_on_one_path)(rt.constant(3)).numpy().tolist() == [3, 0, 0]
+    assert function(written_on_one_path)(rt.constant(-3)).numpy().tolist() == [0, 0, 0]
+    got = function(written_under_a_condition_in_a_loop)(rt.constant(3)).numpy().tolist()
+    assert got == [0.5, 0.0, 2.5, 0.0]
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_a_loop_over_an_empty_tensor_runs_no_iteration(function):
+    assert function(sum_of_items)(rt.constant(np.array([], np.int32))).numpy() == 0
+    assert function(sum_of_items)(rt.constant(np.array([4, 5], np.int32))).numpy() == 9
