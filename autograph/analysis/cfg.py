@@ -108,6 +108,10 @@ class _Builder:
         self.bodies: list = []          # (writes, features) of the compound statements built
         self.top_reads: set = set()     # what the outermost one being built reads
         self.loop_levels: list = []     # len(self.bodies) when each enclosing loop began
+        # `super()` reads the first parameter (converted, `super(__class__, self)`)
+        args = getattr(graph.fn_node, "args", None)
+        positional = (args.posonlyargs + args.args) if args is not None else ()
+        self.first_param = positional[0].id if positional else None
 
     def node(self, ast_node: gast.AST, part: Optional[gast.AST], preds: list) -> Node:
         """A node for `part` (code: an expression, statement or list; or None), after
@@ -117,6 +121,8 @@ class _Builder:
             act = _NO_ACTIVITY
         else:
             act = activity.of(part, record_nodes=True)
+            if "super" in act.reads and self.first_param:
+                act.reads.add(self.first_param)
             if self.bodies:
                 # What the enclosing compound statements contain: the names they assign
                 # and what can keep them Python (see converters/state.blocker). The

@@ -41,9 +41,12 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
     if kind is gast.Attribute and type(func.value) is gast.Name and func.value.id == "ag__":
         return node
     if kind is gast.Name and func.id == "super" and not node.args:
-        if ctx.has_class_cell and ctx.first_param:
+        # (the first parameter of the innermost user function, lambda or generator
+        # expression around it: what Python's own `super()` reads; "" none)
+        first = ctx.super_params[-1] if ctx.super_params else ctx.first_param
+        if ctx.has_class_cell and first:
             node.args = [templates.place(templates.name(n), node.lineno, node.col_offset)
-                         for n in ("__class__", ctx.first_param)]
+                         for n in ("__class__", first)]
         return node
     target = resolve(func, ctx)
     staged = _STAGED.get(id(target))

@@ -62,6 +62,7 @@ class Context:
         self.closure_reads = self.top_writes = frozenset()    # (cfg.Graph's, by pipeline)
         self.fn_locals = None                                 # (the same, where analysed)
         self.scope_depth = 0                # (expressions.rewrite_tree: 1 in the function)
+        self.super_params: list = []        # (rewrite_tree: see call_trees, `super()`)
         self.top_lambdas: list = []         # what the `lambda:`s made at that depth hold
 
     def converted_body_scope(self, cells: frozenset = frozenset()) -> bool:

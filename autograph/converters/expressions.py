@@ -2,6 +2,8 @@
 evaluating them in a new scope means the same thing."""
 from __future__ import annotations
 
+import sys
+
 from autograph import nodes as gast
 from autograph import templates
 from autograph.converters.context import walk
@@ -79,11 +81,21 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
     if kind is _ATTRIBUTE:
         _attribute(node, rewrites, ctx)
         return node
+    own = None
     if kind is _FUNCTION:           # (nested functions: see Context.top_lambdas)
         ctx.scope_depth += 1
-        fields = _GENERATED_FIELDS if d.get("ag_generated", False) else _FIELD_NAMES[kind]
+        if d.get("ag_generated", False):
+            fields = _GENERATED_FIELDS
+        else:
+            fields = _FIELD_NAMES[kind]
+            own = _first_param(node)
+    elif kind in _OWN_SUPER:       # `super()` in it is its own (a lambda: its first param)
+        own = _first_param(node) if kind is gast.Lambda else ""
+        fields = _FIELD_NAMES[kind]
     else:
         fields = _FIELD_NAMES[kind]
+    if own is not None:
+        ctx.super_params.append(own)
     for field in fields:
         old = d.get(field)
         if type(old) is list:
@@ -99,8 +111,24 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
             d[field] = rewrite_tree(old, rewrites, ctx)
     if kind is _FUNCTION:
         ctx.scope_depth -= 1
+    if own is not None:
+        ctx.super_params.pop()
     rewrite = rewrites.get(kind)
     return rewrite(node, ctx) if rewrite is not None else node
+
+
+# Scopes whose zero-argument `super()` reads their own first parameter (and the user's
+# nested functions): a lambda, and a generator expression (`.0`, its iterator; also a
+# comprehension before Python 3.12, which inlines them).
+_OWN_SUPER = frozenset({gast.Lambda, gast.GeneratorExp} | (
+    set() if sys.version_info >= (3, 12) else {gast.ListComp, gast.SetComp, gast.DictComp}))
+
+
+def _first_param(node) -> str:
+    """The first positional parameter of a function or lambda node, or "" (none)."""
+    args = node.args
+    positional = args.posonlyargs + args.args
+    return positional[0].id if positional else ""
 
 
 def _attribute(node: gast.Attribute, rewrites: dict, ctx) -> None:

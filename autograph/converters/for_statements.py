@@ -62,7 +62,10 @@ class ForTransformer(StatementTransformer):
         out = [body_fn]
         args = [self._iterable(node.iter), templates.name(body_name)]
         if names:
-            args += [state.initial_values(node, names, ctx), state.names_literal(names)]
+            # (a `:=` in the iterable binds its name before the state is read)
+            bound = (frozenset(_surely_bound(node.iter)) if gast.NamedExpr in ctx.node_kinds
+                     else frozenset())
+            args += [state.initial_values(node, names, ctx, bound), state.names_literal(names)]
         keywords = []
         extra = node.__dict__.get("ag_extra_test", None)
         if extra is not None:
@@ -116,3 +119,20 @@ def _target_names(target) -> list:
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
     ForTransformer(ctx).generic_visit(fn_node)
     return fn_node
+
+
+_MAYBE_SKIPPED = (gast.Lambda, gast.BoolOp, gast.IfExp, gast.ListComp, gast.SetComp,
+                  gast.DictComp, gast.GeneratorExp)
+
+
+def _surely_bound(node: gast.AST) -> list:
+    """The names a `:=` in the expression `node` binds whenever it is evaluated (not one
+    in a lambda, comprehension, or a part `and`/`or`/`x if c else y` may skip)."""
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, gast.NamedExpr) and isinstance(n.target, gast.Name):
+            out.append(n.target.id)
+        if not isinstance(n, _MAYBE_SKIPPED):
+            todo.extend(gast.iter_child_nodes(n))
+    return out

@@ -146,6 +146,12 @@ def _unchanged(self, node):
 
 
 def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
+    # A local the function deletes is bound to a marker again right after the `del`
+    # (`_rebind_deleted`): the state a later construct is given, and its reads from the
+    # functions conversion made, then see the marker, which `ld` turns into Python's
+    # error where Python reads it, rather than fail where Python does not read it.
+    deleted = _deleted(fn_node.body) & ctx.graph.locals
+    ctx.may_hold_undefined |= deleted
     LoadTransformer(ctx, set(ctx.may_hold_undefined)).generic_visit(fn_node)
     added = ctx.needs_init - ctx.may_hold_undefined
     if added:
@@ -155,9 +161,12 @@ def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
     markers = ctx.may_hold_undefined | ctx.needs_init
     if markers and (ctx.has_nested_functions or not _NESTED_SCOPES.isdisjoint(ctx.node_kinds)):
         fn_node.body = [_nested_reads(s, markers, None, frozenset()) for s in fn_node.body]
-    if ctx.needs_init:
+    if deleted:
+        _rebind_deleted(fn_node, deleted)
+    params = set(activity.params(fn_node))      # (bound on entry: never a marker there)
+    if ctx.needs_init - params:
         inits = []
-        for n in sorted(ctx.needs_init):
+        for n in sorted(ctx.needs_init - params):
             inits += templates.replace("n = ag__.Undefined(s)", fn_node.body[0].lineno,
                                        n=n, s=gast.Constant(value=n, kind=None))
         body = fn_node.body
@@ -238,3 +247,50 @@ def _fields(node, fields, names, kind, bound) -> None:
                         for v in value]
         elif isinstance(value, gast.AST):
             d[field] = _nested_reads(value, names, kind, bound)
+
+
+# -- `del` ---------------------------------------------------------------------------------
+
+_STATEMENT_LISTS = ("body", "orelse", "finalbody")
+
+
+def _user_scope(node) -> bool:
+    return isinstance(node, SCOPES) and not node.__dict__.get("ag_generated", False)
+
+
+def _deleted(body: list) -> set:
+    """Names `del` statements of the function's own code delete (its nested functions,
+    lambdas and classes aside)."""
+    out, todo = set(), list(body)
+    while todo:
+        node = todo.pop()
+        if type(node) is gast.Delete:
+            out.update(t.id for t in node.targets if type(t) is gast.Name)
+        elif not _user_scope(node):
+            todo.extend(gast.iter_child_nodes(node))
+    return out
+
+
+def _rebind_deleted(node, names: set) -> None:
+    """After each `del` of one of `names` in the function's own code, the name is bound
+    to a marker again (see transform)."""
+    d = node.__dict__
+    for field in _STATEMENT_LISTS:
+        stmts = d.get(field)
+        if type(stmts) is not list:
+            continue
+        new = []
+        for s in stmts:
+            new.append(s)
+            if type(s) is gast.Delete:
+                for t in s.targets:
+                    if type(t) is gast.Name and t.id in names:
+                        new += templates.replace("n = ag__.Undefined(s)", s.lineno, n=t.id,
+                                                 s=gast.Constant(value=t.id, kind=None))
+            elif not _user_scope(s):
+                _rebind_deleted(s, names)
+        d[field] = new
+    for handler in d.get("handlers", ()):
+        _rebind_deleted(handler, names)
+    for case in d.get("cases", ()):
+        _rebind_deleted(case, names)

@@ -1,0 +1,66 @@
+"""Red-team round 5 (the converter on Python values): functions whose converted body
+differed from the original (see test_converter_round5.py)."""
+
+
+def deleted_parameter(a, c):
+    if c:
+        del a
+    if c > 5:
+        return 1
+    return a
+
+
+def deleted_then_assigned_in_a_later_if(c):
+    x = 1
+    if c:
+        del x
+    if c:
+        x = 2
+    return x
+
+
+def walrus_in_the_iterable(n):
+    for v in [(d := n)]:
+        if v > 100:
+            d = 0
+    return d == n
+
+
+class Base:
+    def __init__(self, tag):
+        self.tag = tag
+
+    def name(self):
+        return self.tag
+
+
+class Derived(Base):
+    def super_after_rebinding_self(self, other):
+        if other is not None:
+            self = other
+        return super().name()
+
+    def super_in_a_nested_function(self, other):
+        def inner(obj):
+            return super().name()
+        return inner(other)
+
+    def super_in_a_nested_function_with_an_if(self, other):
+        def inner(obj, c):
+            if c:
+                return super().name()
+            return "none"
+        return inner(other, True)
+
+    def super_in_a_generator_expression(self, other):
+        return list(super().name() for _ in range(1))
+
+
+OTHER = Derived("other")
+CASES = [(deleted_parameter, [(2, 0), (2, 1), (2, 7)]),
+         (deleted_then_assigned_in_a_later_if, [(0,), (1,)]),
+         (walrus_in_the_iterable, [(3,), (200,)])]
+METHODS = [(Derived.super_after_rebinding_self, [(OTHER,), (None,)]),
+           (Derived.super_in_a_nested_function, [(OTHER,)]),
+           (Derived.super_in_a_nested_function_with_an_if, [(OTHER,)]),
+           (Derived.super_in_a_generator_expression, [(OTHER,)])]
