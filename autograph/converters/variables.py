@@ -152,6 +152,12 @@ def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
     # error where Python reads it, rather than fail where Python does not read it.
     deleted = _deleted(fn_node.body) & ctx.graph.locals
     ctx.may_hold_undefined |= deleted
+    # A local of the function that the converted code no longer assigns at its level (each
+    # assignment moved into a generated function) but reads there: bound to a marker at
+    # entry, so that the read stays a local's (Python's UnboundLocalError), not a global's.
+    act = activity.of(fn_node.body)
+    ctx.needs_init |= ((ctx.graph.locals & act.reads) - act.writes - ctx.graph.declared
+                       - set(activity.params(fn_node)))
     LoadTransformer(ctx, set(ctx.may_hold_undefined)).generic_visit(fn_node)
     added = ctx.needs_init - ctx.may_hold_undefined
     if added:
@@ -194,16 +200,20 @@ def _nested_reads(node, names: set, kind, bound: frozenset) -> gast.AST:
     if t is gast.Name:
         if (kind is not None and node.id in names and node.id not in bound
                 and type(node.ctx) is gast.Load
-                and not node.__dict__.get("ag_generated", False)):
+                and not node.__dict__.get("ag_generated", False)
+                and (kind != "here" or node.__dict__.get("ag_maybe_undefined", False))):
             op = "ld_free" if kind == "free" else "ld"
             return templates.replace_as_expression(f"ag__.{op}(name)", node.lineno, name=node)
         return node
+    # (what a nested scope evaluates where it is defined, in the function's own code,
+    # which LoadTransformer does not enter: "here", a read of the function's own)
+    outside = "here" if kind is None else kind
     if t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda) and not node.__dict__.get(
             "ag_generated", False):
         args = node.args
-        _fields(args, ("defaults", "kw_defaults"), names, kind, bound)
+        _fields(args, ("defaults", "kw_defaults"), names, outside, bound)
         if t is not gast.Lambda:
-            _fields(node, ("decorator_list",), names, kind, bound)
+            _fields(node, ("decorator_list",), names, outside, bound)
         body = node.body if t is not gast.Lambda else [node.body]
         act = activity.of(body)
         own = set(activity.params(node)) | (act.writes - act.declared_nonlocal)
@@ -214,7 +224,7 @@ def _nested_reads(node, names: set, kind, bound: frozenset) -> gast.AST:
             node.body = [_nested_reads(s, names, "free", inner) for s in node.body]
         return node
     if t is gast.ClassDef:
-        _fields(node, ("bases", "keywords", "decorator_list"), names, kind, bound)
+        _fields(node, ("bases", "keywords", "decorator_list"), names, outside, bound)
         writes = activity.of(node.body).writes
         # (a class's names are not seen from the methods in it)
         node.body = [_nested_reads(s, names, "free", bound if isinstance(
@@ -223,9 +233,10 @@ def _nested_reads(node, names: set, kind, bound: frozenset) -> gast.AST:
         return node
     if t in _COMPREHENSIONS:
         first, *rest = node.generators
-        first.iter = _nested_reads(first.iter, names, kind, bound)      # the enclosing scope's
+        first.iter = _nested_reads(first.iter, names, outside, bound)   # the enclosing scope's
         inner_kind = ("local" if _INLINED and kind is None and t is not gast.GeneratorExp
                       else "free" if kind is None else kind)
+        inner_kind = "free" if inner_kind == "here" else inner_kind
         targets = activity.of([g.target for g in node.generators]).writes
         inner = bound | targets
         first.target = _nested_reads(first.target, names, inner_kind, inner)

@@ -26,6 +26,38 @@ def walrus_in_the_iterable(n):
     return d == n
 
 
+X = "the global X"
+
+
+def local_read_before_its_only_assignment(c):
+    r = X
+    if c:
+        X = 1      # noqa: F841  (X is local: the read above raises, as in Python)
+    return r
+
+
+def default_of_a_nested_def_unassigned(c):
+    if c:
+        y = 1
+
+    def g(v=y):
+        return v
+    return g()
+
+
+def default_of_a_lambda_unassigned(c):
+    if c:
+        y = 1
+    f = lambda v=y: v      # noqa: E731
+    return f is not None
+
+
+def comprehension_over_an_unassigned_name(c):
+    if c:
+        y = [1]
+    return [v for v in y]
+
+
 class Base:
     def __init__(self, tag):
         self.tag = tag
@@ -59,7 +91,11 @@ class Derived(Base):
 OTHER = Derived("other")
 CASES = [(deleted_parameter, [(2, 0), (2, 1), (2, 7)]),
          (deleted_then_assigned_in_a_later_if, [(0,), (1,)]),
-         (walrus_in_the_iterable, [(3,), (200,)])]
+         (walrus_in_the_iterable, [(3,), (200,)]),
+         (local_read_before_its_only_assignment, [(0,), (1,)]),
+         (default_of_a_nested_def_unassigned, [(0,), (1,)]),
+         (default_of_a_lambda_unassigned, [(0,), (1,)]),
+         (comprehension_over_an_unassigned_name, [(0,), (1,)])]
 METHODS = [(Derived.super_after_rebinding_self, [(OTHER,), (None,)]),
            (Derived.super_in_a_nested_function, [(OTHER,)]),
            (Derived.super_in_a_nested_function_with_an_if, [(OTHER,)]),
