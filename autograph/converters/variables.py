@@ -106,6 +106,17 @@ class LoadTransformer(gast.NodeTransformer):
                 checks += templates.replace("ag__.ld(name)", node.lineno, name=load)
         return checks + [node] if checks else node
 
+    def visit_AugAssign(self, node):
+        """`x += v` of a name that may hold a marker: `ag__.ld(x)` first, so that it
+        raises as Python does (which reads `x` before it evaluates `v`)."""
+        self.generic_visit(node)
+        target = node.target
+        if isinstance(target, gast.Name) and target.id in self.wrap:
+            load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None,
+                             type_comment=None)
+            return templates.replace("ag__.ld(name)", node.lineno, name=load) + [node]
+        return node
+
     def visit_Name(self, node):
         if node.__dict__.get("ag_maybe_unbound", False) and node.id not in self.bound[-1]:
             # A construct's state name that some paths leave unassigned and no enclosing

@@ -58,6 +58,15 @@ def comprehension_over_an_unassigned_name(c):
     return [v for v in y]
 
 
+def augmented_assignment_of_an_unassigned_name(c):
+    import contextlib
+    if c:
+        d = 1
+    with contextlib.suppress(TypeError):
+        d += 6
+    return "survived"
+
+
 class Base:
     def __init__(self, tag):
         self.tag = tag
@@ -95,7 +104,8 @@ CASES = [(deleted_parameter, [(2, 0), (2, 1), (2, 7)]),
          (local_read_before_its_only_assignment, [(0,), (1,)]),
          (default_of_a_nested_def_unassigned, [(0,), (1,)]),
          (default_of_a_lambda_unassigned, [(0,), (1,)]),
-         (comprehension_over_an_unassigned_name, [(0,), (1,)])]
+         (comprehension_over_an_unassigned_name, [(0,), (1,)]),
+         (augmented_assignment_of_an_unassigned_name, [(0,), (1,)])]
 METHODS = [(Derived.super_after_rebinding_self, [(OTHER,), (None,)]),
            (Derived.super_in_a_nested_function, [(OTHER,)]),
            (Derived.super_in_a_nested_function_with_an_if, [(OTHER,)]),
