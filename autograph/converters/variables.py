@@ -30,6 +30,7 @@ class LoadTransformer(gast.NodeTransformer):
         self.ctx = ctx
         self.wrap = wrap               # names whose maybe-unassigned reads get `ld`
         self.bound: list = [set()]     # names bound as parameters of enclosing generated functions
+        self.top_reads: set = set()    # maybe unassigned locals read in the function's own code
 
     def visit_FunctionDef(self, node):
         self.bound.append(self.bound[-1] | node.__dict__.get("ag_params", set()))
@@ -122,13 +123,16 @@ class LoadTransformer(gast.NodeTransformer):
             # A construct's state name that some paths leave unassigned and no enclosing
             # construct passes in: bind it to a marker at function entry.
             self.ctx.needs_init.add(node.id)
-        if (len(self.bound) > 1 and isinstance(node.ctx, gast.Load)
+        if (isinstance(node.ctx, gast.Load)
                 and node.__dict__.get("ag_maybe_undefined", False)
                 and not node.__dict__.get("ag_generated", False)
                 and node.id not in self.bound[-1] and node.id in self.ctx.graph.locals):
-            # Read from a generated function's closure: unassigned, Python would raise
-            # NameError ("free variable") where the user's code raises UnboundLocalError.
-            self.ctx.needs_init.add(node.id)
+            if len(self.bound) > 1:
+                # Read from a generated function's closure: unassigned, Python would raise
+                # NameError ("free variable") where the user's code raises UnboundLocalError.
+                self.ctx.needs_init.add(node.id)
+            else:
+                self.top_reads.add(node.id)     # (see transform: a local it may no longer bind)
         if (isinstance(node.ctx, gast.Load) and node.id in self.wrap
                 and node.__dict__.get("ag_maybe_undefined", False)
                 and not node.__dict__.get("ag_generated", False)):
@@ -161,15 +165,17 @@ def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
     # (`_rebind_deleted`): the state a later construct is given, and its reads from the
     # functions conversion made, then see the marker, which `ld` turns into Python's
     # error where Python reads it, rather than fail where Python does not read it.
-    deleted = _deleted(fn_node.body) & ctx.graph.locals
+    deleted = (_deleted(fn_node.body) & ctx.graph.locals if gast.Delete in ctx.node_kinds
+               else set())
     ctx.may_hold_undefined |= deleted
-    # A local of the function that the converted code no longer assigns at its level (each
-    # assignment moved into a generated function) but reads there: bound to a marker at
-    # entry, so that the read stays a local's (Python's UnboundLocalError), not a global's.
-    act = activity.of(fn_node.body)
-    ctx.needs_init |= ((ctx.graph.locals & act.reads) - act.writes - ctx.graph.declared
-                       - set(activity.params(fn_node)))
-    LoadTransformer(ctx, set(ctx.may_hold_undefined)).generic_visit(fn_node)
+    first = LoadTransformer(ctx, set(ctx.may_hold_undefined))
+    first.generic_visit(fn_node)
+    if first.top_reads and not _SCOPE_BINDERS & ctx.node_kinds:
+        # A local that the function's own code reads, maybe unassigned, but no longer
+        # assigns (each assignment moved into a generated function): bound to a marker at
+        # entry, so that the read stays a local's (Python's UnboundLocalError) and does
+        # not find a global of that name.
+        ctx.needs_init |= first.top_reads - _bound_here(fn_node.body) - ctx.graph.declared
     added = ctx.needs_init - ctx.may_hold_undefined
     if added:
         # Names now bound to a marker at entry: every read that may see it needs `ld`.
@@ -282,14 +288,20 @@ def _user_scope(node) -> bool:
 
 def _deleted(body: list) -> set:
     """Names `del` statements of the function's own code delete (its nested functions,
-    lambdas and classes aside)."""
+    lambdas and classes aside): the statements are walked, not the expressions."""
     out, todo = set(), list(body)
     while todo:
         node = todo.pop()
         if type(node) is gast.Delete:
             out.update(t.id for t in node.targets if type(t) is gast.Name)
         elif not _user_scope(node):
-            todo.extend(gast.iter_child_nodes(node))
+            d = node.__dict__
+            for field in _STATEMENT_LISTS:
+                stmts = d.get(field)
+                if type(stmts) is list:
+                    todo.extend(stmts)
+            todo.extend(d.get("handlers", ()))
+            todo.extend(d.get("cases", ()))
     return out
 
 
@@ -316,3 +328,48 @@ def _rebind_deleted(node, names: set) -> None:
         _rebind_deleted(handler, names)
     for case in d.get("cases", ()):
         _rebind_deleted(case, names)
+
+
+# Bindings `_bound_here` does not look for (a `:=`, a `match` capture): where the function
+# has them, no local counts as lost.
+_SCOPE_BINDERS = frozenset({gast.NamedExpr, *(getattr(gast, k) for k in ("MatchAs", "MatchStar",
+                                                                         "MatchMapping")
+                                              if hasattr(gast, k))})
+
+
+def _bound_here(body: list) -> set:
+    """The names the function's own statements bind (not those of the functions in it,
+    generated or not: their names only), its parameters aside."""
+    out, todo = set(), list(body)
+    while todo:
+        s = todo.pop()
+        kind = type(s)
+        if kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            out.add(s.name)
+            continue
+        if kind is gast.Assign:
+            targets = s.targets
+        elif kind in (gast.AugAssign, gast.AnnAssign, gast.For, gast.AsyncFor):
+            targets = [s.target]
+        elif kind in (gast.With, gast.AsyncWith):
+            targets = [i.optional_vars for i in s.items if i.optional_vars is not None]
+        elif kind in (gast.Import, gast.ImportFrom):
+            out.update((a.asname or a.name).partition(".")[0] for a in s.names)
+            targets = []
+        elif kind is gast.ExceptHandler:
+            targets = [s.name] if isinstance(s.name, gast.Name) else []
+            if isinstance(s.name, str):
+                out.add(s.name)
+        else:
+            targets = []
+        for t in targets:
+            for n in gast.walk(t):
+                if type(n) is gast.Name and type(n.ctx) is not gast.Load:
+                    out.add(n.id)
+        d = s.__dict__
+        for field in _STATEMENT_LISTS:
+            stmts = d.get(field)
+            if type(stmts) is list:
+                todo.extend(stmts)
+        todo.extend(d.get("handlers", ()))
+    return out
