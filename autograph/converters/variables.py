@@ -295,14 +295,19 @@ def _deleted(body: list) -> set:
         if type(node) is gast.Delete:
             out.update(t.id for t in node.targets if type(t) is gast.Name)
         elif not _user_scope(node):
-            d = node.__dict__
-            for field in _STATEMENT_LISTS:
-                stmts = d.get(field)
-                if type(stmts) is list:
-                    todo.extend(stmts)
-            todo.extend(d.get("handlers", ()))
-            todo.extend(d.get("cases", ()))
+            todo.extend(_inner_statements(node))
     return out
+
+
+def _inner_statements(node) -> list:
+    """The statements (and `except` handlers, `case`s) directly inside `node`."""
+    d = node.__dict__
+    out = []
+    for field in _STATEMENT_LISTS:
+        stmts = d.get(field)
+        if type(stmts) is list:
+            out += stmts
+    return out + list(d.get("handlers", ())) + list(d.get("cases", ()))
 
 
 def _rebind_deleted(node, names: set) -> None:
@@ -366,10 +371,5 @@ def _bound_here(body: list) -> set:
             for n in gast.walk(t):
                 if type(n) is gast.Name and type(n.ctx) is not gast.Load:
                     out.add(n.id)
-        d = s.__dict__
-        for field in _STATEMENT_LISTS:
-            stmts = d.get(field)
-            if type(stmts) is list:
-                todo.extend(stmts)
-        todo.extend(d.get("handlers", ()))
+        todo.extend(_inner_statements(s))
     return out
