@@ -189,10 +189,9 @@ def options_key(recursive: bool, features: frozenset, staged: bool) -> Any:
     common key, `True`), with the optional `features`, and `staged` (the converted body
     alone: see `api.for_staging`)."""
     key = (recursive, features) if features else recursive
-    return (STAGED, key) if staged else key
+    return ("staged", key) if staged else key
 
 
-STAGED = "staged"
 _STAGED_KEY = options_key(True, frozenset(), True)     # what converted code calls
 
 
@@ -227,8 +226,8 @@ def converted(fn: Callable, /) -> Callable:
 
 
 # id -> code object, of the functions and lambdas defined in code that conversion made
-# (their conversion, with what the function around them told it): kept as long as the
-# conversion caches keep that code.
+# (their conversion, with what the function around them told it): kept for the life of
+# the process, as api's cache of converted code keeps that code.
 _MADE_BY_CONVERSION: dict = {}
 
 
