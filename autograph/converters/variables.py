@@ -22,7 +22,7 @@ from autograph import nodes as gast
 from autograph import templates
 from autograph.analysis import activity
 from autograph.converters.context import Context, SCOPES
-from autograph.tree import FIELDS
+from autograph.tree import FIELDS, statements
 
 
 class LoadTransformer(gast.NodeTransformer):
@@ -280,6 +280,7 @@ def _fields(node, fields, names, kind, bound) -> None:
 # -- `del` ---------------------------------------------------------------------------------
 
 _STATEMENT_LISTS = ("body", "orelse", "finalbody")
+_DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
 
 
 def _user_scope(node) -> bool:
@@ -289,25 +290,13 @@ def _user_scope(node) -> bool:
 def _deleted(body: list) -> set:
     """Names `del` statements of the function's own code delete (its nested functions,
     lambdas and classes aside): the statements are walked, not the expressions."""
-    out, todo = set(), list(body)
-    while todo:
-        node = todo.pop()
+    out = set()
+    for node in statements(body, _DEFINITIONS):
         if type(node) is gast.Delete:
             out.update(t.id for t in node.targets if type(t) is gast.Name)
-        elif not _user_scope(node):
-            todo.extend(_inner_statements(node))
+        elif not _user_scope(node) and type(node) in _DEFINITIONS:
+            out |= _deleted(node.body)      # (a generated function: the function's own code)
     return out
-
-
-def _inner_statements(node) -> list:
-    """The statements (and `except` handlers, `case`s) directly inside `node`."""
-    d = node.__dict__
-    out = []
-    for field in _STATEMENT_LISTS:
-        stmts = d.get(field)
-        if type(stmts) is list:
-            out += stmts
-    return out + list(d.get("handlers", ())) + list(d.get("cases", ()))
 
 
 def _rebind_deleted(node, names: set) -> None:
@@ -345,11 +334,10 @@ _SCOPE_BINDERS = frozenset({gast.NamedExpr, *(getattr(gast, k) for k in ("MatchA
 def _bound_here(body: list) -> set:
     """The names the function's own statements bind (not those of the functions in it,
     generated or not: their names only), its parameters aside."""
-    out, todo = set(), list(body)
-    while todo:
-        s = todo.pop()
+    out = set()
+    for s in statements(body, _DEFINITIONS):
         kind = type(s)
-        if kind in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+        if kind in _DEFINITIONS:
             out.add(s.name)
             continue
         if kind is gast.Assign:
@@ -371,5 +359,4 @@ def _bound_here(body: list) -> set:
             for n in gast.walk(t):
                 if type(n) is gast.Name and type(n.ctx) is not gast.Load:
                     out.add(n.id)
-        todo.extend(_inner_statements(s))
     return out
