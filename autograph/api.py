@@ -267,15 +267,9 @@ _TYPE_PARAMS = {"type_params": []} if "type_params" in ast.FunctionDef._fields e
 
 def _at(cls: type, lineno: int, **fields):
     """An `ast` node of class `cls` with `fields`, at column 0 of `lineno` (every field
-    given: no constructor call, which costs several times more)."""
-    node = _AST_NEW(cls)
-    fields["lineno"] = fields["end_lineno"] = lineno
-    fields["col_offset"] = fields["end_col_offset"] = 0
-    node.__dict__ = fields
-    return node
-
-
-_AST_NEW = ast.AST.__new__
+    given: `templates.make`, no constructor call)."""
+    return templates.make(cls, lineno=lineno, end_lineno=lineno, col_offset=0,
+                          end_col_offset=0, **fields)
 
 
 def _converted_part(code: types.CodeType, staged: bool) -> list:
