@@ -18,10 +18,9 @@ from .core.graph import Graph, current_graph
 from .core.tensor import SymbolicTensor, Tensor
 from .ops.array_ops import shape
 from .ops.core import constant, convert_to_tensor
-from .ops.makers import zeros
 from .ops.io_ops import assert_that, print_
 from .ops.list_ops import StagedList
-from .ops.makers import range as range_
+from .ops.makers import range as range_, zeros
 from .ops.math_ops import cast, equal, logical_not
 from .ops.reduce_ops import reduce_any
 from .ops.tensor_array import TensorArray
