@@ -53,11 +53,7 @@ def apply_op(opdef: OpDef, inputs: list, attrs: Optional[dict] = None, name: Opt
 def in_graph(graph, t) -> SymbolicTensor:
     """`t` as a tensor of `graph`: eager values become constants, outer tensors are captured."""
     if isinstance(t, EagerTensor):
-        if t.dtype is dtypes.variant:
-            return graph.add_op(CONST, (), {"value": t._value, "dtype": t.dtype},
-                                [(TensorShape(()), t.dtype)], "Const").outputs[0]
-        return graph.add_op(CONST, (), {"value": t._value, "dtype": t.dtype},
-                            const_specs((), t._value, t.dtype), "Const").outputs[0]
+        return graph.eager_constant(t)
     if t.op.graph is graph:
         return t
     return graph.capture(t)

@@ -22,9 +22,9 @@ from . import backends, dtypes, hooks, walk
 from .graph_def import graph_def, graph_text, node_def
 from .graph_lines import graph_lines
 from .leaks import foreign_tensor_error
-from .opdef import PLACEHOLDER, placeholder_op, to_array_for, wrap
+from .opdef import CONST, PLACEHOLDER, const_specs, placeholder_op, to_array_for, wrap
 from .shapes import TensorShape
-from .tensor import SymbolicTensor
+from .tensor import EagerTensor, SymbolicTensor
 
 class _State(threading.local):
     """Each thread's graph stack (None until it enters a graph): a class default, as
@@ -206,7 +206,9 @@ class Graph:
     def add_op(self, opdef, inputs, attrs, out_specs, name=None) -> Operation:
         # A node reads only tensors of its own graph: an outer graph's tensor (the initial
         # value of a loop nested in a branch, say) comes in as a capture.
-        inputs = [t if t.op.graph is self else self.capture(t) for t in inputs]
+        # An eager tensor made outside (a loop's initial value, say) comes in as a constant.
+        inputs = [self.eager_constant(t) if isinstance(t, EagerTensor)
+                  else t if t.op.graph is self else self.capture(t) for t in inputs]
         name = self.unique_name(self._name_stack + (name or opdef.default_name))
         op = Operation(self, name, opdef, inputs, attrs, out_specs,
                        location=user_location())
@@ -217,6 +219,13 @@ class Graph:
         if _recording.tapes:  # a GradientTape opened in this graph may record the op
             hooks.record_op(op)
         return op
+
+    def eager_constant(self, t: EagerTensor) -> SymbolicTensor:
+        """A Const node of this graph holding the eager tensor `t`'s value."""
+        shape = (TensorShape(()) if t.dtype is dtypes.variant
+                 else const_specs((), t._value, t.dtype)[0][0])
+        return self.add_op(CONST, (), {"value": t._value, "dtype": t.dtype},
+                           [(shape, t.dtype)], "Const").outputs[0]
 
     def append_operation(self, op: Operation) -> None:
         """Puts an Operation built for this graph (by a pass rebuilding it) last."""
