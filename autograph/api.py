@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from autograph import nodes as gast
 from autograph import (experimental, introspection, operators, parsing, pipeline, qualnames,
-                       templates, tree, two_paths, unparsing)
+                       sourceless, templates, tree, two_paths, unparsing)
 from autograph.converters.context import UNKNOWN, Context
 from autograph.operators import calls
 from autograph.errors import ConversionError, record_python_construct
@@ -35,6 +35,7 @@ logger = logging.getLogger("autograph")
 _code_cache: dict = {}     # (code, options) -> converted code, False (failed) or _AS_WRITTEN
 # (per function conversions are kept on the function: operators.calls.cached / remember)
 _CONVERTED = "__autograph_converted__"
+_warned_sourceless: set = set()     # the code of functions said to be left unconverted
 
 
 class LeftAsWritten(ConversionError):
@@ -324,6 +325,13 @@ def _generated_without_source(fn: types.FunctionType) -> bool:
             and not linecache.getlines(filename))
 
 
+def _warn_sourceless(fn: types.FunctionType) -> None:
+    """Once per function: the user's code is left unconverted, with no source to convert."""
+    if fn.__code__ not in _warned_sourceless:
+        _warned_sourceless.add(fn.__code__)
+        logger.warning("%s", sourceless.left_unconverted(fn))
+
+
 def convert_function(fn: types.FunctionType, recursive: bool = True,
                      features: frozenset = frozenset(), staged: bool = False) -> Callable:
     """`fn` converted, or `fn` itself (with a logged warning) when it cannot be. With
@@ -341,6 +349,8 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
     if code is None or (code is False and strict()):
         try:
             if _generated_without_source(fn):
+                if sourceless.source_not_kept(fn.__code__, fn.__module__):
+                    _warn_sourceless(fn)
                 raise LeftAsWritten(f"{fn.__qualname__} has no source to convert "
                                     f"(made by exec or eval: {fn.__code__.co_filename})")
             start = time.perf_counter()

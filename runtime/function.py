@@ -22,6 +22,7 @@ from typing import Callable, Optional
 import autograph as ag
 import numpy as np
 from autograph import experimental as ag_experimental
+from autograph import sourceless
 
 from . import config, distribute, nest, signature, trace_keys, traceback_filter
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
@@ -589,19 +590,27 @@ def _note_user_line(error: Exception, name: str) -> None:
         return
     ours = (os.path.dirname(os.path.abspath(__file__)),
             os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "autograph"))
-    where = None
+    where = frame = None
     tb = error.__traceback__
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
         if not filename.startswith(ours) and not filename.startswith("<frozen"):
-            where = (filename, tb.tb_lineno, tb.tb_frame.f_code.co_name)
+            where, frame = (filename, tb.tb_lineno, tb.tb_frame.f_code.co_name), tb.tb_frame
         tb = tb.tb_next
     error._rt_user_line = True
-    if where is None or f"{where[0]}:{where[1]}" in str(error):
+    if where is None:
         return
-    line = linecache.getline(where[0], where[1]).strip()
-    note = (f"in user code, while tracing {name}:\n  File \"{where[0]}\", line {where[1]}, "
-            f"in {where[2]}\n    {line}")
+    note = ""
+    if f"{where[0]}:{where[1]}" not in str(error):
+        note = (f"in user code, while tracing {name}:\n  File \"{where[0]}\", line {where[1]}, "
+                f"in {where[2]}")
+        line = linecache.getline(where[0], where[1]).strip()
+        note += f"\n    {line}" if line else ""
+    if isinstance(error, TypeError) and sourceless.source_not_kept(
+            frame.f_code, frame.f_globals.get("__name__")):
+        note = "\n".join(filter(None, (note, sourceless.error_note(frame.f_code))))
+    if not note:
+        return
     if hasattr(error, "add_note"):
         error.add_note(note)
     else:       # Python 3.10: no add_note (nor printed notes); the list 3.11 keeps
