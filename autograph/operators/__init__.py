@@ -16,7 +16,7 @@
 | `len_(x)`, `in_(x, xs)`, `not_in(x, xs)` | `len(x)`, `x in xs`, `x not in xs` (staged on staged values) |
 | `print_(*values, sep=, end=, file=, flush=)` | `print(...)` with `Feature.BUILTIN_FUNCTIONS` (staged when a value is) |
 | `Undefined(name)`, `ld(value)`, `ld_free(value)` | names not assigned on every path (`ld_free`: read by a nested function) |
-| `staging` | true while a graph is being built: converted functions run their original body while it is false (see `python_path`) |
+| `staging` | true in a thread that builds a graph: converted functions run their original body where it is false (see `python_path`) |
 | `set_attr(obj, name, v)`, `set_item(obj, key, v)`, `set_global(ns, name, v)` | writing back attributes, items and globals a staged construct carried (`composite=`) |
 
 The operators run inside the user's program, which may replace builtins (CPython's

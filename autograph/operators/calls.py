@@ -19,6 +19,8 @@ from typing import Any, Callable, Optional
 
 from autograph.experimental import Feature
 
+_package = sys.modules[__package__]      # `ag__`: whether this thread stages (python_path)
+
 # Top-level packages whose functions are never converted; a library that stages through
 # autograph (a tensor runtime) adds its own with `register_library`.
 ALLOWLIST = {"autograph", "numpy", "gast", "builtins", "_pytest", "pytest",
@@ -208,7 +210,11 @@ def converted(fn: Callable, /) -> Callable:
     between the user's functions, as `logging`, `warnings` and `inspect.stack()` see.
     Converted code runs while a graph is being built (see python_path), so the
     conversion is the converted body alone (`api.for_staging`), without the original
-    body that `to_graph` adds for Python values."""
+    body that `to_graph` adds for Python values. A function that a traced one defined
+    can run later, or in another thread, where no graph is built: there `fn` runs as
+    it is, as every function does outside tracing."""
+    if not _package.staging:
+        return fn
     kind = type(fn)
     if kind is types.FunctionType:
         hit = cached(fn, _STAGED_KEY)
@@ -287,6 +293,8 @@ def converted_with(features: tuple, fn: Callable, /) -> Callable:
     `print(t)` stages as its caller's does. The features travel with the code, as
     TensorFlow's converted calls carry their conversion options; code converted without
     features calls `converted`, and pays nothing for them."""
+    if not _package.staging:
+        return fn                              # (see `converted`)
     chosen = _FEATURES.get(features)
     if chosen is None:
         chosen = _FEATURES[features] = frozenset(Feature[name] for name in features)

@@ -11,38 +11,76 @@ While no backend is building a graph, no value can be staged, and the converted 
 would do exactly what the original does, only slower and through more frames. So the
 original body runs: at the original's speed, with the original's frames (`logging`'s
 function names and lines, `warnings` stack levels, `inspect.stack()`, recursion depth,
-tracebacks). While a graph is being built (in any thread), `ag__.staging` is true and
-the converted body runs, staging control flow on the values that are staged.
+tracebacks). While a graph is being built in a thread, `ag__.staging` is true in that
+thread and the converted body runs there, staging control flow on the values that are
+staged; every other thread still runs original bodies.
 
-A backend holds a `Staging()` scope open while it may hand out staged values (the runtime
-does, for as long as a graph records ops). The count is process-wide, not per thread: a
-thread that runs converted code while another builds a graph takes the converted path,
-which gives the same results on Python values.
+A backend holds a `Staging()` scope open, in the thread that builds the graph, while it
+may hand out staged values (the runtime does, for as long as a graph is the default
+graph: `Graph.as_default`, whose graph stack is per thread too).
+
+The test is read by every converted call, so it stays one attribute read in the common
+case: while no thread stages, `ag__.staging` is `False`, a plain module attribute. While
+some thread does, it is `THIS_THREAD`, whose truth is whether the calling thread has a
+scope open (one more dict lookup, only then).
 """
 from __future__ import annotations
 
 import sys
 import threading
+from _thread import get_ident
 
 _package = sys.modules[__package__]      # `ag__`: converted code reads `ag__.staging`
-_package.staging = 0
+_scopes: dict = {}                       # thread id -> the Staging() scopes it has open
 _lock = threading.Lock()
 
 
+class _ThisThreadStages:
+    """`ag__.staging` while some thread stages: true in the threads that do."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return get_ident() in _scopes
+
+    def __repr__(self) -> str:
+        return f"<staging in this thread: {get_ident() in _scopes}>"
+
+
+THIS_THREAD = _ThisThreadStages()
+_package.staging = False
+
+
 def enter() -> None:
-    """A backend starts building a graph: converted functions take the converted path."""
+    """A backend starts building a graph in this thread: converted functions called in
+    it take the converted path."""
+    me = get_ident()
     with _lock:
-        _package.staging += 1
+        _scopes[me] = _scopes.get(me, 0) + 1
+        _package.staging = THIS_THREAD
 
 
 def exit() -> None:        # noqa: A001  (the pair of `enter`)
+    me = get_ident()
     with _lock:
-        _package.staging -= 1
+        left = _scopes.get(me, 0) - 1
+        if left > 0:
+            _scopes[me] = left
+        else:
+            _scopes.pop(me, None)
+            if not _scopes:
+                _package.staging = False
+
+
+def scopes_open() -> int:
+    """How many `Staging()` scopes the calling thread has open (0: its converted
+    functions run their original bodies)."""
+    return _scopes.get(get_ident(), 0)
 
 
 class Staging:
-    """`with Staging():` — converted functions take the converted path inside (also in
-    tests that stage with a backend of their own)."""
+    """`with Staging():` — converted functions called in this thread take the converted
+    path inside (also in tests that stage with a backend of their own)."""
 
     __slots__ = ()
 

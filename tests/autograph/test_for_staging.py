@@ -86,12 +86,16 @@ def test_a_closure_made_while_staging_works_on_python_values_later():
 
     def make(k):
         def inner(x):
-            return helper(x + k)     # converted code: calls for_staging(helper)
+            return helper(x + k)     # converted code: `ag__.converted(helper)(x + k)`
         return inner
 
     with ag.operators.Staging():
         inner = ag.for_staging(make)(5)
     assert [inner(x) for x in (0, 7, 31)] == [5, 2, 6]
+    # No graph is built now: `helper` runs as written, not converted for staging.
+    assert calls.cached(helper, STAGED) is None
+    with ag.operators.Staging():
+        assert [inner(x) for x in (0, 7, 31)] == [5, 2, 6]
     assert calls.cached(helper, STAGED) is not None
 
 

@@ -19,7 +19,7 @@ import pytest
 
 import autograph as ag
 from autograph import module_converter, operators
-from autograph.operators import Staging
+from autograph.operators import Staging, python_path
 
 pytestmark = pytest.mark.python_path
 
@@ -96,9 +96,9 @@ def test_the_flag_is_false_outside_staging_and_counts_scopes():
     assert not operators.staging
     with Staging():
         with Staging():
-            assert operators.staging == 2
-        assert operators.staging == 1
-    assert not operators.staging
+            assert operators.staging and python_path.scopes_open() == 2
+        assert operators.staging and python_path.scopes_open() == 1
+    assert not operators.staging and python_path.scopes_open() == 0
 
 
 def test_inspect_stack_and_an_aliased_getframe_see_the_original_frames():
@@ -179,7 +179,7 @@ def test_the_converted_body_runs_inside_staging_and_agrees():
         operators.for_stmt = original
 
 
-def test_another_threads_staging_gives_the_same_results():
+def test_another_threads_staging_leaves_this_thread_on_the_original_body():
     converted = ag.to_graph(frames)
     inside, release = threading.Event(), threading.Event()
 
@@ -190,8 +190,9 @@ def test_another_threads_staging_gives_the_same_results():
     t = threading.Thread(target=stage)
     t.start()
     try:
-        inside.wait(5)
-        assert operators.staging
+        assert inside.wait(5)
+        assert not operators.staging          # (staging in the other thread only)
+        assert converted(4) == frames(4)      # the original body's frames
         assert converted(4)[1] == "mine"
     finally:
         release.set()
