@@ -18,9 +18,11 @@ from .core import dtypes
 from .core.graph import current_graph
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import Tensor
+from .errors import InvalidArgumentError
 from .ops.array_ops import shape as shape_of
 from .ops.array_ops import stack
 from .ops.core import constant, convert_to_tensor
+from .ops.makers import zeros
 from .ops.math_ops import equal, less
 from .ops.tensor_array import TensorArray
 
@@ -52,6 +54,13 @@ def _stacked(ta, n):
     if isinstance(n, int) and t.shape.rank is not None and t.shape.rank >= 1:
         t.set_shape(TensorShape([n] + [None] * (t.shape.rank - 1)))
     return t
+
+
+def _no_elements(element_shape: TensorShape, dtype):
+    """The stack of no elements: shape [0] + element_shape, or [0] where that is not
+    fully known (TensorFlow's eager TensorArray.stack of nothing)."""
+    shape = element_shape.as_list() if element_shape.is_fully_defined() else []
+    return zeros([0] + shape, dtype)
 
 
 def _convert(fn: Callable) -> Callable:
@@ -114,19 +123,29 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations: Optional[int] =
         return nest.pack_sequence_as(elems, [t[i] for t in leaves])
 
     out_dtypes, template = _dtypes_of(signature, leaves)
-    template = template if template is not None else elems
     n = _length(leaves)
     if current_graph() is None:
         results = [fn(element(i)) for i in range(int(n))]
         if not results:
-            return nest.pack_sequence_as(template, [constant([], d) for d in out_dtypes])
+            # as TensorFlow's: [0] + the element shape of fn_output_signature (that of
+            # elems' elements by default), or [0] where that is not fully known
+            shapes = ([t.shape[1:] for t in leaves] if template is None else
+                      [s.shape if isinstance(s, TensorSpec) else TensorShape(None)
+                       for s in nest.flatten(template)])
+            return nest.pack_sequence_as(template if template is not None else elems, [
+                _no_elements(s, d) for s, d in zip(shapes, out_dtypes)])
+        template = template if template is not None else elems
         for r in results:
             _check_structure(r, template, "map_fn's fn")
         columns = zip(*[nest.flatten(r) for r in results])
         return nest.pack_sequence_as(
             template, [stack([convert_to_tensor(v, dtype=d) for v in col])
                        for col, d in zip(columns, out_dtypes)])
-    arrays = [TensorArray(d, size=n, infer_shape=infer_shape) for d in out_dtypes]
+    shapes = ([s.shape if isinstance(s, TensorSpec) else None for s in nest.flatten(template)]
+              if template is not None else [None] * len(out_dtypes))
+    template = template if template is not None else elems
+    arrays = [TensorArray(d, size=n, infer_shape=infer_shape, element_shape=s)
+              for d, s in zip(out_dtypes, shapes)]
 
     def body(i, *tas):
         result = fn(element(i))
@@ -138,7 +157,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations: Optional[int] =
     return nest.pack_sequence_as(template, [_stacked(ta, n) for ta in outs[1:]])
 
 
-def _scan(fn, elems, initializer, reverse: bool, keep_all: bool, name):
+def _scan(fn, elems, initializer, reverse: bool, keep_all: bool, name, what: str):
     leaves = _leaves(elems)
     fn = _convert(fn)
     n = _length(leaves)
@@ -149,6 +168,11 @@ def _scan(fn, elems, initializer, reverse: bool, keep_all: bool, name):
     first_index = n - 1 if reverse else 0
     step = -1 if reverse else 1
     if initializer is None:
+        if isinstance(n, int) and n == 0:
+            raise InvalidArgumentError(
+                f"{what} of no elements needs an initializer: elems has 0 elements along "
+                "its first axis, and without initializer the first element starts the "
+                "accumulator")
         acc = element(first_index)
         start = first_index + step
         count = n - 1
@@ -169,12 +193,16 @@ def _scan(fn, elems, initializer, reverse: bool, keep_all: bool, name):
             i += step
         if not keep_all:
             return acc
+        if not outputs:  # no elements: [0] + the accumulator's shape, as TensorFlow's
+            return nest.pack_sequence_as(template, [_no_elements(a.shape, a.dtype)
+                                                    for a in acc_leaves])
         if reverse:
             outputs.reverse()
         return nest.pack_sequence_as(template, [
             stack([convert_to_tensor(v, dtype=d) for v in col])
             for col, d in zip(zip(*[nest.flatten(o) for o in outputs]), acc_dtypes)])
-    arrays = [TensorArray(d, size=n, infer_shape=True) for d in acc_dtypes] if keep_all else []
+    arrays = ([TensorArray(a.dtype, size=n, infer_shape=True, element_shape=a.shape)
+               for a in acc_leaves] if keep_all else [])
     if keep_all and initializer is None:
         arrays = [ta.write(first_index, a) for ta, a in zip(arrays, acc_leaves)]
     k = len(acc_leaves)
@@ -224,7 +252,7 @@ def scan(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
     ...               reverse=True))
     rt.Tensor([20 19 17 14], shape=(4,), dtype=int32)
     """
-    return _scan(fn, elems, initializer, reverse, True, name)
+    return _scan(fn, elems, initializer, reverse, True, name, "scan")
 
 
 def foldl(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
@@ -248,7 +276,7 @@ def foldl(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
     >>> print(rt.foldl(lambda a, x: a * x, rt.constant([1, 2, 3, 4])))
     rt.Tensor(24, shape=(), dtype=int32)
     """
-    return _scan(fn, elems, initializer, False, False, name)
+    return _scan(fn, elems, initializer, False, False, name, "foldl")
 
 
 def foldr(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
@@ -270,7 +298,7 @@ def foldr(fn: Callable, elems, initializer=None, parallel_iterations: int = 10,
     >>> print(rt.foldr(lambda a, x: a - x, rt.constant([1, 2, 3]), initializer=10))
     rt.Tensor(4, shape=(), dtype=int32)
     """
-    return _scan(fn, elems, initializer, True, False, name)
+    return _scan(fn, elems, initializer, True, False, name, "foldr")
 
 
 def switch_case(branch_index, branch_fns, default: Optional[Callable] = None,

@@ -221,6 +221,10 @@ def _ta_write(lw, op, ta, index, value):
     if buffer is None:
         buffer = jnp.zeros((ta.size,) + jnp.shape(value), dtype=ta.dtype)
     length = None if ta.origin is None else jnp.maximum(ta.length, index + 1).astype(np.int32)
+    if ta.size == 0:
+        # no index is in range (the check above fails if this runs): XLA cannot write
+        # into an empty buffer, as in a loop over no rows
+        return ta.replace(buffer, length)
     return ta.replace(lax.dynamic_update_index_in_dim(
         buffer, jnp.asarray(value, ta.dtype), index, 0), length)
 
@@ -239,11 +243,17 @@ def _ta_read(lw, op, ta, index):
             raise Unsupported("it reads a TensorArray before anything was written to it, "
                               "with no element_shape")
         return jnp.zeros(shape.as_list(), dtype=ta.dtype)
+    if ta.size == 0:  # no index is in range (checked above); XLA cannot slice it
+        return jnp.zeros(jnp.shape(ta.buffer)[1:], dtype=ta.dtype)
     return lax.dynamic_index_in_dim(ta.buffer, index, 0, keepdims=False)
 
 
 @rule(tensor_array.STACK)
 def _ta_stack(lw, op, ta):
+    if ta.origin is not None and is_concrete(ta.length) and ta.length == 0 and \
+            ta.buffer is None and not ta.pending:  # nothing was ever written
+        return jnp.zeros(tensor_array.empty_stack_shape(0, op.attrs["element_shape"]),
+                         dtype=ta.dtype)
     if ta.origin is not None:
         raise Unsupported("it stacks a TensorArray with dynamic_size=True, whose size is "
                           "known only when the graph runs (XLA needs every shape while "
@@ -252,8 +262,7 @@ def _ta_stack(lw, op, ta):
         shape = op.attrs["element_shape"]
         if ta.size and not shape.is_fully_defined():
             raise InvalidArgumentError("TensorArray has elements that were never written")
-        return jnp.zeros([ta.size] + (shape.as_list() if shape.is_fully_defined() else [0]),
-                         dtype=ta.dtype)
+        return jnp.zeros(tensor_array.empty_stack_shape(ta.size, shape), dtype=ta.dtype)
     return ta.buffer
 
 

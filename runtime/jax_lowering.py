@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, OpError
 from .ops import (array_ops, broadcast_ops, core, io_ops, makers, math_ops, pad_ops, random_ops,
                   reduce_ops, slicing, state_ops)
 
@@ -324,6 +324,8 @@ def gather_error(n, shape):
 
 def defer_gather_check(lw, op, indices, n):
     """Indices must be in [0, n): the first one that is not is named in the error."""
+    if not np.prod(jnp.shape(indices)):
+        return
     xp = np if is_concrete(indices) else jnp
     bad = xp.reshape((indices < 0) | (indices >= n), (-1,))
     position = xp.argmax(bad)
@@ -336,6 +338,10 @@ def _gather(lw, op, params, indices):
     axis = op.attrs["axis"]
     n = jnp.shape(params)[axis]
     defer_gather_check(lw, op, indices, n)
+    if n == 0:  # no index is in range (the check raises if this runs): XLA cannot take
+        shape = jnp.shape(params)
+        return jnp.zeros(shape[:axis] + jnp.shape(indices) + shape[axis + 1:],
+                         dtype=jnp.result_type(params))
     return jnp.take(params, indices, axis=axis, mode="clip")
 
 
@@ -394,14 +400,20 @@ def _index(lw, op, x, tensors):
         if s[0] == "newaxis":
             index.append(None)
         elif s[0] == "int":
-            v = s[1]
+            v, n = s[1], shape[d]
             if isinstance(v, tuple) and not is_concrete(tensors[v[1] - 1]):
-                i, n = tensors[v[1] - 1], shape[d]
+                i = tensors[v[1] - 1]
                 if not lw.ctx.bounded(i, size=n):
                     lw.defer(op, (i < -n) | (i >= n), index_error(d, n), i)
                 index.append(i)
             else:
-                index.append(bound(v))
+                i = bound(v)
+                if not -n <= i < n:
+                    # numpy raises when (and only if) this runs: in a branch or loop that
+                    # does not run, nothing happens
+                    lw.defer(op, np.True_, index_error(d, n), np.int64(i))
+                    i = OutOfRange(i)
+                index.append(i)
             d += 1
         else:
             index.append(slice(bound(s[1]), bound(s[2]), bound(s[3])))
@@ -409,9 +421,36 @@ def _index(lw, op, x, tensors):
     return tuple(index)
 
 
+class OutOfRange(int):
+    """An int index outside its dimension, whose error `_index` deferred to run time."""
+
+
+def _item_out_of_range(index, shape):
+    """The shape of `x[index]` when an int index is out of range: a known one, or one
+    known only at run time picking from a dimension of size 0 (`_index` deferred the
+    error, raised if this runs); else None."""
+    stand_in, picked, d = [], False, 0
+    dims = list(shape)
+    for i in index:
+        if i is None:
+            stand_in.append(None)
+            continue
+        if isinstance(i, OutOfRange) or (dims[d] == 0 and not isinstance(i, (slice, int))
+                                         and not is_concrete(i)):
+            dims[d], i, picked = 1, 0, True
+        stand_in.append(i)
+        d += 1
+    return np.empty(dims, np.int8)[tuple(stand_in)].shape if picked else None
+
+
 @rule(slicing.SLICE)
 def _strided_slice(lw, op, x, *tensors):
     index = _index(lw, op, x, tensors)
+    missing = _item_out_of_range(index, jnp.shape(x))
+    if missing is not None:
+        # XLA cannot slice an item that is not there (in a loop or branch that does not
+        # run, as map_fn's body over no rows): zeros of the item's shape stand in
+        return jnp.zeros(missing, dtype=jnp.result_type(x))
     known = lw.ctx.known_range(index[0]) if len(index) == 1 else None
     if known is not None and is_concrete(x) and np.ndim(x) == 1 and np.size(x) and \
             np.asarray(x).dtype.kind in "iu" and lw.ctx.bounded(index[0], size=np.size(x)):
@@ -435,6 +474,8 @@ def _strided_slice(lw, op, x, *tensors):
 @rule(slicing.SLICE_GRAD)
 def _strided_slice_grad(lw, op, g, x, *tensors):
     index = _index(lw, op, x, tensors)
+    if _item_out_of_range(index, jnp.shape(x)) is not None:  # raises if it runs
+        return jnp.zeros(jnp.shape(x), dtype=jnp.result_type(g))
     return jnp.zeros(jnp.shape(x), dtype=jnp.result_type(g)).at[index].set(g)
 
 
@@ -565,7 +606,7 @@ def _assert(lw, op, cond, *data):
     def make(cond, *data):
         try:
             op.opdef.kernel(cond, *data, **op.attrs)
-        except InvalidArgumentError as e:
+        except OpError as e:       # (InvalidArgumentError, or the op's `error`)
             return e
         return InvalidArgumentError("assertion failed")
     lw.check(op, jnp.logical_not(jnp.all(cond)), make, cond, *data)

@@ -16,6 +16,7 @@ from ..core.shapes import TensorShape, as_shape
 from ..core.tensor import Tensor
 from . import limits
 from .array_ops import concat, gather, reshape
+from .array_ops import shape as shape_of
 from .core import OpDef, apply_op, convert_to_tensor
 
 
@@ -86,11 +87,26 @@ def _stack_infer(inputs, dtype, element_shape):
     return [(TensorShape([None]) + element_shape, dtype)]
 
 
+def empty_stack_shape(size, element_shape) -> list:
+    """The shape of stacking `size` elements never written: `[size] + element_shape`; with
+    no rank known, `[size]` (as TensorFlow's eager stack of no elements, a tensor of shape
+    (0,)). An element shape of known rank but unknown dimensions is an error, as in
+    TensorFlow's graphs: no element says what the dimensions are, and a guess would give
+    later ops (a reduction over the first axis) results of another shape."""
+    if element_shape.rank is None:
+        return [size]
+    if not element_shape.is_fully_defined():
+        raise InvalidArgumentError(
+            f"Tried to stack a TensorArray with no elements written, whose element shape "
+            f"{element_shape} is not fully known: give the TensorArray element_shape= (for "
+            f"map_fn, fn_output_signature=rt.TensorSpec(shape, dtype))")
+    return [size] + element_shape.as_list()
+
+
 def _stack_kernel(storage, dtype, element_shape):
     items = storage.items
     if not items:
-        shape = element_shape.as_list() if element_shape.is_fully_defined() else [0]
-        return np.zeros([0] + shape, dtype=dtype.np_dtype)
+        return np.zeros(empty_stack_shape(0, element_shape), dtype=dtype.np_dtype)
     if any(v is None for v in items):
         known = next((v for v in items if v is not None), None)
         if known is None and not element_shape.is_fully_defined():
@@ -344,7 +360,10 @@ class TensorArray:
         s = self.stack()
         if self.element_shape.rank is None or self.element_shape.rank == 0:
             return reshape(s, [-1])
-        return concat([s[i] for i in range(s.shape[0])], 0) if s.shape[0] is not None else s
+        if s.shape[:2].is_fully_defined():
+            return reshape(s, [s.shape[0] * s.shape[1]] + s.shape[2:].as_list())
+        dims = shape_of(s)
+        return reshape(s, concat([dims[:1] * dims[1:2], dims[2:]], 0))
 
     def unstack(self, value, name=None) -> "TensorArray":
         """A TensorArray whose elements are the rows of `value` (dimension 0).
