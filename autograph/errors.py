@@ -34,9 +34,25 @@ class ConversionError(Exception):
     """The converter cannot handle this function; it runs unconverted instead."""
 
 
+# The interpreter's frame getter, taken once: the user's program may delete or replace
+# `sys._getframe` (a test of it may), and some interpreters have none.
+_frame_getter = getattr(sys, "_getframe", None)
+
+
+def caller_frame(depth: int = 0):
+    """The frame `sys._getframe(depth)` would give where this is called, or None where
+    the interpreter gives none: converted code never depends on frames being there."""
+    if _frame_getter is None:
+        return None
+    try:
+        return _frame_getter(depth + 1)
+    except ValueError:          # (the stack is not that deep)
+        return None
+
+
 def user_location(depth: int = 1) -> str:
     """'file:line' of the innermost frame outside autograph (the converted user code)."""
-    frame = sys._getframe(depth)
+    frame = caller_frame(depth)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not os.path.abspath(filename).startswith(_PACKAGE_DIR):

@@ -401,7 +401,8 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
             else:     # unrolled into a graph? (see unrolling)
                 before = unrolling.graph_size()
                 result = body(*state)
-                unrolling.check(before, count + 1, unrolling.location())
+                if before is not None:
+                    unrolling.check(before, count + 1, unrolling.location())
             count += 1
             state = result if n > 1 else (result,) if n else ()
     except BaseException as e:
@@ -583,7 +584,7 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
             return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
                                places)
         if type(iterable) not in _SHORT or len(iterable) > _WATCHED:
-            iterable = unrolling.watched(iterable, unrolling.location())
+            iterable = unrolling.watched(iterable)
         if extra_test is None:
             if n == 1:
                 value = state[0]

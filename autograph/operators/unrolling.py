@@ -13,8 +13,9 @@ one, nothing is checked.
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable, Iterable, Iterator, Optional
+
+from autograph.errors import caller_frame
 
 ITERATIONS = 1000       # iterations a Python loop runs while tracing before one is watched
 
@@ -29,16 +30,20 @@ def register_graph_size(fn: Callable[[], Optional[int]]) -> None:
 
 
 def location(depth: int = 2) -> tuple:
-    """(file, line) of the converted code that called the operator calling this."""
-    frame = sys._getframe(depth)
+    """(file, line) of the converted code that called the operator calling this
+    (`("<unknown>", 0)` where the interpreter gives no frames)."""
+    frame = caller_frame(depth)
+    if frame is None:
+        return "<unknown>", 0
     return frame.f_code.co_filename, frame.f_lineno
 
 
-def watched(iterable: Iterable, where: tuple) -> Iterator:
-    """`iterable`'s items; the iteration after the first `ITERATIONS` is checked for
-    ops added to the graph (the body runs between two items). As Python's `for` does, it
-    calls `iter` once and `next` until the first StopIteration, no more (an iterator may
-    give items again after one, and `__iter__` and `__next__` may count their calls)."""
+def watched(iterable: Iterable) -> Iterator:
+    """`iterable`'s items, for `for_stmt`; the iteration after the first `ITERATIONS`
+    is checked for ops added to the graph (the body runs between two items). As Python's
+    `for` does, it calls `iter` once and `next` until the first StopIteration, no more
+    (an iterator may give items again after one, and `__iter__` and `__next__` may count
+    their calls). The loop's location is looked up only when a graph is being built."""
     items = iter(iterable)
     count = 0
     while True:
@@ -49,6 +54,8 @@ def watched(iterable: Iterable, where: tuple) -> Iterator:
         count += 1
         if count == ITERATIONS + 1:
             before = _graph_size[0]()
+            # (run by the `next` of for_stmt: its caller is the loop's converted code)
+            where = location(3) if before is not None else None
             yield item
             check(before, count, where)
         else:

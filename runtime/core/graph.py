@@ -82,9 +82,14 @@ _RUNTIME_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _AUTOGRAPH_DIR = os.path.join(os.path.dirname(_RUNTIME_DIR), "autograph")
 
 
+# Taken once: the user's program may delete or replace `sys._getframe`, and some
+# interpreters have none (the nodes then record no location).
+_frame_getter = getattr(sys, "_getframe", None)
+
+
 def user_location() -> Optional[tuple]:
     """(filename, lineno, function) of the innermost frame outside runtime and autograph."""
-    f = sys._getframe(2)
+    f = _frame_getter(2) if _frame_getter is not None else None
     while f is not None:
         fn = f.f_code.co_filename
         if not (fn.startswith(_RUNTIME_DIR) or fn.startswith(_AUTOGRAPH_DIR)
