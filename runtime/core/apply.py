@@ -97,7 +97,12 @@ def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tenso
             raise TypeError(f"rt.constant() needs a Python or numpy value, got the symbolic "
                             f"tensor {value!r}; use rt.identity to copy a tensor")
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
-    arr = to_numpy(value, dtype)
+    try:
+        arr = to_numpy(value, dtype)
+    except TypeError:
+        if not isinstance(value, (list, tuple)):
+            raise
+        arr = to_numpy(_tensor_values(value), dtype)     # a list of eager tensors: packed
     dtype = dtype or dtypes.as_dtype(arr.dtype)
     if shape is not None:
         shape = as_shape(shape)
@@ -115,3 +120,17 @@ def constant(value, dtype=None, shape=None, name: Optional[str] = None) -> Tenso
         return EagerTensor(arr, dtype)
     return graph.add_op(CONST, (), {"value": arr, "dtype": dtype}, const_specs((), arr, dtype),
                         name or "Const").outputs[0]
+
+
+def _tensor_values(value):
+    """A nested list with its eager tensors' values in their place (TensorFlow's
+    `tf.constant([t1, t2])` packs them); a symbolic tensor has no value to put there."""
+    if isinstance(value, EagerTensor):
+        return value._value
+    if isinstance(value, SymbolicTensor):
+        raise TypeError(f"rt.constant() needs Python or numpy values, or eager tensors, got the "
+                        f"symbolic tensor {value!r} in a list; use rt.stack (or "
+                        f"rt.convert_to_tensor) to make a tensor of tensors")
+    if isinstance(value, (list, tuple)):
+        return [_tensor_values(v) for v in value]
+    return value

@@ -137,14 +137,14 @@ def infer_dtype(value) -> DType:
     """The dtype TensorFlow gives a Python or numpy value that is not yet a tensor."""
     if isinstance(value, (bool, np.bool_)):
         return bool_
+    if isinstance(value, (np.ndarray, np.generic)):     # (np.float64 is a Python float too)
+        return as_dtype(value.dtype)
     if isinstance(value, int):
         return int32 if _INT32_MIN <= value <= _INT32_MAX else int64
     if isinstance(value, float):
         return float32
     if isinstance(value, (str, bytes)):
         return string
-    if isinstance(value, (np.ndarray, np.generic)):
-        return as_dtype(value.dtype)
     if isinstance(value, (list, tuple)):
         if not value:
             return float32

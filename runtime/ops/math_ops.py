@@ -154,25 +154,27 @@ UNARY["Neg"].emit = lambda op, args: f"(-{args[0]})"
 
 
 def binary_operands(x, y):
-    """Both operands as tensors of one dtype: a Python value adopts the other's dtype."""
+    """Both operands as tensors of one dtype: a Python value adopts the other's dtype, and
+    so does a numpy array or scalar of a kind TensorFlow converts (`_numpy_fits`)."""
     if type(x) is EagerTensor and type(y) in (float, int):  # `t + 1.0`: the common case
         scalar = _eager_scalar(y, x._dtype)
         if scalar is not None:
             return x, scalar
     if isinstance(y, Tensor) and not isinstance(x, Tensor):
         y = convert_to_tensor(y)
-        if not _fits(x, y.dtype) and isinstance(x, (bool, int, float)):
-            raise _python_value_error(x, y.dtype)
-        return convert_to_tensor(x, dtype=y.dtype), y
+        return _operand_for(x, y.dtype), y
     x = convert_to_tensor(x)
-    if not isinstance(y, Tensor):
-        if _fits(y, x.dtype):
-            y = convert_to_tensor(y, dtype=x.dtype)
-        elif isinstance(y, (bool, int, float)):
-            raise _python_value_error(y, x.dtype)
-        else:
-            y = convert_to_tensor(y)
-    return x, y
+    return x, (y if isinstance(y, Tensor) else _operand_for(y, x.dtype))
+
+
+def _operand_for(value, dtype):
+    """`value`, not a tensor, as the operand that meets a tensor of `dtype`."""
+    numpy_fits = _numpy_fits(value, dtype)
+    if numpy_fits or (numpy_fits is None and _fits(value, dtype)):
+        return convert_to_tensor(value, dtype=dtype)
+    if numpy_fits is None and isinstance(value, (bool, int, float)):
+        raise _python_value_error(value, dtype)
+    return convert_to_tensor(value)        # its own dtype: the op says that they differ
 
 
 def _eager_scalar(value, dtype):
@@ -196,7 +198,8 @@ def _python_value_error(value, dtype) -> DTypeMismatchError:
 
 
 def _fits(value, dtype) -> bool:
-    """Whether a Python value may silently take `dtype` (1 may become 1.0; 2.5 not 2)."""
+    """Whether a Python value (numbers, nested lists of them) may silently take `dtype` (1
+    may become 1.0; 2.5 not 2)."""
     if getattr(value, "_as_tensor", None) is not None:
         return False
     try:
@@ -206,10 +209,23 @@ def _fits(value, dtype) -> bool:
     if inferred is dtype:
         return True
     if dtype.is_floating:
-        return inferred.is_numeric and not isinstance(value, (np.ndarray, np.generic))
+        return inferred.is_numeric
     if dtype.is_integer:
-        return inferred.is_integer and not isinstance(value, (np.ndarray, np.generic))
+        return inferred.is_integer
     return False
+
+
+def _numpy_fits(value, dtype) -> Optional[bool]:
+    """For a numpy array or scalar, whether it takes the dtype of the tensor it meets, as
+    TensorFlow converts it (`tf.constant([1.]) + np.ones(1)` is float32): an integer array
+    becomes any integer or floating dtype (its values must fit an integer one: converting
+    says so), a floating one any floating dtype (rounded, as by rt.cast); a bool array stays
+    bool and a floating array never becomes an integer one. None for anything else."""
+    if not isinstance(value, (np.ndarray, np.generic)):
+        return None
+    kind = value.dtype.kind
+    return kind in "iu" if dtype.is_integer else kind in "iuf" if dtype.is_floating else (
+        kind == dtype.np_dtype.kind)
 
 
 _PUBLIC_NAMES = {row[0]: row[1] for row in UNARY_TABLE + BINARY_TABLE}

@@ -77,9 +77,12 @@ def test_python_float_into_int_op_raises_type_error(expr):
         expr(rt.constant([1, 2]))
 
 
-def test_numpy_values_keep_their_dtype_in_ops():
-    with pytest.raises(rt.errors.DTypeMismatchError, match="int32 and int64"):
-        rt.constant(1) + np.array(3, np.int64)
+def test_numpy_operands_take_the_tensors_dtype_where_tensorflow_converts_them():
+    # (integers become any integer or floating dtype, floats any floating one: as
+    # TensorFlow's convert_to_tensor(array, dtype=t.dtype); tests/runtime/test_rt_tf_friction.py)
+    assert (rt.constant(1) + np.array(3, np.int64)).dtype is rt.int32
+    with pytest.raises(rt.errors.DTypeMismatchError, match="int32 and float64"):
+        rt.constant(1) + np.array(3.5)
     out = np.array([1, 2], np.int32) + rt.constant([1, 2])
     assert isinstance(out, rt.Tensor) and out.numpy().tolist() == [2, 4]
 

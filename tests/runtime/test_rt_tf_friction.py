@@ -99,3 +99,147 @@ def test_code_made_by_exec_without_a_file_warns_but_not_a_dataclass_or_namedtupl
             assert ag.to_graph(namespace["typed_in"])(5) == 5
             assert ag.for_staging(namespace["typed_in"])(5) == 5
     assert caplog.text.count("could not convert typed_in (<string>:1)") == 1
+
+
+# -- numpy operands take the tensor's dtype ------------------------------------------------
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import runtime as rt  # noqa: E402
+
+
+def _ways(fn, spec):
+    """fn eagerly, staged on numpy, under jit_compile and exported to ONNX, each a callable
+    of a numpy array."""
+    staged = rt.function(fn, input_signature=[spec])
+    jitted = rt.function(fn, input_signature=[spec], jit_compile=True)
+    ways = {"eager": lambda a: fn(rt.constant(a)), "staged": lambda a: staged(rt.constant(a)),
+            "jit": lambda a: jitted(rt.constant(a))}
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return ways
+    model = rt.onnx.export(staged.get_concrete_function())
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    ways["onnx"] = lambda a: session.run(None, {session.get_inputs()[0].name: a})[0]
+    return ways
+
+
+def _array(result):
+    return np.asarray(result.numpy() if hasattr(result, "numpy") else result)
+
+
+def mixed_with_numpy(t):
+    return ((t + np.float64(0.5)) * np.array(2, np.int64) - np.ones((), np.float64)
+            + np.array(3.0) / t + np.int64(1) * t - t / np.float64(4)
+            + rt.cast(t < np.array(0.25), rt.float32) * rt.maximum(t, np.float64(1)))
+
+
+INPUTS = [np.zeros(0, np.float32), np.array([2.0], np.float32),
+          np.array([np.nan, -1.5, 1e-3, 7.0], np.float32)]
+
+
+@pytest.mark.parametrize("data", INPUTS, ids=["empty", "one", "nan"])
+def test_numpy_operands_take_a_float32_tensors_dtype_on_every_backend(data):
+    x = data
+    f32 = np.float32
+    want = ((x + f32(0.5)) * f32(2) - f32(1) + f32(3.0) / x + f32(1) * x - x / f32(4)
+            + (x < f32(0.25)).astype(f32) * np.maximum(x, f32(1)))
+    with np.errstate(all="ignore"):
+        for way, run in _ways(mixed_with_numpy, rt.TensorSpec([None], rt.float32)).items():
+            got = _array(run(data))
+            assert got.dtype == np.float32, way
+            np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True, err_msg=way)
+
+
+def integer_with_numpy(t):
+    return t * np.array([3], np.int64) + np.uint8(1) - np.int16(2)
+
+
+@pytest.mark.parametrize("data", [np.zeros(0, np.int32), np.array([5, -7], np.int32)],
+                         ids=["empty", "two"])
+def test_numpy_integers_take_an_int32_tensors_dtype_on_every_backend(data):
+    want = data * np.int32(3) + np.int32(1) - np.int32(2)
+    for way, run in _ways(integer_with_numpy, rt.TensorSpec([None], rt.int32)).items():
+        got = _array(run(data))
+        assert got.dtype == np.int32, way
+        np.testing.assert_array_equal(got, want, err_msg=way)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda t: t + np.array([2.5]), lambda t: np.array([2.5]) + t, lambda t: t * np.float64(2),
+    lambda t: np.float32(2) - t, lambda t: t + np.array([True]), lambda t: np.bool_(1) * t,
+], ids=["float array", "reversed", "float64 scalar", "float32 scalar", "bool", "numpy bool"])
+def test_what_tensorflow_refuses_to_convert_stays_a_dtype_error_eager_and_staged(expr):
+    # (TensorFlow's convert_to_tensor(v, dtype=int32) of a float or bool array: TypeError)
+    with pytest.raises(rt.errors.DTypeMismatchError, match="int32"):
+        expr(rt.constant([1, 2]))
+    with pytest.raises(rt.errors.DTypeMismatchError, match="int32"):
+        rt.function(expr)(rt.constant([1, 2]))
+
+
+@pytest.mark.parametrize("expr", [lambda t: t + np.int64(2 ** 40),
+                                  lambda t: np.array([-1]) + rt.cast(t, rt.uint8)],
+                         ids=["int64", "negative into uint8"])
+def test_an_integer_that_does_not_fit_the_tensors_dtype_is_an_error_not_a_wrapped_value(expr):
+    # (TensorFlow wraps it; a silent wrong answer here would be worse)
+    for run in (expr, rt.function(expr)):
+        with pytest.raises(TypeError, match="out of range"):
+            run(rt.constant([1, 2]))
+
+
+def test_a_float_tensor_takes_integer_and_float64_arrays_in_any_operator():
+    t = rt.constant([1.0, 4.0])
+    ints = np.array([2, 3], np.int64)
+    pairs = {"+": (t + ints, np.add), "-": (ints - t, lambda a, b: np.subtract(b, a)),
+             "max": (rt.maximum(t, ints.astype(np.float64)), np.maximum),
+             "<": (t < np.array([2.0, 2.0]), lambda a, b: a < np.float32(2)),
+             "**": (t ** np.float64(2), lambda a, b: a ** np.float32(2))}
+    for name, (got, numpy_op) in pairs.items():
+        want = numpy_op(t.numpy(), ints.astype(np.float32))
+        assert got.numpy().dtype == want.dtype and got.numpy().tolist() == want.tolist(), name
+
+
+# -- numpy scalars keep their dtype; a list of eager tensors is packed ---------------------
+
+NUMPY_SCALARS = [np.bool_(True), np.int8(-3), np.int16(300), np.int32(7), np.int64(2 ** 40),
+                 np.uint8(200), np.float16(1.5), np.float32(2.5), np.float64(0.1)]
+
+
+@pytest.mark.parametrize("value", NUMPY_SCALARS, ids=lambda v: type(v).__name__)
+def test_a_numpy_scalar_keeps_its_dtype_eagerly_and_in_a_graph(value):
+    want = rt.as_dtype(value.dtype)
+
+    def make(_):
+        return rt.constant(value), rt.convert_to_tensor(value), rt.constant([value, value])
+
+    for t in make(None) + rt.function(make)(rt.constant(0)):
+        assert t.dtype is want
+        assert np.all(t.numpy() == value) and t.numpy().dtype == value.dtype
+
+
+@pytest.mark.parametrize("value,dtype", [(0.1, rt.float32), (7, rt.int32), (2 ** 40, rt.int64),
+                                         (True, rt.bool)])
+def test_python_numbers_keep_tensorflows_defaults(value, dtype):
+    assert rt.constant(value).dtype is dtype and rt.convert_to_tensor([value]).dtype is dtype
+    assert rt.function(lambda: rt.constant(value))().dtype is dtype
+
+
+def test_rt_constant_packs_a_list_of_eager_tensors_as_tensorflow_does():
+    a, b = rt.constant(1.5), rt.constant(2.5)
+    for run in (lambda: rt.constant([a, b]), rt.function(lambda: rt.constant([a, b]))):
+        got = run()
+        assert got.dtype is rt.float32 and got.numpy().tolist() == [1.5, 2.5]
+    nested = rt.constant([[rt.constant(1, rt.int64)], [2]])
+    assert nested.dtype is rt.int64 and nested.numpy().tolist() == [[1], [2]]
+    assert rt.constant([rt.constant([1, 2]), [3, 4]], dtype=rt.float64).dtype is rt.float64
+
+
+def test_rt_constant_of_a_list_holding_a_symbolic_tensor_says_to_stack():
+    @rt.function
+    def pack(x):
+        return rt.constant([x, x])
+
+    with pytest.raises(TypeError, match="symbolic tensor .* use rt.stack"):
+        pack(rt.constant(1.0))
