@@ -19,12 +19,16 @@ import numpy as np
 
 from . import config, nest
 from .core import dtypes, hooks
+from .core.apply import in_graph
+from .core.graph import current_graph
 from .core.leaks import leaked_tensor_error
 from .core.opdef import to_numpy, wrap
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, Tensor
 from .errors import InvalidArgumentError
+from .inline import inline_graph
 from .ops.state_ops import Variable
+from .ops.utility_ops import ensure_shape
 from .optimize import optimize
 from .trace_keys import value_key
 
@@ -176,34 +180,81 @@ class ConcreteFunction:
         return plan
 
     def __call__(self, *args, **kwargs):
+        if current_graph() is not None:  # called while another function is traced
+            return self.inline(self.graph_inputs(args, kwargs))
         if hooks.recording.tapes:  # an open GradientTape records the call as one entry
             return _taped_call(self, args, kwargs)
+        return self.run_flat(self._bind_inputs(args, kwargs, self.array_for))
+
+    def _bind_inputs(self, args, kwargs, fill) -> list:
+        """One input value per `inputs` from a call's arguments, each made by
+        `fill(placeholder record, value, parameter name)` (`array_for`, `tensor_for`)."""
         try:
-            return self._call_structured(args, kwargs)
+            return self._structured_inputs(args, kwargs, fill)
         except TypeError:
             # As in TensorFlow: tensors alone, positionally, fill the tensor inputs in order
             # (the traced Python arguments are already part of the graph).
             if kwargs or len(args) != len(self.inputs) or not all(
                     isinstance(a, (Tensor, np.ndarray, Variable)) for a in args):
                 raise
-        arrays = [self.array_for(ph, a, ph.spec.name)
-                  for ph, a in zip(self.inputs_specs, args)]
-        return self.run_flat(arrays)
+        return [fill(ph, a, ph.spec.name) for ph, a in zip(self.inputs_specs, args)]
 
-    def _call_structured(self, args, kwargs):
+    def _structured_inputs(self, args, kwargs, fill) -> list:
         try:
             bound = self.python_signature.bind_partial(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.name}{_short_sig(self)}: {e}") from None
-        arrays = [None] * len(self.inputs)
+        values = [None] * len(self.inputs)
         for pname, traced in self.traced_arguments.items():
             if pname in bound.arguments:
-                self.match_argument(pname, traced, bound.arguments[pname], arrays)
+                self.match_argument(pname, traced, bound.arguments[pname], values, fill)
             elif any(isinstance(x, Placeholder)
                      for x in nest.flatten(traced, expand_composites=True)):
                 raise TypeError(f"{self.name}{_short_sig(self)}: missing a required tensor "
                                 f"argument: '{pname}'")
-        return self.run_flat(arrays)
+        return values
+
+    # -- called while another function is traced -----------------------------------------
+    def graph_inputs(self, args, kwargs) -> list:
+        """The tensors of the graph being built that a call's arguments give the inputs,
+        one per `inputs`, checked as a call checks them (`tensor_for`)."""
+        return self._bind_inputs(args, kwargs, self.tensor_for)
+
+    def inline(self, tensors: list):
+        """The function's graph copied into the graph being built, fed `tensors` (one per
+        `inputs`, from `graph_inputs`): its structured outputs as tensors of that graph.
+        As TensorFlow inlines a function called from a function: gradients, backends and
+        export see the callee's ops (runtime/inline.py)."""
+        leaves = [t for t in nest.flatten(self.structured_outputs, expand_composites=True)
+                  if isinstance(t, Tensor)]
+        feeds = {id(p): t for p, t in zip(self.inputs, tensors)}
+        copies = dict(zip([id(t) for t in leaves],
+                          inline_graph(self.graph, feeds, leaves, self.name)))
+        return nest.map_structure(lambda t: copies[id(t)] if isinstance(t, Tensor) else t,
+                                  self.structured_outputs, expand_composites=True)
+
+    def tensor_for(self, ph: Placeholder, value, pname):
+        """The input tensor, in the graph being built, for Placeholder record `ph` from a
+        call's `value`: checked against its spec as `array_for` checks an array. Where the
+        static shape is less specific than the spec, the graph checks it when it runs (an
+        EnsureShape): the callee's graph may rely on the spec's shape."""
+        spec = ph.spec
+        graph = current_graph()
+        if isinstance(value, Variable):
+            value = value.read_value()
+        if isinstance(value, Tensor):
+            if value.dtype is not spec.dtype:
+                raise self._dtype_error(ph, value.dtype)
+            shape = value.shape
+        else:
+            arr = self._converted(ph, value, pname)
+            value, shape = EagerTensor(arr, spec.dtype), TensorShape(np.shape(arr))
+        if not spec.shape.is_compatible_with(shape):
+            raise self._shape_error(ph, shape)
+        t = in_graph(graph, value)
+        if shape.merge_with(spec.shape) != shape:
+            t = ensure_shape(t, spec.shape)
+        return t
 
     @functools.cached_property
     def private_arrays(self) -> bool:
@@ -224,20 +275,20 @@ class ConcreteFunction:
         return nest.map_structure(lambda t: wrap(next(it), t.dtype) if isinstance(t, Tensor) else t,
                                   out, expand_composites=True)
 
-    def match_argument(self, pname, traced, value, arrays):
+    def match_argument(self, pname, traced, value, arrays, fill=None):
         """Checks argument `pname`'s `value` against its traced structure `traced` (from
         `traced_arguments`): Python values must be the traced ones, tensors must fit their
-        spec; puts each tensor's array at its input index in `arrays`. TypeError (or
-        InvalidArgumentError) when it does not fit."""
+        spec; puts each tensor's array (`fill`'s value: `array_for` by default) at its
+        input index in `arrays`. TypeError (or InvalidArgumentError) when it does not fit."""
         if isinstance(traced, Placeholder):
-            arrays[traced.index] = self.array_for(traced, value, pname)
+            arrays[traced.index] = (fill or self.array_for)(traced, value, pname)
             return
         if nest.is_composite(traced):
             if not traced._rt_is_compatible_with(value):
                 raise TypeError(f"{self.name}: argument {pname} is {_describe(value)}, but the "
                                 f"function was traced for {_describe(traced)}")
             for t, v in zip(traced._rt_components(), value._rt_components()):
-                self.match_argument(pname, t, v, arrays)
+                self.match_argument(pname, t, v, arrays, fill)
             return
         if nest.is_nested(traced):
             if not nest.same_structure(traced, value, expand_composites=True) and not (
@@ -247,7 +298,7 @@ class ConcreteFunction:
                                 f"{nest.structure_repr(value)}, but the function was traced "
                                 f"for {nest.structure_repr(traced)}")
             for t, v in zip(nest.flatten(traced), nest.flatten(value)):   # composites whole
-                self.match_argument(pname, t, v, arrays)
+                self.match_argument(pname, t, v, arrays, fill)
             return
         if isinstance(traced, Variable):
             if value is not traced:
@@ -274,24 +325,35 @@ class ConcreteFunction:
             value = value.read_value()
         if isinstance(value, EagerTensor):
             if value.dtype is not spec.dtype:
-                raise InvalidArgumentError(
-                    f"cannot compute {self.name} as input #{ph.index}(zero-based) was expected "
-                    f"to be a {spec.dtype.name} tensor but is a {value.dtype.name} tensor")
+                raise self._dtype_error(ph, value.dtype)
             arr = value._value
         elif isinstance(value, Tensor):
             raise leaked_tensor_error(value)
         else:
-            try:
-                arr = to_numpy(value, spec.dtype)
-            except (TypeError, ValueError) as e:
-                raise InvalidArgumentError(
-                    f"cannot compute {self.name}: input #{ph.index}(zero-based) ({pname}) "
-                    f"cannot be a {spec.dtype.name} tensor: {e}") from None
+            arr = self._converted(ph, value, pname)
         if not spec.shape.is_compatible_with(np.shape(arr)):
-            raise InvalidArgumentError(
-                f"cannot compute {self.name} as input #{ph.index}(zero-based) was expected to "
-                f"have shape {spec.shape} but has shape {TensorShape(np.shape(arr))}")
+            raise self._shape_error(ph, TensorShape(np.shape(arr)))
         return arr
+
+    def _converted(self, ph: Placeholder, value, pname) -> np.ndarray:
+        """A Python or numpy `value` as an array of `ph`'s dtype (InvalidArgumentError when
+        it cannot be one)."""
+        try:
+            return to_numpy(value, ph.spec.dtype)
+        except (TypeError, ValueError) as e:
+            raise InvalidArgumentError(
+                f"cannot compute {self.name}: input #{ph.index}(zero-based) ({pname}) "
+                f"cannot be a {ph.spec.dtype.name} tensor: {e}") from None
+
+    def _dtype_error(self, ph: Placeholder, dtype) -> InvalidArgumentError:
+        return InvalidArgumentError(
+            f"cannot compute {self.name} as input #{ph.index}(zero-based) was expected "
+            f"to be a {ph.spec.dtype.name} tensor but is a {dtype.name} tensor")
+
+    def _shape_error(self, ph: Placeholder, shape) -> InvalidArgumentError:
+        return InvalidArgumentError(
+            f"cannot compute {self.name} as input #{ph.index}(zero-based) was expected to "
+            f"have shape {ph.spec.shape} but has shape {shape}")
 
 
 

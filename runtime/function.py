@@ -353,8 +353,12 @@ class Function:
 
     def _call_inline(self, args, kwargs):
         """Called while another function is traced: run the (converted) Python code inside
-        that trace, so the graphs nest without a separate trace."""
+        that trace, so the graphs nest without a separate trace. An input_signature
+        checks and converts the arguments as it does for a call from outside (Python
+        numbers become tensors of the signature's dtypes)."""
         bound = self._bind(args, kwargs)
+        if self._input_signature is not None:
+            _, bound = self._apply_signature(bound)
         key = self._key(bound)
         stack = getattr(_tracing, "stack", None)
         if stack is None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from .files import DEFAULT_MAX_BYTES
 from .format import FORMAT, MAX_ELEMENTS, VERSION, FormatError
-from .load import GuardedFunction, Loaded, LoadedFunction, RunGuards, load
+from .load import load
+from .loaded import GuardedFunction, Loaded, LoadedFunction, RunGuards
 from .save import SaveError, save
 
 __all__ = ["save", "load", "Loaded", "LoadedFunction", "GuardedFunction", "RunGuards",

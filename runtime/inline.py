@@ -1,0 +1,98 @@
+"""A traced graph called from inside another graph being built: its ops copied into the
+graph being built (inlined), as TensorFlow inlines a function called from a function.
+
+A ConcreteFunction (or a loaded one) called while `rt.function` traces becomes its ops,
+in the caller's graph, at the call:
+
+- every copy goes through `Graph.add_op`, so a GradientTape open in the caller records
+  it and its gradient is the op's own rule; every backend, ONNX export and saving see
+  ordinary ops (no call node to teach them);
+- the ops are copied in their creation order, so the callee's side effects (Variable
+  writes, prints, asserts) keep their order, between what the caller did before the
+  call and what it does after;
+- a cond's or while's bodies are rebuilt as sub-graphs of the caller's graph
+  (`optimize.rewrite.rebuild`), reading the caller's tensors where they read the callee's;
+- each copy keeps the callee's source line (run-time errors name the user's line in the
+  callee) and is named under a scope of the callee's name (`g/mul`).
+"""
+from __future__ import annotations
+
+import re
+
+from .core import walk
+from .core.control import Body
+from .core.graph import current_graph, name_scope
+from .errors import InvalidArgumentError
+from .optimize.rewrite import rebuild
+
+_NOT_IN_SCOPE = re.compile(r"[^A-Za-z0-9_.\-]")
+
+
+def inline_graph(graph, feeds: dict, outputs: list, name: str) -> list:
+    """Copies the ops of `graph` that `outputs` need, and all its side effects, into the
+    graph being built. `feeds` maps id(placeholder of `graph`) to the tensor it stands for
+    (a tensor of the graph being built). Returns the copies of `outputs`, in order."""
+    target = current_graph()
+    inliner = _Inliner(graph, target, feeds)
+    scope = _NOT_IN_SCOPE.sub("_", name).lstrip("-") or "call"
+    with name_scope(scope):
+        inliner.walk(graph, outputs)
+    return [inliner.mapping[id(t)] for t in outputs]
+
+
+def _no_rewrite(ctx, op, inputs, attrs):
+    return None     # every op of a body copied as it is
+
+
+class _Inliner(walk.Visitor):
+    """The walk of `inline_graph`: placeholders are fed, every other op is added again."""
+
+    def __init__(self, graph, target, feeds: dict):
+        self.graph = graph
+        self.target = target
+        self.mapping = dict(feeds)
+
+    def placeholder(self, op):
+        if id(op.outputs[0]) not in self.mapping:
+            raise InvalidArgumentError(
+                f"cannot call {self.graph.name} here: its graph needs the placeholder "
+                f"'{op.name}', which is not one of its inputs")
+
+    def const(self, op):
+        self._add(op, [], op.attrs, [(t.shape, t.dtype) for t in op.outputs])
+
+    def cond(self, op):
+        self._control_flow(op)
+
+    def while_loop(self, op):
+        self._control_flow(op)
+
+    def op(self, op):
+        inputs = self._inputs(op)
+        self._add(op, inputs, op.attrs, op.opdef.infer(inputs, **op.attrs))
+
+    def _control_flow(self, op):
+        inputs = self._inputs(op)
+        attrs = dict(op.attrs)
+        for key in op.opdef.body_attrs:
+            body = op.attrs[key]
+            g, outs, m = rebuild(body.graph, body.outputs, _no_rewrite, outer=self.target,
+                                 parent=self.mapping)
+            params = [None if p is None else dict.get(m, id(p)) for p in body.params]
+            attrs[key] = Body(g, params, outs)
+        self._add(op, inputs, attrs, [(t.shape, t.dtype) for t in op.outputs])
+
+    def _inputs(self, op) -> list:
+        return [self.mapping[id(t)] for t in op.inputs]
+
+    def _add(self, op, inputs, attrs, specs):
+        d, g = op.opdef, self.target
+        if d.reads_variables or d.writes_variables:
+            var = attrs["variable"]
+            if all(v is not var for v in g.variables):
+                g.variables.append(var)
+        new = g.add_op(d, inputs, attrs, specs, op.name)
+        if op.location is not None:
+            new.location = op.location  # errors name the callee's line
+        for old, t in zip(op.outputs, new.outputs):
+            self.mapping[id(old)] = t
