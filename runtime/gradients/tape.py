@@ -16,6 +16,7 @@ when the stack is not empty.
 from __future__ import annotations
 
 import contextlib
+from typing import Optional
 
 from .. import nest
 from ..core import dtypes, hooks
@@ -24,6 +25,7 @@ from ..core.tensor import Tensor
 from ..ops.core import convert_to_tensor
 from ..ops.makers import ones_like, zeros_like
 from ..ops.state_ops import Variable
+from . import jacobians
 from .backprop import accumulate, backprop, variables_in
 
 
@@ -211,18 +213,87 @@ class GradientTape:
         """d(sum of `target`)/d(each of `sources`): tensors (or Variables) shaped like
         `sources`. A source the target does not depend on (or reaches only through integer
         or boolean values) gets None (zeros with unconnected_gradients="zero")."""
-        if self._used and not self._persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
-                               "set of gradients (or jacobians)")
-        self._used = True
+        self._start_using()
         targets = nest.flatten(target)
         seeds_given = (nest.flatten(output_gradients) if output_gradients is not None
                        else [None] * len(targets))
         if len(seeds_given) != len(targets):
             raise ValueError("output_gradients must have the structure of target")
-        if unconnected_gradients not in (None, "none", "zero"):
-            raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got "
-                             f"{unconnected_gradients!r}")
+        out = self._gradients(targets, nest.flatten(sources), seeds_given,
+                              _unconnected(unconnected_gradients))
+        self._done_using()
+        return nest.pack_sequence_as(sources, out) if nest.is_nested(sources) else out[0]
+
+    def jacobian(self, target, sources, unconnected_gradients=None, parallel_iterations=None,
+                 experimental_use_pfor=True):
+        """The jacobian of `target` with respect to each of `sources`, as TensorFlow's: for
+        each source a tensor of shape `target.shape + source.shape` whose element [i..., j...]
+        is d target[i...] / d source[j...] (None for a source the target does not depend
+        on, zeros with unconnected_gradients="zero"); the structure of `sources`. A
+        non-persistent tape gives one jacobian (or gradient).
+
+        One backward pass per element of `target`. Inside rt.function a target whose size
+        the trace knows makes that many backward passes in the graph; one of unknown size
+        makes a staged loop. `parallel_iterations` and `experimental_use_pfor` are accepted
+        for TensorFlow's signature.
+
+        >>> x = rt.constant([1.0, 2.0])
+        >>> with rt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> print(tape.jacobian(y, x))
+        rt.Tensor(
+        [[2. 0.]
+         [0. 4.]], shape=(2, 2), dtype=float32)
+        """
+        self._start_using()
+        flat = nest.flatten(sources)
+        unconnected = _unconnected(unconnected_gradients)
+        target = _as_target(target)
+        out = jacobians.jacobian(target, flat, lambda seed: self._gradients(
+            [target], flat, [seed], None), unconnected)
+        self._done_using()
+        return nest.pack_sequence_as(sources, out) if nest.is_nested(sources) else out[0]
+
+    def batch_jacobian(self, target, source, unconnected_gradients=None,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """The jacobian of each row of a batch, as TensorFlow's: `target` [b, y...] and
+        `source` [b, x...] (rank 2 or more, the same b), where target[i] depends on
+        source[i] alone, give [b, y..., x...], whose [i] is the jacobian of target[i] with
+        respect to source[i]. None (zeros with unconnected_gradients="zero") where the target
+        does not depend on the source. One backward pass per element of a target row.
+
+        >>> x = rt.constant([[1.0, 2.0], [3.0, 4.0]])
+        >>> with rt.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> print(tape.batch_jacobian(y, x))
+        rt.Tensor(
+        [[[2. 0.]
+          [0. 4.]]
+        <BLANKLINE>
+         [[6. 0.]
+          [0. 8.]]], shape=(2, 2, 2), dtype=float32)
+        """
+        self._start_using()
+        unconnected = _unconnected(unconnected_gradients)
+        target = _as_target(target)
+        out = jacobians.batch_jacobian(target, source, lambda seed: self._gradients(
+            [target], [source], [seed], None)[0], unconnected)
+        self._done_using()
+        return out
+
+    def _start_using(self) -> None:
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        self._used = True
+
+    def _done_using(self) -> None:
+        if not self._persistent:  # its records are freed; it records nothing more
+            self._entries, self._watched, self._recording = [], {}, False
+
+    def _gradients(self, targets, sources, seeds_given, unconnected) -> list:
         # As in TensorFlow: a persistent tape still open records the backward ops too (so
         # it can differentiate them again); a non-persistent one stops recording.
         was = self._recording and self._persistent
@@ -238,7 +309,7 @@ class GradientTape:
                 seeds[id(t)] = accumulate(seeds.get(id(t)), g)
             grads, var_grads = backprop(list(self._entries), seeds, dict(self._watched))
             out = []
-            for s in nest.flatten(sources):
+            for s in sources:
                 if isinstance(s, Variable):
                     g = var_grads.get(id(s))
                     g = None if g is None else g[1]
@@ -247,15 +318,29 @@ class GradientTape:
                 else:
                     raise ValueError(f"GradientTape.gradient sources must be tensors or "
                                      f"Variables, got {s!r}")
-                if g is None and unconnected_gradients == "zero":
+                if g is None and unconnected == "zero":
                     g = zeros_like(s.read_value() if isinstance(s, Variable) else s)
                 out.append(g)
         finally:
             self._recording = was
-        if not self._persistent:  # its records are freed; it records nothing more
-            self._entries, self._watched, self._recording = [], {}, False
-        return nest.pack_sequence_as(sources, out) if nest.is_nested(sources) else out[0]
+        return out
 
     def __repr__(self):
         return (f"<rt.GradientTape persistent={self._persistent} with {len(self._entries)} "
                 "recorded ops>")
+
+
+def _unconnected(value) -> Optional[str]:
+    """unconnected_gradients as "zero" or None ("none"); TensorFlow's enum's values too."""
+    value = getattr(value, "value", value)
+    if value not in (None, "none", "zero"):
+        raise ValueError(f"unconnected_gradients must be 'none' or 'zero', got {value!r}")
+    return "zero" if value == "zero" else None
+
+
+def _as_target(target):
+    if isinstance(target, Variable):
+        return target.read_value()
+    if not isinstance(target, Tensor):
+        raise ValueError(f"a jacobian's target must be a tensor, got {target!r}")
+    return target
