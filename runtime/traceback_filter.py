@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from autograph.errors import StagingError, unlink_frames
+from autograph.operators.recursion import EXPLANATION
 
 _RUNTIME = os.path.dirname(os.path.abspath(__file__))
 _HIDDEN = (_RUNTIME + os.sep,
@@ -55,6 +56,9 @@ def recursion_error(error: RecursionError, name: str) -> StagingError:
     """Python's recursion limit reached while tracing: most often a function that calls
     itself on tensor values (both branches of a staged `if` are traced, the recursive one
     too, whatever the value), named with where it is."""
+    explained = getattr(error, EXPLANATION, None)   # (autograph.operators.recursion)
+    if explained:        # a recursion through converted code, its frames a level counted
+        return StagingError(f"tracing {name} reached Python's recursion limit: {explained}.")
     found = most_repeated_user_frame(error)
     who = f"{found[0]} ({found[1]}) called itself {found[2]} times" if found else "a recursion"
     return StagingError(

@@ -28,7 +28,7 @@ from autograph.errors import (_PACKAGE_DIR, StagingError, StagingStructureError,
                               user_location)
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
-from autograph.operators import unrolling
+from autograph.operators import recursion, unrolling
 from autograph.operators.iterables import PLAIN, _StagedEnumerate, backend_of  # noqa: F401
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
 from autograph.operators.watch import CONTAINERS, Watch, refuse_changes
@@ -46,8 +46,11 @@ def _hide_own_frames(error: BaseException) -> None:
     """Unlink the operators' frames from the traceback of `error`, which is passing out of
     an operator: what the user's code (or a library walking tracebacks) sees is the
     user's frames, the generated branch and loop functions among them (they carry the
-    user's function name and lines), as if the construct had run inline."""
+    user's function name and lines), as if the construct had run inline. (A
+    RecursionError is also told why converted code recurses less deep: see recursion.)"""
     unlink_frames(error, _OPERATORS)
+    if type(error) is RecursionError:
+        recursion.explain(error)
 
 
 def _staged(construct: Callable) -> Callable:
