@@ -29,11 +29,14 @@ import runtime as rt
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import programs_for  # noqa: E402
 import programs_ifelse  # noqa: E402
+import programs_logical  # noqa: E402
 import programs_loop  # noqa: E402
 import programs_shape  # noqa: E402
 
-GROUPS = [("ifelse", programs_ifelse.PROGRAMS), ("loop", programs_loop.PROGRAMS),
+GROUPS = [("ifelse", programs_ifelse.PROGRAMS), ("ifelse", programs_logical.PROGRAMS),
+          ("loop", programs_loop.PROGRAMS), ("loop", programs_for.PROGRAMS),
           ("return_list", programs_shape.MISC_PROGRAMS), ("shape", programs_shape.PROGRAMS)]
 WAYS = ("numpy", "jit")
 
