@@ -2,8 +2,9 @@
 ways and compared.
 
 The programs come from PaddlePaddle's dygraph-to-static tests (its AutoGraph-like
-converter) and TensorFlow's own AutoGraph reference tests, ported into the programs_*.py
-files beside this one with their bodies as written (Paddle's API through paddle_shim).
+converter), ported into the programs_*.py files beside this one with their bodies as
+written (Paddle's API through paddle_shim); the ids name the group of files and the
+function.
 Each program, on each of its cases, runs
 
 - eagerly, as plain Python on eager tensors (the reference),
