@@ -85,9 +85,6 @@ SHAPE_1_AND_SCALAR_IN_XLA = (
     "jit_compile refuses a staged `and`/`or` (or the loop test made of `not break and "
     "test`) whose operands are a shape-[1] tensor and a scalar or Python bool: its cond "
     "gives shape (1,) on one path and () on the other (the numpy backend runs it)")
-ITERATING_STAGED_TENSOR = (
-    "unpacking or zip() of a graph tensor of known length raises "
-    "OperatorNotAllowedInGraphError (eager iterates it)")
 STACK_OF_STAGED_LIST = (
     "rt.concat / rt.stack of a list appended to in a staged loop raise 'iterating over a "
     "staged list is a staged loop' (ag.stack(l) works)")
@@ -108,9 +105,6 @@ KNOWN_FAILURES = {
     "loop.test_break_in_while@jit": SHAPE_1_AND_SCALAR_IN_XLA,
     "loop.test_optim_break_in_while@jit": SHAPE_1_AND_SCALAR_IN_XLA,
     "return_list.test_return_in_while@jit": SHAPE_1_AND_SCALAR_IN_XLA,
-    "loop.for_tuple_as_enumerate_value": ITERATING_STAGED_TENSOR,
-    "loop.for_zip": ITERATING_STAGED_TENSOR,
-    "shape.dyfunc_tuple_shape_3": ITERATING_STAGED_TENSOR,
     "return_list.test_list_append_in_for_subscript": STACK_OF_STAGED_LIST,
     "return_list.test_list_append_in_while_loop_subscript": STACK_OF_STAGED_LIST,
     "return_list.test_list_append_in_while_loop_with_stack": STACK_OF_STAGED_LIST,
