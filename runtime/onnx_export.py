@@ -90,6 +90,14 @@ def export(concrete_fn, path: Optional[str] = None, *, drop_prints: bool = False
     if problems:
         raise ExportError(f"cannot export {cf.name} to ONNX: these ops have no ONNX "
                           f"equivalent:\n  " + "\n  ".join(problems))
+    unranked = [f"{what} {i} ('{t.op.name}')"
+                for what, tensors in (("input", cf.inputs), ("output", cf.outputs))
+                for i, t in enumerate(tensors) if t.shape.rank is None]
+    if unranked:
+        raise ExportError(f"cannot export {cf.name} to ONNX: an ONNX model's inputs and "
+                          f"outputs need a known rank, and these have none: "
+                          f"{', '.join(unranked)} (give the input_signature shapes such as "
+                          f"[None, None])")
     inputs = []
     used = set()
     for t, rec in zip(cf.inputs, cf.inputs_specs):

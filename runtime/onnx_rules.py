@@ -173,21 +173,6 @@ def _real_div(ex, op, ins):
     return [ex.one("Div", ins)]
 
 
-def _floor_div(ex, op, ins):
-    x, y = ins
-    if op.inputs[0].dtype.is_integer:  # exact: (x - x mod y) / y, with Python's mod
-        return [ex.one("Div", [ex.one("Sub", [x, ex.one("Mod", [x, y], fmod=0)]), y])]
-    return [ex.one("Floor", [ex.one("Div", [x, y])])]
-
-
-def _floor_mod(ex, op, ins):
-    x, y = ins
-    if op.inputs[0].dtype.is_integer:
-        return [ex.one("Mod", [x, y], fmod=0)]
-    q = ex.one("Floor", [ex.one("Div", [x, y])])
-    return [ex.one("Sub", [x, ex.one("Mul", [q, y])])]
-
-
 def _matmul(ex, op, ins):
     a, b = ins
     for k, flag in enumerate(("transpose_a", "transpose_b")):
@@ -214,15 +199,6 @@ def _reduce(onnx_type, via_int=False):
             out = ex.one(onnx_type, [x], keepdims=keep, **attrs)
         if via_int:
             out = ex.one("Cast", [out], to=_to(ex, dtypes.bool_))
-        return [out]
-    return rule
-
-
-def _arg(onnx_type):
-    def rule(ex, op, ins):
-        out = ex.one(onnx_type, ins, axis=int(op.attrs["axis"]), keepdims=0)
-        if op.attrs["output_type"].name != "int64":
-            out = ex.one("Cast", [out], to=_to(ex, op.attrs["output_type"]))
         return [out]
     return rule
 
@@ -279,10 +255,6 @@ def _unpack(ex, op, ins):
     return [ex.one("Squeeze", [p, axes]) for p in parts]
 
 
-def _gather(ex, op, ins):
-    return [ex.one("Gather", ins, axis=int(op.attrs["axis"]))]
-
-
 def _shape(ex, op, ins):
     return [ex.one("Cast", [ex.one("Shape", ins)], to=_to(ex, op.attrs["out_type"]))]
 
@@ -331,20 +303,6 @@ def _random(onnx_type, keys):
     return rule
 
 
-def _onnx_pads(ex, paddings):
-    """TensorFlow's paddings [[before, after], ...] as ONNX pads [befores..., afters...]."""
-    return ex.one("Reshape", [ex.one("Transpose", [_as_int64(ex, paddings)], perm=[1, 0]),
-                              ex.ints([-1])])
-
-
-def _pad(ex, op, ins):
-    return [ex.one("Pad", [ins[0], _onnx_pads(ex, ins[1]), ins[2]], mode="constant")]
-
-
-def _mirror_pad(ex, op, ins):
-    return [ex.one("Pad", [ins[0], _onnx_pads(ex, ins[1])], mode="reflect")]
-
-
 def _pad_grad(ex, op, ins):
     """CONSTANT only (see unsupported_reason): the middle of the gradient, a Slice from
     the befores to the shape minus the afters."""
@@ -366,14 +324,14 @@ def _strided_slice_grad(ex, op, ins):
     shape = ex.one("Shape", [x])
     size = ex.one("Size", [x])
     positions = ex.one("Reshape", [ex.one("Range", [ex.const(np.int64(0)), size,
-                                                    ex.const(np.int64(1))]), shape])
+                                                    ex.const(np.int64(1))]), shape], allowzero=1)
     taken = _slice(ex, positions, tensors, op.attrs["spec"], op.inputs[1].shape.rank)
     flat = ex.ints([-1])
     zeros = ex.one("Reshape", [ex.one("Expand", [ex.const(np.zeros((), op.inputs[0].dtype.np_dtype)),
                                                  shape]), flat])
     out = ex.one("ScatterElements", [zeros, ex.one("Reshape", [taken, flat]),
                                      ex.one("Reshape", [g, flat])], axis=0)
-    return [ex.one("Reshape", [out, shape])]
+    return [ex.one("Reshape", [out, shape], allowzero=1)]
 
 
 def _slice(ex, x, tensors, spec, rank):
@@ -412,8 +370,16 @@ def _slice(ex, x, tensors, spec, rank):
         else:
             _, b, e, st = s
             neg = isinstance(st, int) and st < 0
-            starts.append(scalar(b, INT64_MAX if neg else 0))
-            ends.append(scalar(e, INT64_MIN if neg else INT64_MAX))
+            start, end = scalar(b, INT64_MAX if neg else 0), scalar(e, INT64_MIN if neg else INT64_MAX)
+            if neg and b is not None and not (isinstance(b, int) and b >= 0):
+                # numpy: a start before the first element, going down, takes nothing;
+                # ONNX clamps it to the first element: an end past the start then (the
+                # dimension's size; onnxruntime reads INT64_MAX as "to the end" here)
+                n = ex.one("Gather", [ex.one("Shape", [x]), ex.ints([d])], axis=0)
+                end = ex.one("Where", [ex.one("Less", [ex.one("Add", [start, n]), ex.ints([0])]),
+                                       n, end])
+            starts.append(start)
+            ends.append(end)
             steps.append(ex.ints([1 if st is None else st]))
             out_pos += 1
         axes.append(d)
@@ -447,7 +413,7 @@ def _sum_back(ex, g, g_rank, target_shape, t_rank):
     one = ex.ints([1])
     pairs = ex.one("Concat", [ex.one("Unsqueeze", [target_shape, one]),
                               ex.one("Unsqueeze", [ratio, one])], axis=1)
-    split = ex.one("Reshape", [g, ex.one("Reshape", [pairs, ex.ints([-1])])])
+    split = ex.one("Reshape", [g, ex.one("Reshape", [pairs, ex.ints([-1])])], allowzero=1)
     return ex.one("ReduceSum", [split, ex.ints(range(1, 2 * t_rank, 2))], keepdims=0)
 
 
@@ -513,10 +479,6 @@ def _ta_read(ex, op, ins):
     return [ex.one("SequenceAt", ins)]
 
 
-def _ta_stack(ex, op, ins):
-    return [ex.one("ConcatFromSequence", ins, axis=0, new_axis=1)]
-
-
 def _ta_size(ex, op, ins):
     return [ex.one("Cast", [ex.one("SequenceLength", ins)], to=_to(ex, dtypes.int32))]
 
@@ -540,24 +502,20 @@ RULES = {
     _U["Log"]: _same("Log"), _U["Tanh"]: _same("Tanh"), _U["Sigmoid"]: _same("Sigmoid"),
     _U["Sin"]: _same("Sin"), _U["Cos"]: _same("Cos"), _U["LogicalNot"]: _same("Not"),
     _B["AddV2"]: _same("Add"), _B["Sub"]: _same("Sub"), _B["Mul"]: _same("Mul"),
-    _B["RealDiv"]: _real_div, _B["FloorDiv"]: _floor_div, _B["FloorMod"]: _floor_mod,
-    _B["Pow"]: _same("Pow"), _B["Maximum"]: _same("Max"), _B["Minimum"]: _same("Min"),
+    _B["RealDiv"]: _real_div, _B["Maximum"]: _same("Max"), _B["Minimum"]: _same("Min"),
     _B["Equal"]: _same("Equal"), _B["NotEqual"]: _not("Equal"), _B["Less"]: _same("Less"),
     _B["LessEqual"]: _same("LessOrEqual"), _B["Greater"]: _same("Greater"),
     _B["GreaterEqual"]: _same("GreaterOrEqual"), _B["LogicalAnd"]: _same("And"),
     _B["LogicalOr"]: _same("Or"),
     math_ops.MATMUL: _matmul,
-    _R["Sum"]: _reduce("ReduceSum"), _R["Mean"]: _reduce("ReduceMean"),
-    _R["Max"]: _reduce("ReduceMax"), _R["Min"]: _reduce("ReduceMin"),
-    _R["Prod"]: _reduce("ReduceProd"), _R["Any"]: _reduce("ReduceMax", via_int=True),
+    _R["Sum"]: _reduce("ReduceSum"), _R["Prod"]: _reduce("ReduceProd"),
     _R["All"]: _reduce("ReduceMin", via_int=True),
-    reduce_ops.ARGMAX: _arg("ArgMax"), reduce_ops.ARGMIN: _arg("ArgMin"),
     math_ops.SELECT: _same("Where"), math_ops.WHERE_INDICES: _where_indices,
     math_ops.CAST: _cast,
     array_ops.RESHAPE: _reshape, array_ops.RESHAPE_DYNAMIC: _reshape_dynamic,
     array_ops.TRANSPOSE: _transpose, array_ops.EXPAND_DIMS: _expand_dims,
     array_ops.SQUEEZE: _squeeze, array_ops.CONCAT: _concat, array_ops.STACK: _pack,
-    array_ops.UNSTACK: _unpack, array_ops.GATHER: _gather, array_ops.SHAPE: _shape,
+    array_ops.UNSTACK: _unpack, array_ops.SHAPE: _shape,
     array_ops.SIZE: _size, array_ops.RANK: _rank,
     makers.FILL: _fill, makers.FILL_DYNAMIC: _fill_dynamic, core_ops.FULL_LIKE: _full_like,
     makers.EYE: _constant_of_kernel, makers.RANGE: _same("Range"),
@@ -565,12 +523,12 @@ RULES = {
     random_ops.UNIFORM: _random("RandomUniform", ("low", "high")),
     random_ops.NORMAL: _random("RandomNormal", ("mean", "scale")),
     tensor_array.CREATE: _ta_create, tensor_array.WRITE: _ta_write,
-    tensor_array.READ: _ta_read, tensor_array.STACK: _ta_stack, tensor_array.SIZE: _ta_size,
+    tensor_array.READ: _ta_read, tensor_array.SIZE: _ta_size,
     tensor_array.UNSTACK: _ta_unstack,
     broadcast_ops.SUM_TO: _sum_to, broadcast_ops.SUM_LIKE: _sum_like,
     broadcast_ops.BROADCAST_TO: _broadcast_to, broadcast_ops.BROADCAST_LIKE: _broadcast_like,
     slicing.SLICE_GRAD: _strided_slice_grad, array_ops.GATHER_GRAD: _gather_grad,
-    pad_ops.PAD: _pad, pad_ops.MIRROR_PAD: _mirror_pad, pad_ops.PAD_GRAD: _pad_grad,
+    pad_ops.PAD_GRAD: _pad_grad,
 }
 from . import onnx_rules_math  # noqa: E402  (issue 16: floor, cumsum, ensure_shape, shuffle, ...)
 RULES.update(onnx_rules_math.RULES)
@@ -580,3 +538,6 @@ from . import onnx_rules_nn  # noqa: E402,F401  (rt.nn's conv/pool/Erf rules)
 from . import onnx_rules_structure  # noqa: E402  (issue 16: structural ops, rt.linalg)
 RULES.update(onnx_rules_structure.RULES)
 NO_EQUIVALENT.update(onnx_rules_structure.NO_EQUIVALENT)
+from . import onnx_rules_edges  # noqa: E402  (ops whose ONNX operator differs on edge inputs)
+RULES.update(onnx_rules_edges.RULES)
+LIMITS.update(onnx_rules_edges.LIMITS)

@@ -18,18 +18,6 @@ def _round(ex, op, ins):
     return [ex.one("Identity", ins)]
 
 
-def _log1p(ex, op, ins):
-    """ONNX has no Log1p: x * log(u) / (u - 1) with u = 1 + x is accurate near 0 (the
-    rounding of u cancels), x itself where u rounds to 1, u where u is infinite."""
-    x = ins[0]
-    np_dtype = op.inputs[0].dtype.np_dtype
-    u = ex.one("Add", [x, ex.const(np.ones((), np_dtype))])
-    ratio = ex.one("Div", [ex.one("Mul", [x, ex.one("Log", [u])]),
-                           ex.one("Sub", [u, ex.const(np.ones((), np_dtype))])])
-    near_zero = ex.one("Where", [ex.one("Equal", [u, ex.const(np.ones((), np_dtype))]), x, ratio])
-    return [ex.one("Where", [ex.one("IsInf", [u]), u, near_zero])]
-
-
 def _cumsum(ex, op, ins):
     return [ex.one("CumSum", [ins[0], ex.const(np.int64(op.attrs["axis"]))],
                    exclusive=int(op.attrs["exclusive"]), reverse=int(op.attrs["reverse"]))]
@@ -54,8 +42,7 @@ def _ensure_shape_limits(op):
 
 RULES = {
     math_extra.FLOOR: _same("Floor"), math_extra.CEIL: _same("Ceil"),
-    math_extra.ROUND: _round, math_extra.LOG1P: _log1p,
-    math_extra.SOFTPLUS: _same("Softplus"), math_extra.CUMSUM: _cumsum,
+    math_extra.ROUND: _round, math_extra.CUMSUM: _cumsum,
     utility_ops.ENSURE_SHAPE: _same("Identity"),
 }
 NO_EQUIVALENT = {

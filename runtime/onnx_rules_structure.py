@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops import einsum_ops, linalg_ops, sort_ops, structure_ops
+from .ops import linalg_ops, sort_ops, structure_ops
 
 
 def _int64(ex, name):
@@ -48,17 +48,13 @@ def _one_hot(ex, op, ins):
                    axis=int(op.attrs["axis"]))]
 
 
-def _einsum(ex, op, ins):
-    return [ex.one("Einsum", ins, equation=op.attrs["equation"])]
-
-
 def _det(ex, op, ins):
     return [ex.one("Det", ins)]
 
 
 RULES = {
     structure_ops.TILE: _tile, sort_ops.ARGSORT: _argsort, sort_ops.SORT: _sort,
-    structure_ops.ONE_HOT: _one_hot, einsum_ops.EINSUM: _einsum,
+    structure_ops.ONE_HOT: _one_hot,
     linalg_ops.MATRIX_DETERMINANT: _det,
 }
 NO_EQUIVALENT = {

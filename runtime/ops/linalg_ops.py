@@ -69,7 +69,11 @@ def _det_infer(inputs):
 
 def _det_kernel(x):
     _check_square_run("MatrixDeterminant", x)
-    return np.asarray(np.linalg.det(x), dtype=np.asarray(x).dtype)
+    det = np.asarray(np.linalg.det(x), dtype=np.asarray(x).dtype)
+    nan = np.isnan(x).any(axis=(-2, -1))
+    if np.any(nan):  # LAPACK's pivoting can give 0 for a matrix with a NaN; NaN it is
+        det = np.where(nan, np.asarray(np.nan, det.dtype), det)
+    return det
 
 
 MATRIX_DETERMINANT = OpDef("MatrixDeterminant", _det_infer, _det_kernel, allocates=True)
