@@ -263,12 +263,21 @@ class SymbolicTensor(Tensor):
             "Use rt.shape(t)[0] or rt.size(t) for a value computed when the graph runs.")
 
     def __iter__(self):
+        # Python's iteration (unpacking, zip(), list(t), a `for` autograph does not stage):
+        # where the first dimension is known while tracing, its rows t[0], t[1], ... as
+        # eagerly; else there is no Python sequence to give.
+        shape = self._shape
+        if shape.rank == 0:
+            raise TypeError(f"cannot iterate over a scalar tensor ({self.name})")
+        if shape.rank is not None and shape[0] is not None:
+            return _rows(self, shape[0])
         raise self._left_python(_python_construct()) or OperatorNotAllowedInGraphError(
-            f"Iterating over a symbolic tensor ({self.name}) is not allowed in Python: use a "
-            "`for` loop in a function converted by autograph, or rt.while_loop. (Such a "
-            "loop stages `for x in t` and `for i, x in enumerate(t)`; other iteration of "
-            "a tensor, zip() or unpacking among them, is Python's: index the tensor "
-            "instead.)")
+            f"Iterating over a symbolic tensor ({self.name}, shape {shape}) whose length is "
+            "unknown while tracing is not allowed in Python: use a `for` loop in a function "
+            "converted by autograph, or rt.while_loop. (Such a loop stages `for x in t` "
+            "and `for i, x in enumerate(t)`; other iteration of a tensor, zip() or "
+            "unpacking among them, is Python's and needs a length known while tracing: "
+            "index the tensor instead.)")
 
     def _left_python(self, found):
         """The error for an `if`, `while` or `for` that autograph left as Python getting
@@ -311,6 +320,11 @@ class SymbolicTensor(Tensor):
         return f'Tensor("{self.name}", shape={self._shape}, dtype={self.dtype.name})'
 
     __str__ = __repr__
+
+
+def _rows(t: SymbolicTensor, n: int):
+    for i in range(n):
+        yield t[i]
 
 
 def _python_construct():

@@ -315,10 +315,24 @@ def test_in_of_a_staged_string_is_refused_not_an_elementwise_test():
     assert bool(words(rt.constant(["a", "b"]))) is True
 
 
-def test_iterating_a_tensor_outside_what_a_for_loop_stages_says_so():
+def _zipped_rows(x):
+    s = 0.0
+    for a, b in zip(x, [1.0, 2.0, 3.0]):
+        s = s + a * b
+    return s
+
+
+def test_iterating_a_tensor_outside_what_a_for_loop_stages_needs_a_known_length():
+    """Python's iteration of a tensor (zip(), unpacking) gives its rows where its length
+    is known while tracing, as eagerly; of a length unknown until it runs, it says why
+    it cannot."""
+    assert int(rt.function(_zipped)(rt.constant(1))) == _zipped(1) == 41
+    x = rt.constant([1.0, 2.0, 4.0])
+    assert float(rt.function(_zipped_rows)(x)) == float(_zipped_rows(x)) == 17.0
+    unknown = rt.function(_zipped_rows, input_signature=[rt.TensorSpec([None], rt.float32)])
     with pytest.raises(rt.errors.OperatorNotAllowedInGraphError,
                        match=r"zip\(\) or unpacking among them"):
-        rt.function(_zipped)(rt.constant(1))
+        unknown(x)
 
 
 def _runs_exec(x):

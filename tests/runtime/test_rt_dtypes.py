@@ -166,7 +166,8 @@ def test_eager_tensors_behave_as_python_values():
     (lambda p: bool(p > 0), rt.errors.OperatorNotAllowedInGraphError, "bool"),
     (lambda p: 1 if p > 0 else 2, rt.errors.OperatorNotAllowedInGraphError, "rt.cond"),
     (lambda p: p > 0 and p < 3, rt.errors.OperatorNotAllowedInGraphError, "bool"),
-    (lambda p: [x for x in p], rt.errors.OperatorNotAllowedInGraphError, "Iterating"),
+    (lambda p: [x for x in rt.boolean_mask(p, p > 0)],      # (of a length unknown)
+     rt.errors.OperatorNotAllowedInGraphError, "Iterating"),
     (lambda p: len(p), TypeError, "rt.shape"),
     (lambda p: int(p), TypeError, "symbolic"),
     (lambda p: [1, 2, 3][p[0]], TypeError, "symbolic"),
@@ -179,6 +180,23 @@ def test_symbolic_tensors_refuse_python_use(use, error, match):
         p = rt.placeholder(rt.int32, [3])
         with pytest.raises(error, match=match):
             use(p)
+
+
+def test_python_iteration_of_a_symbolic_tensor_of_known_length_gives_its_rows():
+    """Unpacking, zip() and list() of a graph tensor whose first dimension is known while
+    tracing give its rows, as eagerly (a `for` autograph converts stays a staged loop)."""
+    g = rt.Graph()
+    with g.as_default():
+        p = rt.placeholder(rt.int32, [3, None])
+        a, b, c = p
+        rows = list(p)
+        with pytest.raises(TypeError, match="scalar"):
+            iter(p[0, 0])
+    value = np.array([[1, 2], [3, 4], [5, 6]], np.int32)
+    eager = [r.numpy().tolist() for r in rt.constant(value)]
+    assert [g.run(t, {p: value}).numpy().tolist() for t in (a, b, c)] == eager
+    assert [g.run(t, {p: value}).numpy().tolist() for t in rows] == eager
+    assert a.shape.as_list() == [None]
 
 
 def test_operator_not_allowed_is_a_type_error_with_advice():
