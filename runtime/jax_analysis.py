@@ -219,3 +219,33 @@ def check_table_covers(registry: dict) -> list:
     structural = (core_opdef.CONST, core_opdef.PLACEHOLDER, *control.OPS)
     return sorted(name for name, d in registry.items()
                   if d not in RULES and d not in _WHY and d not in structural)
+
+
+def _carried_shape(value):
+    """A loop variable's shape (a TensorArray's: its buffer's, None while it has none)."""
+    if hasattr(value, "buffer") and value.buffer is None:
+        return None
+    buffer = getattr(value, "buffer", value)
+    return tuple(getattr(buffer, "shape", np.shape(buffer)))
+
+
+def carry_change(op, before, after):
+    """Why XLA cannot compile the while node `op` whose loop variables are `before` when
+    the loop starts and `after` one iteration (values or shapes), naming the first
+    variable whose shape changes; None when none does."""
+    body = op.opdef.bodies(op)[1]
+    for k, (a, b) in enumerate(zip(before, after)):
+        sa, sb = _carried_shape(a), _carried_shape(b)
+        if sa is None or sb is None or sa == sb:
+            continue
+        where = ""
+        if op.location:
+            fn, line, func = op.location
+            where = f" at {fn}:{line} (in {func})"
+        return (f"the loop{where} changes the shape of '{body.params[k].op.name}' from "
+                f"{sa} before the loop to {sb} after one "
+                "iteration. The numpy backend runs such a loop (the variable's shape is "
+                "relaxed), but XLA compiles a loop only when every variable keeps its shape: "
+                "write each iteration's value into an rt.TensorArray of a known size (or a "
+                "tensor of the final shape), or call the function without jit_compile")
+    return None

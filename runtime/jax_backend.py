@@ -72,8 +72,8 @@ from .core.leaks import no_value_error
 from .errors import InvalidGraphError, OpError
 from .jax_arrays import (RANGE_AWARE, RangeValue, TensorArrayValue, UnboundedArray,
                          allocate_arrays, size_arrays)
-from .jax_analysis import (calm_size, iteration_counters, loop_counters, may_fail, reason,
-                           trip_bound)
+from .jax_analysis import (calm_size, carry_change, iteration_counters, loop_counters,
+                           may_fail, reason, trip_bound)
 from .jax_lowering import (ELEMENTWISE, HOST_OPS, PREDRAWN, REDUCTIONS, RULES, Unsupported,
                            is_concrete)
 from .jax_plan import XlaPlan, _op_error
@@ -475,7 +475,8 @@ class _Lowerer(walk.Visitor):
                 _, _, outs, state = loop(carry)
             state = whole(state)
         except TypeError as e:
-            raise XlaLoweringError(
+            changed = _shape_change(op, step, carry)
+            raise XlaLoweringError(f"cannot compile with XLA: {changed}" if changed else
                 f"cannot compile with XLA: {_problem(op, e)}\n(a loop variable must keep "
                 "its dtype and shape from one iteration to the next)") from None
         self.state = list(state)
@@ -484,6 +485,15 @@ class _Lowerer(walk.Visitor):
             for k, start in iteration_counters(op, values):
                 ctx.note(outs[k], start, start + bound + 1)
         self.bind_all(op, outs)
+
+
+def _shape_change(op, step, carry):
+    """carry_change of a while node, its variables after one iteration traced abstractly."""
+    try:
+        after = jax.eval_shape(step, carry)[2]
+    except Exception:  # the iteration itself does not trace: the caller's error says why
+        return None
+    return carry_change(op, carry[2], after)
 
 
 def _typed(values, tensors):
