@@ -13,10 +13,13 @@ Needs the `onnx` package (`pip install 'autograph-rt[onnx]'`), imported only whe
 variable writes, string ops) give one error naming each of them; prints and assertions
 may be dropped instead. The per-op rules are in onnx_rules.py.
 
-TensorArrays become ONNX sequences, which hold only written items: writes in order
-(0, 1, 2, ... as loops do) and overwrites behave as ours, but `size()` of a TensorArray
-made with a size counts the items written so far, and reading or writing past the
-written items fails in onnxruntime.
+TensorArrays become ONNX sequences. One made with a size and a fully known element_shape
+starts as `size` zeros, as ours reads and stacks its elements never written. Otherwise
+the sequence holds only the written items: writes in order (0, 1, 2, ... as loops do)
+and overwrites behave as ours, but `size()` of a TensorArray made with a size counts
+the items written so far, reading or writing past the written items fails in
+onnxruntime, and a write just past the end of a TensorArray that is not dynamic_size
+appends (ours raises).
 """
 from __future__ import annotations
 

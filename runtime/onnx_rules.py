@@ -455,7 +455,16 @@ def _broadcast_like(ex, op, ins):
 # else inserts it (writes in order 0, 1, 2, ... as loops do; a write past the end fails).
 
 def _ta_create(ex, op, ins):
-    return [ex.one("SequenceEmpty", [], dtype=_to(ex, op.attrs["dtype"]))]
+    """An empty sequence; one made with a size and a known element shape holds `size`
+    zeros (ours reads and stacks an element never written as zeros: a sequence of the
+    written items only would stack fewer rows)."""
+    shape, dtype = op.attrs["element_shape"], op.attrs["dtype"]
+    if op.attrs["dynamic_size"] or not shape.is_fully_defined():
+        return [ex.one("SequenceEmpty", [], dtype=_to(ex, dtype))]
+    dims = ex.one("Concat", [ex.one("Reshape", [_as_int64(ex, ins[0]), ex.ints([1])]),
+                             ex.ints(shape.as_list())], axis=0)
+    zeros = ex.one("Expand", [ex.const(np.zeros((), dtype.np_dtype)), dims])
+    return [ex.one("SplitToSequence", [zeros], axis=0, keepdims=0)]
 
 
 def _ta_write(ex, op, ins):

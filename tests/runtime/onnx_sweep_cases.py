@@ -176,6 +176,12 @@ def _shapes():
             total += ta.read(i)
         return total
 
+    def ta_partly_written(x):  # elements never written are zeros, read or stacked
+        ta = rt.TensorArray(rt.float32, size=rt.shape(x)[0] + 2, element_shape=[3])
+        for i in rt.range(rt.shape(x)[0]):
+            ta = ta.write(i + 1, x[i])
+        return ta.stack(), ta.size(), ta.read(0)
+
     rows = [(MATRIX,), (np.zeros((0, 3), F32),), (MATRIX[:1],)]
     return [
         ("reshape", lambda m: rt.reshape(m, [-1]), MATRICES),
@@ -215,6 +221,7 @@ def _shapes():
         ("TensorArray sized", ta_fixed, rows),
         ("TensorArray unstack", ta_unstack, rows),
         ("TensorArray read", ta_read, rows),
+        ("TensorArray partly written", ta_partly_written, rows),
         ("ensure_shape", lambda m: rt.ensure_shape(m, [None, None]), MATRICES),
     ]
 
