@@ -12,7 +12,8 @@ from autograph.operators import python_path as _staging
 from autograph.operators import unrolling as _unrolling
 
 from .control_flow import stage_cond
-from .data.base import Dataset, _DatasetType
+from .data.base import Dataset, DatasetType
+from .data.iterator import Iterator as DatasetIterator
 from .core import dtypes, hooks
 from .core.graph import Graph, current_graph
 from .core.tensor import SymbolicTensor, Tensor
@@ -59,7 +60,7 @@ class RuntimeBackend:
         return None if graph is None else _first_effect(graph.operations[count:])
 
     def iterate(self, iterable):
-        if isinstance(iterable, Dataset):    # a stateful iterator: see Dataset._staged_plan
+        if isinstance(iterable, (Dataset, DatasetIterator)):   # stateful: see Dataset._staged_plan
             return iterable._staged_plan()
         if isinstance(iterable, StagedList):
             return iterable.length(), (lambda i: iterable[i])
@@ -178,7 +179,7 @@ BACKEND = RuntimeBackend()
 # construct use it too; and while a graph is built, converted functions take their
 # staging path (`ag__.staging`, see autograph.operators.python_path).
 SymbolicTensor.__autograph_backend__ = StagedList.__autograph_backend__ = BACKEND
-_DatasetType.backend = BACKEND      # datasets name it while a graph is built
+DatasetType.backend = BACKEND      # datasets name it while a graph is built
 _lists.register_default_backend(BACKEND)
 _calls.register_library("runtime", logger="runtime")   # never converted; re-raises; logs
 hooks.on_graph_building(_staging.enter, _staging.exit)

@@ -114,6 +114,25 @@ def _range_slice(lw, op, x, *tensors):
 _range_aware(slicing.SLICE, _range_slice)
 _range_aware(array_ops.GATHER, lambda lw, op, r, indices: range_index(lw, op, r, indices,
                                                                           "gather"))
+_gather_from = RULES[array_ops.GATHER]
+
+
+def _gather_by(lw, op, params, indices):
+    """A gather whose indices may be a range: its values where its length is known while
+    compiling; XLA cannot give the gather a shape otherwise."""
+    if isinstance(indices, RangeValue):
+        n = indices.length()
+        if not is_concrete(n):
+            raise Unsupported(
+                "its indices are an rt.range whose length is known only when the graph runs, "
+                "so its result has no shape while compiling (XLA needs every shape then; "
+                "Dataset.batch's last, smaller batch is one: batch with drop_remainder=True, "
+                "or pad the data to a multiple of the batch size)")
+        indices = indices.item(np.arange(int(n)))
+    return _gather_from(lw, op, params, indices)
+
+
+RULES[array_ops.GATHER] = _gather_by
 _range_aware(array_ops.SHAPE, lambda lw, op, r: jnp.reshape(r.length(), (1,)).astype(
     _np(op.attrs["out_type"])))
 _range_aware(array_ops.SIZE, lambda lw, op, r: r.length().astype(_np(op.attrs["out_type"])))

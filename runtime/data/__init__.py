@@ -3,7 +3,7 @@ inside an `rt.function` is one staged loop whose graph does not grow with the da
 from __future__ import annotations
 
 from .base import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
-from . import shuffle, sources, transforms  # noqa: F401  (register the dataset kinds)
+from . import iterator, shuffle, sources, transforms  # noqa: F401  (register the kinds)
 
 
 class experimental:  # noqa: N801 - `rt.data.experimental`, as in TensorFlow

@@ -9,7 +9,8 @@ runtime/autograph_backend.py) and the eager iterator both use:
 
 Datasets whose elements can be computed from their position (tensor slices, ranges,
 and maps, zips, takes, skips, repeats and batches of them) also offer random access:
-`_length()` (a Python int, None for infinite) and `_get(i)` for an int64 index; their
+`_length()` (a Python int, None for infinite, or an int64 scalar tensor where it is known
+only when the graph runs: see counts.py) and `_get(i)` for an int64 index; their
 iterator state is that index. A staged `for` is ONE while loop whose variables are the
 iterator state, the element fetched ahead and the user's loop state: the graph does not
 grow with the data. Eager iteration runs the same `_next` as a traced function.
@@ -19,14 +20,15 @@ from __future__ import annotations
 import numpy as np
 
 from .. import nest
-from ..core import dtypes
+from ..core import dtypes, hooks
 from ..core.graph import current_graph
+from ..control_flow import cond
 from ..core.tensor import Tensor
-from ..errors import OutOfRangeError
 from ..function import function as rt_function
 from ..ops.core import constant, constant_value
-from ..ops.math_ops import add, less, maximum, minimum
+from ..ops.math_ops import add, greater, less, maximum, minimum
 from ..while_staging import stage_while
+from .counts import i64, is_dynamic
 from .structure import TracedFunction, relaxed, structure_of, to_tensors, zeros_for
 
 INFINITE_CARDINALITY = -1
@@ -59,7 +61,7 @@ def static_count(value, what: str) -> int:
     raise TypeError(f"{what} must be an integer, got {value!r}")
 
 
-class _DatasetType(type):
+class DatasetType(type):
     """Datasets name autograph's staging backend while a graph is built (a `for` over a
     dataset in an `rt.function` becomes one staged loop) and none eagerly (a Python loop
     over the eager iterator). The backend is set by runtime/autograph_backend.py."""
@@ -67,10 +69,10 @@ class _DatasetType(type):
 
     @property
     def __autograph_backend__(cls):
-        return _DatasetType.backend if current_graph() is not None else None
+        return DatasetType.backend if current_graph() is not None else None
 
 
-class Dataset(metaclass=_DatasetType):
+class Dataset(metaclass=DatasetType):
     """A sequence of elements (nests of tensors), built and transformed lazily, as `tf.data.Dataset`.
 
     Made from tensors (`from_tensor_slices`, `from_tensors`), a range (`range`) or a Python
@@ -109,7 +111,8 @@ class Dataset(metaclass=_DatasetType):
         return UNKNOWN_CARDINALITY
 
     def _length(self):
-        """Random access: the number of elements, a Python int (None: infinite)."""
+        """Random access: the number of elements, a Python int (None: infinite) or an int64
+        scalar tensor (known only when the graph runs)."""
         raise NotImplementedError
 
     def _get(self, i):
@@ -123,17 +126,24 @@ class Dataset(metaclass=_DatasetType):
         """Random access datasets: the element at the index held in the state."""
         i = state[0]
         n = self._length()
-        valid = constant(True) if n is None else less(i, constant(n, dtypes.int64))
+        valid = constant(True) if n is None else less(i, i64(n))
         return valid, self._safe_get(i), (add(i, constant(1, dtypes.int64)),)
 
     def _safe_get(self, i):
-        """`_get(i)` with `i` clamped into range (past the end the element is unused)."""
+        """`_get(i)` with `i` clamped into range (past the end the element is unused). A
+        length known only at run time may be 0: then no element is read at all (a staged
+        `if`, decided while compiling under XLA, where the length is known)."""
         n = self._length()
-        if n == 0:
-            return zeros_for(self._spec)
-        if n is not None:
-            i = maximum(minimum(i, constant(n - 1, dtypes.int64)), constant(0, dtypes.int64))
-        return self._get(i)
+        if n is None:
+            return self._get(i)
+        if not is_dynamic(n):
+            if n == 0:
+                return zeros_for(self._spec)
+            return self._get(maximum(minimum(i, i64(n - 1)), i64(0)))
+        spec = self._spec
+        return cond(greater(n, i64(0)),
+                    lambda: self._get(maximum(minimum(i, n - 1), i64(0))),
+                    lambda: zeros_for(spec))
 
     def _staged_plan(self):
         """For a staged `for` (autograph's stateful-iterator plan): ("iterator", first,
@@ -284,10 +294,14 @@ class Dataset(metaclass=_DatasetType):
 
             rt.data.Dataset.range(10).batch(3).cardinality()      # 4
         """
-        return constant(self._cardinality(), dtypes.int64)
+        return i64(self._cardinality())
 
     def __len__(self):
         n = self._cardinality()
+        if is_dynamic(n):
+            raise TypeError("The dataset length is known only when the graph runs (it depends "
+                            "on a tensor of unknown shape); use dataset.cardinality(), a "
+                            "tensor, instead of len()")
         if n == INFINITE_CARDINALITY:
             raise TypeError("The dataset is infinite.")
         if n == UNKNOWN_CARDINALITY:
@@ -302,12 +316,10 @@ class Dataset(metaclass=_DatasetType):
 
     # -- iteration ------------------------------------------------------------------------
     def __iter__(self):
-        if current_graph() is not None:
-            raise TypeError(
-                "iterating over an rt.data.Dataset while a graph is built needs autograph: "
-                "write the `for` loop in a function that rt.function converts (the default, "
-                "autograph=True), where it becomes one staged loop")
-        return _Iterator(self)
+        """An `rt.data` iterator (iterator.py): eagerly, or in a graph (where `next` on it
+        runs at every run of the graph, and a `for` over the dataset itself, converted by
+        autograph, is one staged loop)."""
+        return _KINDS["Iterator"](self)
 
     def as_numpy_iterator(self):
         """An iterator of the elements as numpy values (nests of arrays).
@@ -318,11 +330,19 @@ class Dataset(metaclass=_DatasetType):
             yield nest.map_structure(lambda t: t.numpy(), element)
 
     def _next_function(self):
+        """`_next` as an rt.function of the state (traced once per dataset), for eager
+        iteration."""
         fn = self.__dict__.get("_next_fn")
         if fn is None:
             fn = self.__dict__["_next_fn"] = rt_function(
                 lambda *state: self._next(tuple(state)), autograph=False)
-            self.__dict__["_init_fn"] = rt_function(self._init, autograph=False)
+        return fn
+
+    def _init_function(self):
+        """`_init` as an rt.function of the epoch, for eager iteration."""
+        fn = self.__dict__.get("_init_fn")
+        if fn is None:
+            fn = self.__dict__["_init_fn"] = rt_function(self._init, autograph=False)
         return fn
 
     def _epoch(self) -> int:
@@ -352,6 +372,8 @@ class Dataset(metaclass=_DatasetType):
                             f"dtypes of initial_state {spec}, got {step.output_spec}")
         if current_graph() is not None:
             return self._fold(init, step)
+        if hooks.recording.tapes:    # op by op, for the tape (a gradient, as staged)
+            return self._eager_fold(init, step)
         fold = rt_function(lambda *flat: self._fold(nest.pack_sequence_as(init, flat), step),
                            autograph=False)
         return fold(*nest.flatten(init))
@@ -370,6 +392,15 @@ class Dataset(metaclass=_DatasetType):
         return out[3]
 
 
+    def _eager_fold(self, init, step):
+        state = init
+        valid, element, s = self._next(self._init(constant(self._epoch(), dtypes.int64)))
+        while bool(valid.numpy()):
+            state = step(state, element)
+            valid, element, s = self._next(s)
+        return state
+
+
 def _fits(a, b) -> bool:
     try:
         pairs = list(zip(nest.flatten(a), nest.flatten(b)))
@@ -377,34 +408,3 @@ def _fits(a, b) -> bool:
     except (TypeError, ValueError):
         return False
     return all(x.dtype is y.dtype for x, y in pairs)
-
-
-class _Iterator:
-    """The eager iterator of a dataset: its `_next`, traced once, run step by step."""
-
-    def __init__(self, dataset):
-        self._dataset = dataset
-        self._next_fn = dataset._next_function()
-        epoch = dataset._epoch()
-        self._state = tuple(dataset.__dict__["_init_fn"](constant(epoch, dtypes.int64)))
-        self._done = False
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        if self._done:
-            raise StopIteration
-        valid, element, state = self._next_fn(*self._state)
-        self._state = tuple(state)
-        if not bool(valid.numpy()):
-            self._done = True
-            raise StopIteration
-        return element
-
-    def get_next(self):
-        try:
-            return next(self)
-        except StopIteration:
-            raise OutOfRangeError("End of sequence") from None
-

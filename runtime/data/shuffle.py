@@ -9,12 +9,20 @@ buffer costs a pass over it per element.
 The draws come from a Lehmer generator (x -> 48271 x mod 2^31-1) computed with int64
 ops: the same seed gives the same orders on every backend, eagerly and staged.
 
-With `reshuffle_each_iteration`, each iteration begun gets its own order. A shuffle made
-outside any function counts the iterations begun in a Variable of its own, which the
-graph that begins one increments: eager loops and every call of an `rt.function` that
-iterates it draw the next order (as tf.data's seed generator does), instead of the
-function replaying the order it was traced with. One made while a function is traced
-begins at the first order on each call (as TensorFlow's does)."""
+With `reshuffle_each_iteration`, each iteration begun gets its own order. A shuffle
+counts the iterations begun in a Variable of its own, which the graph that begins one
+increments: eager loops and every call of an `rt.function` that iterates it draw the next
+order (as tf.data's seed generator does), instead of the function replaying the order it
+was traced with. One made while a function is traced gets its Variable from the runtime
+(state_ops.runtime_variable), set to 0 where the dataset is made at each run: its
+iterations in one call draw one order each, and each call draws the same orders, as the
+same Python run eagerly and TensorFlow do for a seed, or where a global seed is set.
+Without either, each call goes on drawing new orders.
+
+A random access input whose length is known only when the graph runs gets both states:
+a full shuffle's permutation when it turns out to fit the buffer, else the buffer (a
+staged `if`, decided while compiling under XLA), so that the order is the one the same
+data of known length gets."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,12 +37,13 @@ from ..ops import random_ops
 from ..ops.array_ops import expand_dims, gather, reshape
 from ..ops.sort_ops import argsort
 from ..ops.core import constant
-from ..ops.state_ops import Variable
+from ..ops.state_ops import Variable, runtime_variable
+from ..control_flow import cond
 from ..ops.makers import range as rt_range
-from ..ops.math_ops import (add, cast, equal, greater, less, logical_and, maximum, minimum, mod,
-                            multiply,
-                            subtract, where)
+from ..ops.math_ops import (add, cast, equal, floordiv, greater, less, logical_and, maximum,
+                            minimum, mod, multiply, subtract, where)
 from .base import Dataset, kind, static_count
+from .counts import i64, is_dynamic, within
 from .structure import batched_spec, shape_known, zeros_for
 from .transforms import _Unary
 
@@ -58,13 +67,27 @@ def _step(x):
     return mod(multiply(x, _i64(_A)), _i64(_M))
 
 
-def _seed(seed) -> int:
+def _seed(seed):
+    """(the seed, whether it is fixed: given, or drawn from a global seed)."""
     if seed is not None:
-        return static_count(seed, "shuffle: seed")
+        return static_count(seed, "shuffle: seed"), True
     g = random_ops._global_seed
     if g is None:
-        return int(np.random.SeedSequence().entropy % _M)
-    return int(np.random.default_rng([g, next(random_ops._op_counter)]).integers(0, _M))
+        return int(np.random.SeedSequence().entropy % _M), False
+    return int(np.random.default_rng([g, next(random_ops._op_counter)]).integers(0, _M)), True
+
+
+def _powers_of(k):
+    """A^k mod M for an int64 tensor `k` of exponents below 2^23 (`_powers`' values where
+    their number is known only when the graph runs): square and multiply."""
+    result = add(multiply(k, _i64(0)), _i64(1))
+    base = _A
+    for _ in range(23):
+        odd = equal(mod(k, _i64(2)), _i64(1))
+        result = where(odd, mod(multiply(result, _i64(base)), _i64(_M)), result)
+        k = floordiv(k, _i64(2))
+        base = base * base % _M
+    return result
 
 
 @kind
@@ -75,15 +98,24 @@ class Shuffle(_Unary):
         if b <= 0:
             raise InvalidArgumentError(f"shuffle: buffer_size must be greater than zero, got {b}")
         n = inner._cardinality()
-        self._b = max(1, min(b, n)) if n >= 0 else b
-        self._seed = _seed(seed) % (_M - 1)
+        self._b = max(1, min(b, n)) if not is_dynamic(n) and n >= 0 else b
+        seed, fixed = _seed(seed)
+        self._seed = seed % (_M - 1)
         self._reshuffle = bool(reshuffle_each_iteration)
-        self._begun = (Variable(0, trainable=False, dtype=dtypes.int64, name="shuffle_iterations")
-                       if self._reshuffle and current_graph() is None else None)
+        self._begun = None
+        if self._reshuffle and current_graph() is None:
+            self._begun = Variable(0, trainable=False, dtype=dtypes.int64,
+                                   name="shuffle_iterations")
+        elif self._reshuffle:
+            self._begun = runtime_variable(np.int64(0), "shuffle_iterations")
+            if fixed:           # the same orders at each run (see above)
+                self._begun.assign(_i64(0))
         self._indices = inner._random_access
         self._random_access = False
         length = inner._length() if self._indices else None
-        self._permuted = (length is not None and 0 < length <= min(self._b, _PERMUTED_UP_TO))
+        self._dynamic = is_dynamic(length)
+        self._permuted = (not self._dynamic and length is not None and
+                          0 < length <= min(self._b, _PERMUTED_UP_TO))
         if not self._indices and not shape_known(inner._spec):
             raise ValueError(f"shuffle: the elements' shapes must be fully known to buffer "
                              f"them, got {inner._spec}")
@@ -107,22 +139,52 @@ class Shuffle(_Unary):
             draws = mod(multiply(constant(_powers(n)), x), _i64(_M))
             return (cast(argsort(draws), dtypes.int64), _i64(0))
         source = Dataset._init(self._inner, epoch) if self._indices else self._inner._init(epoch)
-        return (x, _i64(0), constant(True), zeros_for(self._items_spec()), source)
+        buffered = (x, _i64(0), constant(True), zeros_for(self._items_spec()), source)
+        if not self._dynamic:
+            return buffered
+        n = self._inner._length()
+
+        def permutation():
+            draws = mod(multiply(_powers_of(add(_range_to(n), _i64(1))), x), _i64(_M))
+            return cast(argsort(draws), dtypes.int64)
+        order = cond(self._fits(n), permutation, lambda: _range_to(n))
+        return (order, _i64(0)) + buffered
+
+    def _fits(self, n):
+        """Whether a length known at run time gets the permutation (see above)."""
+        return within(n, 0, min(self._b, _PERMUTED_UP_TO))
 
     def _pull(self, s):
         if not self._indices:
             return self._inner._next(s)
         i = s[0]
         n = self._inner._length()
-        valid = constant(True) if n is None else less(i, _i64(n))
+        valid = constant(True) if n is None else less(i, i64(n))
         return valid, i, (add(i, _i64(1)),)
 
     def _next(self, state):
         if self._permuted:
-            order, i = state
-            last = _i64(self._inner._length() - 1)
-            element = self._inner._safe_get(gather(order, minimum(i, last)))
-            return less(i, add(last, _i64(1))), element, (order, add(i, _i64(1)))
+            return self._permuted_next(state, self._inner._length())
+        if not self._dynamic:
+            return self._buffered_next(state)
+        n = self._inner._length()
+
+        def permuted():
+            valid, element, moved = self._permuted_next(state[:2], n)
+            return valid, element, moved + state[2:]
+
+        def buffered():
+            valid, element, moved = self._buffered_next(state[2:])
+            return valid, element, state[:2] + moved
+        return cond(self._fits(n), permuted, buffered)
+
+    def _permuted_next(self, state, n):
+        order, i = state
+        last = maximum(subtract(i64(n), _i64(1)), _i64(0))
+        element = self._inner._safe_get(gather(order, minimum(i, last)))
+        return less(i, i64(n)), element, (order, add(i, _i64(1)))
+
+    def _buffered_next(self, state):
         rng, count, more, bufs, s = state
         b = self._b
         positions = rt_range(_i64(0), _i64(b), _i64(1))
@@ -149,6 +211,11 @@ class Shuffle(_Unary):
         count = subtract(count, cast(valid, dtypes.int64))
         element = self._inner._safe_get(item) if self._indices else item
         return valid, element, (rng, count, more, bufs, s)
+
+
+def _range_to(n):
+    """0, 1, ..., n - 1 (int64) for a length known at run time."""
+    return rt_range(_i64(0), n, _i64(1))
 
 
 def _index_spec():

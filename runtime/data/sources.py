@@ -12,12 +12,18 @@ from ..core.apply import in_graph
 from ..core.graph import current_graph
 from ..core.shapes import TensorShape, TensorSpec
 from ..errors import InvalidArgumentError
-from ..ops.array_ops import gather
+from ..ops.array_ops import gather, shape
 from ..ops.core import constant
 from ..ops.io_ops import py_function
 from ..ops.math_ops import add, cast, multiply
 from .base import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, kind, static_count
 from .structure import to_tensors
+
+
+def _here(t):
+    """`t` as a tensor of the graph being built (eagerly: itself)."""
+    g = current_graph()
+    return t if g is None else in_graph(g, t)
 
 
 @kind
@@ -35,22 +41,27 @@ class TensorSlices(Dataset):
                 raise ValueError(f"from_tensor_slices: every tensor needs a first dimension "
                                  f"to slice, got the scalar {t!r}")
             sizes.add(t.shape[0])
-        if len(sizes) != 1:
+        known = sizes - {None}
+        if len(known) > 1:
             raise InvalidArgumentError(f"from_tensor_slices: the tensors' first dimensions "
-                                       f"must be equal, got {sorted(sizes)}")
-        self._n = sizes.pop()
+                                       f"must be equal, got {sorted(known)}")
+        # None: a first dimension known only when the graph runs (then read from the first
+        # tensor whose dimension is unknown, the others checked against it when they run)
+        self._n = known.pop() if known else None
+        self._counted = next(t for t in leaves if t.shape[0] is None) if None in sizes else None
         self._spec = nest.map_structure(
             lambda t: TensorSpec(TensorShape(t.shape.as_list()[1:]), t.dtype), self._tensors)
 
     def _cardinality(self):
-        return self._n
+        return self._length()
 
     def _length(self):
-        return self._n
+        if self._counted is None:
+            return self._n
+        return shape(_here(self._counted), out_type=dtypes.int64)[0]
 
     def _get(self, i):
-        g = current_graph()
-        return nest.map_structure(lambda t: gather(in_graph(g, t), i), self._tensors)
+        return nest.map_structure(lambda t: gather(_here(t), i), self._tensors)
 
     _vget = _get   # a vector of indices gathers a batch
 
@@ -70,8 +81,7 @@ class FromTensors(Dataset):
         return 1
 
     def _get(self, i):
-        g = current_graph()
-        return nest.map_structure(lambda t: in_graph(g, t), self._tensors)
+        return nest.map_structure(_here, self._tensors)
 
 
 @kind

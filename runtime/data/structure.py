@@ -15,10 +15,10 @@ import autograph as ag
 from .. import nest
 from ..core import dtypes, walk
 from ..core.apply import in_graph
-from ..core.graph import current_graph, eager_scope
+from ..core.graph import Graph, current_graph
+from ..core.opdef import placeholder_op
 from ..core.shapes import TensorShape, TensorSpec
 from ..core.tensor import Tensor
-from ..function import function as rt_function
 from ..ops.core import convert_to_tensor
 from ..ops.makers import fill
 
@@ -72,37 +72,41 @@ def _signature(spec):
 
 class TracedFunction:
     """`fn` on elements of `spec`, converted by autograph and traced once; `__call__`
-    copies its graph into the current graph."""
+    copies its graph into the current graph (eagerly it calls `fn`).
+
+    Traced inside a function, `fn` may read that function's tensors (a `map` scaling by an
+    argument): they are captured, as a cond's branch captures them, and each copy reads
+    them from the graph it is copied into (that graph, or one of its loops' bodies)."""
 
     def __init__(self, fn, args_spec, what: str, spread: bool = True):
         if not callable(fn):
             raise TypeError(f"{what} must be callable, got {fn!r}")
         self.what = what
+        self.fn = fn
+        self._spread_args = spread
         sig = _signature(args_spec) if spread else [args_spec]
         converted = ag.for_staging(fn)
-
-        def call(args):     # the element's values as positional arguments, as tf.data
-            return converted(*args)
-
-        with eager_scope():
-            traced = rt_function(call, input_signature=[tuple(sig)], autograph=False)
-            self.cf = traced.get_concrete_function()
-        out = self.cf.structured_outputs
-        self.output_spec = nest.map_structure(
-            lambda t: spec_of(t) if isinstance(t, Tensor) else spec_of(convert_to_tensor(t)),
-            out)
+        outer = current_graph()
+        graph = Graph(getattr(fn, "__name__", "fn"), outer=outer)
+        graph.building_function = True
+        with graph.as_default():
+            flat = [placeholder_op(graph, s.dtype, s.shape, name="args")
+                    for s in nest.flatten(sig)]
+            out = converted(*nest.pack_sequence_as(sig, flat))
+            out = nest.map_structure(lambda t: in_graph(graph, convert_to_tensor(t)), out)
+        self.graph, self.inputs, self.outputs = graph, flat, out
+        self.output_spec = nest.map_structure(spec_of, out)
 
     def __call__(self, *args):
         graph = current_graph()
+        if graph is None:
+            return nest.map_structure(convert_to_tensor, self.fn(*args))
         feeds = {id(p): in_graph(graph, convert_to_tensor(a))
-                 for p, a in zip(self.cf.inputs, nest.flatten(list(args)))}
-        mapping = _copy_ops(self.cf.graph, graph, feeds)
-
-        def out(t):
-            if isinstance(t, Tensor):
-                return mapping[id(t)] if id(t) in mapping else in_graph(graph, t)
-            return convert_to_tensor(t)
-        return nest.map_structure(out, self.cf.structured_outputs)
+                 for p, a in zip(self.inputs, nest.flatten(list(args)))}
+        for outer_t, inner in self.graph.captured_inputs():
+            feeds[id(inner)] = in_graph(graph, outer_t)
+        mapping = _copy_ops(self.graph, graph, feeds)
+        return nest.map_structure(lambda t: mapping[id(t)], self.outputs)
 
 
 def _copy_ops(source, target, feeds: dict) -> dict:

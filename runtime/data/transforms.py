@@ -12,9 +12,11 @@ from ..errors import InvalidArgumentError
 from ..ops.array_ops import expand_dims, reshape
 from ..ops.core import constant
 from ..ops.makers import range as rt_range
-from ..ops.math_ops import (add, cast, equal, greater, less, logical_and, logical_not,
-                            minimum, mod, multiply, where)
+from ..ops.math_ops import (add, cast, equal, greater, greater_equal, less, less_equal,
+                            logical_and, logical_not, minimum, mod, multiply, where)
 from .base import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, kind, static_count
+from .counts import (NO_END, cardinality_of, ceil_quotient, choose, i64, is_dynamic, is_zero,
+                     largest, minus, quotient, smallest, times)
 from .structure import TracedFunction, batched_spec, shape_known, zeros_for
 
 
@@ -77,7 +79,7 @@ class Filter(_Unary):
 
     def _cardinality(self):
         n = self._inner._cardinality()
-        return n if n == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY
+        return n if _is(n, INFINITE_CARDINALITY) else UNKNOWN_CARDINALITY
 
     def _next(self, state):
         inner, pred = self._inner, self._pred
@@ -108,28 +110,43 @@ class Batch(_Unary):
                              f"got {inner._spec}; map them to a fixed shape first")
 
     def _cardinality(self):
+        if self._random_access:
+            return cardinality_of(self._length())
         n = self._inner._cardinality()
-        if n < 0:
+        if _negative(n):
             return n
-        return n // self._b if self._drop else -(-n // self._b)
+        return quotient(n, self._b) if self._drop else ceil_quotient(n, self._b)
 
     def _length(self):
-        n = self._cardinality()
-        return None if n == INFINITE_CARDINALITY else n
+        n = self._inner._length()
+        if n is None:
+            return None
+        return quotient(n, self._b) if self._drop else ceil_quotient(n, self._b)
 
     def _get(self, j):
-        start = multiply(j, _i64(self._b))
-        stop = add(start, _i64(self._b))
-        n = self._inner._length()
-        if self._drop:     # a static shape (XLA): the batch is always full
-            idx = add(start, rt_range(_i64(0), _i64(self._b), _i64(1)))
-        else:
-            idx = rt_range(start, stop if n is None else minimum(stop, _i64(n)), _i64(1))
-        element = self._inner._vget(idx)
-        if self._drop:
-            element = nest.map_structure(
-                lambda t, s: reshape(t, s.shape.as_list()), element, self._spec)
-        return element
+        b, n = self._b, self._inner._length()
+        start = multiply(j, _i64(b))
+        if self._drop or n is None or (not is_dynamic(n) and n % b == 0):
+            return self._full(start)     # every batch is full: one static shape (XLA)
+        if not is_dynamic(n):
+            return self._partial(_i64(0), n) if n <= b else self._partial(start, n)
+        # known when the graph runs (and while compiling under XLA, which needs the
+        # batches' shape: all full, or one batch of all the elements, has one)
+        return cond(equal(mod(n, _i64(b)), _i64(0)), lambda: self._full(start),
+                    lambda: cond(less_equal(n, _i64(b)), lambda: self._partial(_i64(0), n),
+                                 lambda: self._partial(start, n)))
+
+    def _full(self, start):
+        """The batch of `b` elements from `start` (all of them there)."""
+        element = self._inner._vget(add(start, rt_range(_i64(0), _i64(self._b), _i64(1))))
+        return nest.map_structure(
+            lambda t, s: reshape(t, [self._b] + s.shape.as_list())
+            if s.shape.is_fully_defined() else t, element, self._inner._spec)
+
+    def _partial(self, start, n):
+        """The batch from `start`, fewer than `b` elements where the data ends first."""
+        stop = minimum(add(start, _i64(self._b)), i64(n))
+        return self._inner._vget(rt_range(start, stop, _i64(1)))
 
     def _next(self, state):
         if self._random_access:
@@ -157,6 +174,24 @@ class Batch(_Unary):
         return greater(k, _i64(0)), nest.map_structure(lambda t: t[:k32], bufs), state
 
 
+def _is(n, value: int) -> bool:
+    """Whether the count `n` is the int `value` (a count known at run time is none)."""
+    return not is_dynamic(n) and n == value
+
+
+def _negative(n) -> bool:
+    """Whether the cardinality `n` is INFINITE or UNKNOWN (never one known at run time)."""
+    return not is_dynamic(n) and n < 0
+
+
+def _shortest(lengths):
+    """The smallest of lengths (None: infinite)."""
+    out = None
+    for n in lengths:
+        out = n if out is None else out if n is None else smallest(out, n)
+    return out
+
+
 def _count_arg(count, what):
     c = static_count(count, what)
     if c < -1:
@@ -171,18 +206,22 @@ class Take(_Unary):
         self._c = _count_arg(count, "take: count")
 
     def _cardinality(self):
+        if self._random_access:
+            return cardinality_of(self._length())
         n, c = self._inner._cardinality(), self._c
         if c < 0:
             return n
-        if n == INFINITE_CARDINALITY:
+        if _is(n, INFINITE_CARDINALITY):
             return c
-        if n == UNKNOWN_CARDINALITY:
+        if _is(n, UNKNOWN_CARDINALITY):
             return c if c == 0 else UNKNOWN_CARDINALITY
-        return min(n, c)
+        return smallest(n, c)
 
     def _length(self):
-        n = self._cardinality()
-        return None if n == INFINITE_CARDINALITY else n
+        n, c = self._inner._length(), self._c
+        if c < 0:
+            return n
+        return c if n is None else smallest(n, c)
 
     def _get(self, i):
         return self._inner._get(i)
@@ -215,14 +254,18 @@ class Skip(_Unary):
         self._c = _count_arg(count, "skip: count")
 
     def _cardinality(self):
+        if self._random_access:
+            return cardinality_of(self._length())
         n, c = self._inner._cardinality(), self._c
-        if n < 0:
+        if _negative(n):
             return n
-        return 0 if c < 0 else max(n - c, 0)
+        return 0 if c < 0 else largest(minus(n, c), 0)
 
     def _length(self):
-        n = self._cardinality()
-        return None if n == INFINITE_CARDINALITY else n
+        n, c = self._inner._length(), self._c
+        if n is None:
+            return None
+        return 0 if c < 0 else largest(minus(n, c), 0)
 
     def _get(self, i):
         return self._inner._get(add(i, _i64(self._c)))
@@ -257,20 +300,30 @@ class Repeat(_Unary):
         self._c = -1 if count is None else _count_arg(count, "repeat: count")
 
     def _cardinality(self):
+        if self._random_access:
+            return cardinality_of(self._length())
         n, c = self._inner._cardinality(), self._c
         if c < 0:
-            return 0 if n == 0 else INFINITE_CARDINALITY
+            return 0 if _is(n, 0) else INFINITE_CARDINALITY
         if c == 0:
             return 0
-        return n if n < 0 else n * c
+        return n if _negative(n) else times(n, c)
 
     def _length(self):
-        n = self._cardinality()
-        return None if n == INFINITE_CARDINALITY else n
+        n, c = self._inner._length(), self._c
+        if c == 0:
+            return 0
+        if n is None:
+            return None
+        if not is_dynamic(n):
+            return (None if n else 0) if c < 0 else n * c
+        if c < 0:                 # forever, unless there is nothing to repeat
+            return choose(is_zero(n), 0, NO_END)
+        return choose(greater_equal(n, i64(NO_END)), NO_END, times(n, c))
 
     def _get(self, i):
         n = self._inner._length()
-        return self._inner._get(i if n is None else mod(i, _i64(max(n, 1))))
+        return self._inner._get(i if n is None else mod(i, i64(largest(n, 1))))
 
     def _init(self, epoch):
         if self._random_access:
@@ -315,15 +368,16 @@ class Zip(Dataset):
         return nest.pack_sequence_as(self._structure, values)
 
     def _cardinality(self):
+        if self._random_access:
+            return cardinality_of(self._length())
         ns = [d._cardinality() for d in self._parts]
-        if UNKNOWN_CARDINALITY in ns:
+        if any(_is(n, UNKNOWN_CARDINALITY) for n in ns):
             return UNKNOWN_CARDINALITY
-        finite = [n for n in ns if n >= 0]
-        return min(finite) if finite else INFINITE_CARDINALITY
+        return cardinality_of(_shortest([None if _is(n, INFINITE_CARDINALITY) else n
+                                         for n in ns]))
 
     def _length(self):
-        n = self._cardinality()
-        return None if n == INFINITE_CARDINALITY else n
+        return _shortest([d._length() for d in self._parts])
 
     def _get(self, i):
         return self._pack([d._get(i) for d in self._parts])

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import config as _config
 from ..core import dtypes
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, OutOfRangeError
 from ..core.graph import eager_scope
 from ..core.shapes import TensorShape
 from ..core.tensor import EagerTensor, Tensor
@@ -155,18 +155,23 @@ def _text_pieces(v, pieces: list, tensors: list, top: bool = False) -> None:
 # -- assertions -------------------------------------------------------------------------
 
 
-def _assert_infer(inputs, message):
+def _assert_infer(inputs, message, **error):   # (`error` when not InvalidArgumentError)
     c = inputs[0]
     if not c.dtype.is_bool:
         raise InvalidArgumentError(f"an assertion needs a bool condition, got {c.dtype.name}")
     return []
 
 
-def _assert_kernel(cond, *data, message):
+def _assert_kernel(cond, *data, message, error="invalid_argument"):
     if not np.all(cond):
         shown = "\n".join(format_value(d, 3) for d in data)
-        raise InvalidArgumentError(message + ("\n" + shown if shown else ""))
+        raise ASSERTION_ERRORS[error](message + ("\n" + shown if shown else ""))
     return ()
+
+
+# The error a failed assertion raises, by its `error` attribute (a dataset iterator read
+# past its end raises OutOfRangeError, as TensorFlow's IteratorGetNext)
+ASSERTION_ERRORS = {"invalid_argument": InvalidArgumentError, "out_of_range": OutOfRangeError}
 
 
 ASSERT = OpDef("Assert", _assert_infer, _assert_kernel, side_effect=True, multi_output=True,
@@ -202,11 +207,14 @@ def Assert(condition, data=(), summarize=None, name: Optional[str] = None):  # n
              {"message": "assertion failed"}, name=name)
 
 
-def assert_that(condition, message: str, data=(), name: Optional[str] = None):
-    """The run-time check behind every rt.debugging assertion."""
+def assert_that(condition, message: str, data=(), name: Optional[str] = None,
+                error: str = "invalid_argument"):
+    """The run-time check behind every rt.debugging assertion; `error` names the error
+    class it raises (a key of ASSERTION_ERRORS)."""
     c = convert_to_tensor(condition)
-    apply_op(ASSERT, [c, *[convert_to_tensor(d) for d in data]], {"message": message},
-             name=name or "Assert")
+    attrs = {"message": message} if error == "invalid_argument" else \
+        {"message": message, "error": error}
+    apply_op(ASSERT, [c, *[convert_to_tensor(d) for d in data]], attrs, name=name or "Assert")
 
 
 def _comparison_assert(op_name: str, symbol: str):

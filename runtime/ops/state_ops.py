@@ -285,6 +285,20 @@ class Variable:
                 f"numpy={text}>")
 
 
+def runtime_variable(initial_value, name: str, shape=None) -> Variable:
+    """A non-trainable Variable holding state of the runtime's own (an rt.data iterator's
+    position, say), made outside any graph and not reported to rt.function's check that a
+    function makes Variables on its first call only: one is made per trace, for the
+    graph that trace builds."""
+    previous = getattr(_creation_hooks, "hook", None)
+    _creation_hooks.hook = None
+    try:
+        with eager_scope():
+            return Variable(initial_value, trainable=False, name=name, shape=shape)
+    finally:
+        _creation_hooks.hook = previous
+
+
 def _delegate(name):
     def method(self, *args):
         return getattr(self.read_value(), name)(*args)
