@@ -130,3 +130,14 @@ def __dir__():
                    if not name.startswith("_") and name != "annotations"
                    and (not isinstance(value, module) or name in _PUBLIC_MODULES)}
                   | {"autograph"})
+
+
+# Errors of the public API outside rt.function show the user's frames, not the runtime's
+# (runtime/traceback_filter.py), as errors from rt.function do.
+from . import traceback_filter as _traceback_filter  # noqa: E402
+from .data.iterator import Iterator as _DataIterator  # noqa: E402
+
+_traceback_filter.show_user_frames_in(
+    globals(), math, nn, linalg, random, sparse, strings, debugging, bitwise, data,
+    data.experimental, data.Dataset, _DataIterator, Tensor, EagerTensor, SymbolicTensor,
+    Variable, TensorArray, GradientTape)

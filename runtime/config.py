@@ -88,7 +88,7 @@ _filter_tracebacks = os.environ.get("RUNTIME_TRACEBACK_FILTERING", "on").strip()
 
 
 def disable_traceback_filtering() -> None:
-    """Show every frame in errors from `rt.function`, the runtime's and autograph's too.
+    """Show every frame in errors from `rt.function` and the API, the runtime's and autograph's too.
 
     They are hidden by default (see runtime/traceback_filter.py); the environment variable
     RUNTIME_TRACEBACK_FILTERING=off does the same from the start.
@@ -106,7 +106,8 @@ def disable_traceback_filtering() -> None:
 
 
 def enable_traceback_filtering() -> None:
-    """Hide the runtime's and autograph's frames in errors from `rt.function` (the default).
+    """Hide the runtime's and autograph's frames in errors from `rt.function` and the API (the
+    default).
 
     Returns:
       None.
@@ -120,7 +121,7 @@ def enable_traceback_filtering() -> None:
 
 
 def traceback_filtering_enabled() -> bool:
-    """Whether errors from `rt.function` hide the runtime's and autograph's frames.
+    """Whether errors from `rt.function` and the API hide the runtime's and autograph's frames.
 
     Also exported as rt.debugging.is_traceback_filtering_enabled.
 

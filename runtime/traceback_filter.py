@@ -9,13 +9,24 @@ one: the line of the user's code where the error happened or the call into the r
 that raised it. Frames of generated code (branch and loop-body functions) carry the
 user's file, function name and lines, so they stay. `rt.config.disable_traceback_filtering()`
 shows every frame.
+
+Outside `rt.function` the same holds for the public API (`rt.reshape`, `t + u`,
+`Dataset.batch`, ...): `show_user_frames_in` wraps its functions, classes' methods and
+operators once, at import, so that an error one raises leaves it with the runtime's frames
+removed, ending at the user's line. The wrapper costs a call on the way in and nothing
+more until an error.
 """
 from __future__ import annotations
 
+import functools
 import os
+import sys
+import types
 
 from autograph.errors import StagingError, unlink_frames
 from autograph.operators.recursion import EXPLANATION
+
+from . import config
 
 _RUNTIME = os.path.dirname(os.path.abspath(__file__))
 _HIDDEN = (_RUNTIME + os.sep,
@@ -33,6 +44,80 @@ def filter_traceback(error: BaseException) -> None:
         seen.add(id(e))
         unlink_frames(e, _HIDDEN)
         todo.extend(x for x in (e.__cause__, e.__context__) if x is not None)
+
+
+def drop_runtime_frames(error: BaseException) -> None:
+    """`filter_traceback` for an error leaving the public API outside a traced function:
+    there the frames below are all the runtime's, unless a function of the user's ran
+    inside (a `map` function), and they all go; the user's frames above are added as the
+    error goes up."""
+    filter_traceback(error)
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_HIDDEN):
+        tb = tb.tb_next
+    if tb is not None:
+        return          # a user's frame inside: filter_traceback kept it
+    if sys.version_info >= (3, 11):
+        error.__traceback__ = None
+    elif error.__traceback__ is not None:   # 3.10 re-raises from the frame that catches
+        error.__traceback__.tb_next = None
+
+
+# The dunder methods of the public classes whose errors are the user's: operators, indexing,
+# an iterator's next. (Not the conversions Python calls itself, `__bool__`, `__iter__`,
+# `__len__`, ...: they look at the frame that calls them.)
+_USER_DUNDERS = frozenset(
+    f"__{name}__" for name in (
+        "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow "
+        "matmul rmatmul neg abs invert pos lt le gt ge and rand or ror xor rxor getitem "
+        "next").split())
+
+
+def public(fn: types.FunctionType) -> types.FunctionType:
+    """`fn` as the user calls it: an error it raises shows the user's frames only, as
+    TensorFlow's API functions do (unless filtering is disabled)."""
+    @functools.wraps(fn)
+    def user_frames_only(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            if config.traceback_filtering_enabled():
+                drop_runtime_frames(e)
+            raise
+    user_frames_only.__rt_public__ = True
+    return user_frames_only
+
+
+def show_user_frames_in(*namespaces) -> None:
+    """Wraps with `public`, in place, the runtime's functions in `namespaces` (dicts of
+    globals, modules, classes: their public names, and a class's operators), each
+    function once (a function in several namespaces stays one object)."""
+    done: dict = {}
+    for ns in namespaces:
+        is_class = isinstance(ns, type)
+        names = ns if isinstance(ns, dict) else vars(ns)
+        for name, value in list(names.items()):
+            if name.startswith("_") and not (is_class and name in _USER_DUNDERS):
+                continue
+            wrapped = _public_version(value, done)
+            if wrapped is value:
+                continue
+            if isinstance(ns, dict):
+                ns[name] = wrapped
+            else:
+                setattr(ns, name, wrapped)
+
+
+def _public_version(value, done: dict):
+    if isinstance(value, (staticmethod, classmethod)):
+        inner = _public_version(value.__func__, done)
+        return value if inner is value.__func__ else type(value)(inner)
+    if (not isinstance(value, types.FunctionType) or getattr(value, "__rt_public__", False)
+            or not str(getattr(value, "__module__", "")).startswith("runtime")):
+        return value
+    if id(value) not in done:
+        done[id(value)] = (value, public(value))
+    return done[id(value)][1]
 
 
 def most_repeated_user_frame(error: BaseException):
@@ -66,3 +151,4 @@ def recursion_error(error: RecursionError, name: str) -> StagingError:
         "values never ends while tracing (a staged `if` traces the branch that recurses "
         "whatever the value): write it as a loop (`while`/`for`). A recursion on Python "
         "values as deep as this needs a higher `sys.setrecursionlimit`.")
+

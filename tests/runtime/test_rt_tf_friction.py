@@ -10,7 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 FOR_OVER_A_TENSOR = textwrap.dedent("""
     import runtime as rt
-    @rt.function
+    @rt.function(input_signature=[rt.TensorSpec([None], rt.int32)])
     def total(x):
         s = 0
         for v in x:
@@ -243,3 +243,72 @@ def test_rt_constant_of_a_list_holding_a_symbolic_tensor_says_to_stack():
 
     with pytest.raises(TypeError, match="symbolic tensor .* use rt.stack"):
         pack(rt.constant(1.0))
+
+
+# -- errors of eager ops and Dataset methods end at the user's line -------------------------
+
+import traceback  # noqa: E402
+
+RUNTIME_DIR = os.path.join(ROOT, "runtime") + os.sep
+
+
+def _frames(call):
+    with pytest.raises(Exception) as info:
+        call()
+    frames = traceback.extract_tb(info.value.__traceback__)
+    return info.value, frames
+
+
+def _user_lines_only(frames):
+    assert frames, "no frame at all"
+    assert not [f for f in frames if f.filename.startswith(RUNTIME_DIR)], frames
+    assert frames[-1].filename == __file__
+    return [f.line for f in frames]
+
+
+@pytest.mark.parametrize("call, line, error", [
+    (lambda x: rt.reshape(x, [5]), "rt.reshape(x, [5])", rt.errors.InvalidArgumentError),
+    (lambda x: x + rt.constant([1, 2, 3]), "x + rt.constant([1, 2, 3])",
+     rt.errors.DTypeMismatchError),
+    (lambda x: rt.math.reduce_sum(x, axis=4), "rt.math.reduce_sum(x, axis=4)", Exception),
+    (lambda x: x[7], "x[7]", Exception),
+    (lambda x: rt.data.Dataset.from_tensor_slices(x).batch(0), ".batch(0)", Exception),
+    (lambda x: next(iter(rt.data.Dataset.from_tensor_slices(x).map(lambda v: v[3]))),
+     "v[3]", Exception),
+], ids=["reshape", "operator", "rt.math", "getitem", "Dataset.batch", "map function"])
+def test_an_eager_error_ends_at_the_users_line(call, line, error):
+    x = rt.constant([1.0, 2.0, 3.0])
+    raised, frames = _frames(lambda: call(x))
+    assert isinstance(raised, error)
+    assert line in _user_lines_only(frames)[-1]
+
+
+def test_with_filtering_disabled_the_runtimes_frames_show():
+    x = rt.constant([1.0, 2.0, 3.0])
+    rt.debugging.disable_traceback_filtering()
+    try:
+        _, frames = _frames(lambda: rt.reshape(x, [5]))
+    finally:
+        rt.debugging.enable_traceback_filtering()
+    assert any(f.filename.startswith(RUNTIME_DIR) for f in frames)
+    _, frames = _frames(lambda: rt.reshape(x, [5]))
+    _user_lines_only(frames)
+
+
+def test_a_user_function_called_by_the_runtime_keeps_its_frames():
+    def bad_row(v):
+        return rt.reshape(v, [7])
+
+    def pipeline():
+        return rt.data.Dataset.range(3).map(bad_row)
+
+    _, frames = _frames(pipeline)
+    lines = _user_lines_only(frames)
+    assert "rt.data.Dataset.range(3).map(bad_row)" in lines[-2]
+    assert "rt.reshape(v, [7])" in lines[-1]
+
+
+def test_the_public_api_stays_one_object_per_function():
+    assert rt.math.add is rt.add and rt.math.reduce_sum is rt.reduce_sum
+    assert rt.reshape.__wrapped__.__module__ == rt.reshape.__module__ == "runtime.ops.array_ops"
+    assert rt.reshape.__name__ == "reshape" and "Args:" in rt.reshape.__doc__
