@@ -2,9 +2,10 @@
 pass): one backward pass per element of the target (of a target row, for batch_jacobian),
 each seeded with a one-hot output gradient, the results stacked.
 
-Eagerly, and inside a trace where the number of passes is known, the passes are a Python
-loop (the graph holds one backward pass per element). Where a trace does not know it (a
-target of unknown shape), the passes are a staged `while_loop` writing a TensorArray.
+Eagerly, and inside a trace where the number of passes is known and small
+(`UNROLLED_PASSES`), the passes are a Python loop (the graph holds one backward pass per
+element). Where a trace does not know it (a target of unknown shape), or there are more,
+the passes are a staged `while_loop` writing a TensorArray.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..control_flow import while_loop
+from ..core.graph import current_graph
 from ..core.shapes import TensorShape
 from ..ops import makers
 from ..ops.array_ops import concat, reshape, shape, size, transpose
@@ -23,6 +25,10 @@ from ..ops.reduce_ops import reduce_prod
 from ..ops.state_ops import Variable
 from ..ops.tensor_array import TensorArray
 
+# In a graph, up to this many backward passes are written out one after the other; more
+# are one staged loop (the graph would otherwise grow with the target's size).
+UNROLLED_PASSES = 32
+
 
 def jacobian(target, sources: list, grads: Callable, unconnected: Optional[str]) -> list:
     """For each source, d target[i...] / d source[j...] shaped `target.shape +
@@ -31,7 +37,7 @@ def jacobian(target, sources: list, grads: Callable, unconnected: Optional[str])
     sum(target * seed)."""
     count = target.shape.num_elements()
     probe = _zero_seed(target)
-    if count is None:
+    if count is None or (count > UNROLLED_PASSES and current_graph() is not None):
         flat_count = size(target)
         rows = _staged_rows(grads, probe, flat_count,
                             lambda i: reshape(_one_hot(i, flat_count, target.dtype),
@@ -66,7 +72,7 @@ def batch_jacobian(target, source, grads: Callable, unconnected: Optional[str]):
     per_row = (None if target.shape.rank is None
                else TensorShape(target.shape.as_list()[1:]).num_elements())
     probe = _zero_seed(target)
-    if per_row is None:
+    if per_row is None or (per_row > UNROLLED_PASSES and current_graph() is not None):
         row_count = reduce_prod(shape(target)[1:])
         (columns,) = _staged_rows(lambda seed: [grads(seed)], probe, row_count,
                                   lambda j: _batch_seed(target, _one_hot(j, row_count,

@@ -228,3 +228,35 @@ def test_batch_jacobian_refuses_what_tensorflow_refuses():
     assert tape.batch_jacobian(x * 1.0, rt.constant([[3.0, 4.0]])) is None
     zeros = tape.batch_jacobian(x * 1.0, rt.constant([[3.0, 4.0]]), unconnected_gradients="zero")
     assert zeros.shape.as_list() == [1, 2, 2] and not np.any(zeros.numpy())
+
+
+@pytest.mark.parametrize("size", [40, 80])
+def test_a_large_target_is_one_staged_loop_not_a_graph_growing_with_it(size):
+    data = np.linspace(-1.0, 1.0, size, dtype=np.float32)
+    spec = rt.TensorSpec([size], rt.float32)
+    want = curve_jacobian(data)
+    for way, fn in _ways(jacobian_of_curve, spec).items():
+        got = fn(rt.constant(data))
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-4, atol=1e-5, err_msg=way)
+    batch = np.stack([data, data[::-1]], axis=1)        # [size, 2]
+    want = np.tile(batch_curve_jacobian(batch), [1, 20, 1])
+    for way, fn in _ways(wide_batch_jacobian, rt.TensorSpec([size, 2], rt.float32)).items():
+        got = fn(rt.constant(batch))                     # 60 passes: staged too
+        assert got.shape.as_list() == [size, 60, 2], way
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-6, err_msg=way)
+
+
+def wide_batch_jacobian(x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = rt.tile(batch_curve(x), [1, 20])               # [b, 60]
+    return tape.batch_jacobian(y, x)
+
+
+def test_the_staged_loop_keeps_the_graph_the_same_size_whatever_the_target():
+    sizes = {}
+    for size in (40, 80):
+        cf = rt.function(jacobian_of_curve).get_concrete_function(
+            rt.TensorSpec([size], rt.float32))
+        sizes[size] = len(cf.graph.get_operations())
+    assert sizes[40] == sizes[80]
