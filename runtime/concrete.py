@@ -95,6 +95,9 @@ class ConcreteFunction:
         # its compiled forward and backward plans, and the Variables its graph reads.
         self.tape_backward = None
         self.variables_read = None
+        # (eager tensor, its Const) pairs of the float eager tensors the graph reads, made
+        # outside it: a tape around a call differentiates them too (gradients.function_grad)
+        self.eager_sources = None
         self._plan = None
         self._opt = None
 

@@ -162,6 +162,10 @@ class Graph:
         self.outputs: list = []     # tensors returned, when the graph is a function body
         self.captures: dict = {}    # id(outer tensor) -> (outer tensor, inner placeholder)
         self.variables: list = []   # Variables read or written, in first-use order
+        # id(eager tensor) -> (eager tensor, its Const node's output) for the eager tensors
+        # made outside that this graph reads (a sub-graph captures its root graph's): a
+        # GradientTape reaches them through the Const, as TensorFlow's through a capture
+        self.eager_inputs: dict = {}
         self.has_side_effects = False
         # A function's body being traced (rt.function), or a sub-graph of one: its
         # tensors are not hashable, as in TensorFlow 2 (see SymbolicTensor.__hash__).
@@ -226,11 +230,20 @@ class Graph:
         return op
 
     def eager_constant(self, t: EagerTensor) -> SymbolicTensor:
-        """A Const node of this graph holding the eager tensor `t`'s value."""
+        """This graph's tensor for the eager tensor `t`, made outside it: one Const node of
+        the root graph per eager tensor (a sub-graph captures it), so that a GradientTape
+        watching `t` reaches every use."""
+        if self.outer is not None:
+            return self.capture(self.outer.eager_constant(t))
+        entry = self.eager_inputs.get(id(t))
+        if entry is not None:
+            return entry[1]
         shape = (TensorShape(()) if t.dtype is dtypes.variant
                  else const_specs((), t._value, t.dtype)[0][0])
-        return self.add_op(CONST, (), {"value": t._value, "dtype": t.dtype},
-                           [(shape, t.dtype)], "Const").outputs[0]
+        out = self.add_op(CONST, (), {"value": t._value, "dtype": t.dtype},
+                          [(shape, t.dtype)], "Const").outputs[0]
+        self.eager_inputs[id(t)] = (t, out)  # keeps t alive: its id stays its own
+        return out
 
     def append_operation(self, op: Operation) -> None:
         """Puts an Operation built for this graph (by a pass rebuilding it) last."""

@@ -41,10 +41,12 @@ class Backward:
             seeds_ph = [placeholder_op(bg, outs[i].dtype, outs[i].shape, name="grad_ys")
                         for i in self.float_outputs]
             seeds = {id(outs[i]): ph for i, ph in zip(self.float_outputs, seeds_ph)}
-            sources = [p for p in cf.inputs if p.dtype.is_floating]
+            # the call's inputs, then the eager tensors made outside that the graph reads
+            inputs = list(cf.inputs) + [out for _, out in _eager_sources_of(cf)]
+            sources = [p for p in inputs if p.dtype.is_floating]
             grads, var_grads = graph_backprop(fg.operations, seeds, [id(p) for p in sources])
             results, self.input_slots = [], []
-            for k, p in enumerate(cf.inputs):
+            for k, p in enumerate(inputs):
                 g = grads.get(id(p))
                 if g is not None and p.dtype.is_floating:
                     self.input_slots.append(k)
@@ -77,12 +79,25 @@ def _variables_of(cf) -> list:
     return found
 
 
+def _eager_sources_of(cf) -> list:
+    """(eager tensor, Const) pairs: the float eager tensors made outside `cf`'s graph that
+    it reads, found once."""
+    found = cf.eager_sources
+    if found is None:
+        found = cf.eager_sources = [(t, out) for t, out in cf.graph.eager_inputs.values()
+                                    if t.dtype.is_floating]
+    return found
+
+
 def call(cf, args, kwargs):
     """Calls ConcreteFunction `cf` eagerly; records the call on the open tapes that watch
-    one of its tensor inputs or a Variable it reads."""
+    one of its tensor inputs, an eager tensor it reads (made outside it: its inputs too,
+    as TensorFlow's captures) or a Variable it reads."""
     tensors, arrays = _inputs(cf, args, kwargs)
     tapes = _tape.eager_tapes()
     variables = _variables_of(cf) if tapes else []
+    if tapes:
+        tensors += [t for t, _ in _eager_sources_of(cf)]
     tapes = [t for t in tapes if t._watches_call(tensors, variables)]
     if not tapes:
         return cf.run_flat(arrays)
@@ -127,7 +142,8 @@ def _grad_by_replay(bw, inputs, outputs, grads):
     cf = bw.function
     with _tape.GradientTape(persistent=True) as inner:
         inner.watch(list(inputs))
-        values = {id(p): t for p, t in zip(cf.inputs, inputs)}
+        params = list(cf.inputs) + [out for _, out in _eager_sources_of(cf)]
+        values = {id(p): t for p, t in zip(params, inputs)}
         run_eagerly(cf.graph, values)
         outs = [values[id(t)] for t in nest.flatten(cf.structured_outputs, expand_composites=True)
                 if isinstance(t, Tensor)]
@@ -156,7 +172,8 @@ class _EagerReplay(walk.Visitor):
         self.values = values
 
     def const(self, op):
-        self.values[id(op.outputs[0])] = EagerTensor(op.attrs["value"], op.attrs["dtype"])
+        if id(op.outputs[0]) not in self.values:  # else an eager tensor given for it
+            self.values[id(op.outputs[0])] = EagerTensor(op.attrs["value"], op.attrs["dtype"])
 
     def cond(self, op):
         pred, *captured = self._inputs(op)

@@ -21,7 +21,7 @@ from typing import Optional
 from .. import nest
 from ..core import dtypes, hooks
 from ..core.graph import current_graph
-from ..core.tensor import Tensor
+from ..core.tensor import EagerTensor, Tensor
 from ..ops.core import convert_to_tensor
 from ..ops.makers import ones_like, zeros_like
 from ..ops.state_ops import Variable
@@ -148,6 +148,7 @@ class GradientTape:
             if isinstance(t, Variable):
                 self._watched_vars[id(t)] = t
             elif isinstance(t, Tensor):
+                t = _in_graph(t)
                 self._watched[id(t)] = t
             else:
                 raise ValueError(f"GradientTape.watch needs tensors or Variables, got {t!r}")
@@ -314,7 +315,7 @@ class GradientTape:
                     g = var_grads.get(id(s))
                     g = None if g is None else g[1]
                 elif hasattr(s, "dtype") and hasattr(s, "shape"):
-                    g = grads.get(id(s))
+                    g = grads.get(id(_in_graph(s)))
                 else:
                     raise ValueError(f"GradientTape.gradient sources must be tensors or "
                                      f"Variables, got {s!r}")
@@ -328,6 +329,16 @@ class GradientTape:
     def __repr__(self):
         return (f"<rt.GradientTape persistent={self._persistent} with {len(self._entries)} "
                 "recorded ops>")
+
+
+def _in_graph(t):
+    """An eager tensor made outside, watched or differentiated while a graph is built:
+    the graph's tensor for it (the Const every use in the graph reads)."""
+    if isinstance(t, EagerTensor):
+        graph = current_graph()
+        if graph is not None:
+            return graph.eager_constant(t)
+    return t
 
 
 def _unconnected(value) -> Optional[str]:
