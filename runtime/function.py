@@ -24,7 +24,7 @@ import numpy as np
 from autograph import experimental as ag_experimental
 from autograph import sourceless
 
-from . import config, distribute, nest, signature, trace_keys, traceback_filter
+from . import config, distribute, nest, signature, trace_keys, traceback_filter, unknown_dims
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
 from .core import backends, dtypes, hooks
 from .core.graph import Graph, current_graph
@@ -529,6 +529,7 @@ class Function:
             except RecursionError as e:
                 raise traceback_filter.recursion_error(e, self.__name__) from None
             except Exception as e:
+                unknown_dims.add_hint(e, graph)
                 _note_user_line(e, self.__name__)
                 raise
             finally:
