@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from autograph.operators import calls as _calls       # (autograph never imports us)
 from autograph.operators import lists as _lists
+from autograph.operators import py_builtins as _builtins
 from autograph.operators import python_path as _staging
 from autograph.operators import unrolling as _unrolling
 
@@ -25,6 +26,7 @@ from .ops.makers import range as range_, zeros
 from .ops.math_ops import cast, equal, logical_not
 from .ops.reduce_ops import reduce_any
 from .ops.tensor_array import TensorArray
+from .truth import truth_value
 from .while_staging import stage_while
 
 
@@ -35,11 +37,16 @@ class RuntimeBackend:
         return convert_to_tensor(value)
 
     def cond(self, pred, true_fn, false_fn, names, is_undefined):
-        return stage_cond(pred, true_fn, false_fn, names=tuple(names), is_undefined=is_undefined)
+        # (Python's truth value of the condition: `if n:` of a number, of a one-element
+        # tensor; see truth.py)
+        what = _CONDITION_OF.get(names[0] if names else None, "the condition of a staged `if`")
+        return stage_cond(truth_value(pred, what), true_fn, false_fn, names=tuple(names),
+                          is_undefined=is_undefined)
 
     def while_loop(self, cond_fn, body_fn, init, names, is_undefined, opts=None):
         opts = opts or {}
-        return stage_while(cond_fn, body_fn, tuple(init), names=tuple(names),
+        test = lambda *vs: truth_value(cond_fn(*vs), "the test of a staged loop")
+        return stage_while(test, body_fn, tuple(init), names=tuple(names),
                            maximum_iterations=opts.get("maximum_iterations"),
                            shape_invariants=opts.get("shape_invariants"),
                            relax_shapes=True, is_undefined=is_undefined)
@@ -76,6 +83,11 @@ class RuntimeBackend:
         return n, (lambda i: t[i])
 
     def range(self, start, limit, delta):
+        for bound in (start, limit, delta):     # (as Python's range of a numpy array)
+            if isinstance(bound, Tensor) and bound.shape.rank not in (0, None):
+                raise TypeError(f"range() takes scalar integers, not a tensor of shape "
+                                f"{bound.shape}: {bound!r}; index it (t[0]) or reshape it "
+                                f"to a scalar (rt.reshape(t, []))")
         return range_(start, limit, delta)
 
     def len(self, value):
@@ -125,13 +137,10 @@ class RuntimeBackend:
         print_(*values, sep=sep, end=end, output_stream=file)
 
     def logical_not(self, x):
-        x = convert_to_tensor(x)
-        if not x.dtype.is_bool:
-            return equal(x, convert_to_tensor(0, dtype=x.dtype))
-        return logical_not(x)
+        return logical_not(truth_value(x, "the operand of `not`"))
 
     def assert_(self, pred, message: str):
-        assert_that(pred, message)
+        assert_that(truth_value(pred, "the condition of an `assert`"), message)
 
     def new_list(self, items, element_type=None):
         """A Python list that a staged construct changes, as a StagedList (ops/list_ops.py);
@@ -145,6 +154,11 @@ class RuntimeBackend:
             return items.stack()
         return self.new_list(items, element_type).stack()
 
+
+# What a `cond`'s condition is, by the name autograph gives its one output.
+_CONDITION_OF = {"the `and` expression": "an operand of `and`",
+                 "the `or` expression": "an operand of `or`",
+                 "the conditional expression": "the condition of `x if c else y`"}
 
 # Ops with a side effect that running them once more would not show.
 _REPEATABLE = frozenset({"Assert", "StagedListGet", "StagedListLength", "StagedListStack"})
@@ -181,6 +195,7 @@ BACKEND = RuntimeBackend()
 SymbolicTensor.__autograph_backend__ = StagedList.__autograph_backend__ = BACKEND
 DatasetType.backend = BACKEND      # datasets name it while a graph is built
 _lists.register_default_backend(BACKEND)
+_builtins.register_len(TensorArray, BACKEND.len)     # len(ta): its size, a tensor
 _calls.register_library("runtime", logger="runtime")   # never converted; re-raises; logs
 hooks.on_graph_building(_staging.enter, _staging.exit)
 

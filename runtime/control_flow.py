@@ -17,6 +17,7 @@ from .core.graph import Graph, current_graph
 from .core.tensor import SymbolicTensor, Tensor
 from .errors import DTypeMismatchError
 from .ops.core import constant, convert_to_tensor
+from .truth import truth_value
 from .while_staging import placeholder_value, stage_while
 
 
@@ -59,8 +60,11 @@ def stage_cond(pred, true_fn, false_fn, names=None, is_undefined=None, name=None
     With `names`, each branch returns a tuple of len(names) values (autograph's state);
     without, one value of any nesting (rt.cond)."""
     graph = current_graph()
-    if pred.dtype is not dtypes.bool_ or pred.shape.rank not in (0, None):
+    if pred.dtype is not dtypes.bool_:
         raise TypeError(f"the condition of a staged `if` must be a scalar bool tensor, got {pred!r}")
+    # One element of any shape is that element, as TensorFlow squeezes the predicate;
+    # more (or none) is ambiguous.
+    pred = truth_value(pred, "the condition of a staged `if`")
     gt, out_t = _trace_branch("true", true_fn, graph)
     gf, out_f = _trace_branch("false", false_fn, graph)
     labels = ["output"] if names is None else list(names)

@@ -51,6 +51,8 @@ def rebuild(template, tensor):
 def is_tensorish(v) -> bool:
     """Whether `v` is a value a `cond` merges (a staged list is not: both branches give
     the one list, passed through as it is)."""
+    if isinstance(v, StagedList):
+        return False
     if isinstance(v, (Tensor, TensorArray)) or getattr(v, "_as_tensor", None) is not None:
         return True
     try:

@@ -17,6 +17,7 @@ from .core.opdef import placeholder_op
 from .core.shapes import TensorShape, as_shape
 from .core.tensor import Tensor
 from . import control_values as cv
+from .truth import truth_value
 from .core.control import WHILE, WHILE_STATEFUL, Body
 
 
@@ -280,8 +281,9 @@ def _trace(cond_fn, body_fn, graph, structures, init_leaves, init_tensors, shape
         args, _ = make_args(cond_g)
         c = cond_fn(*args)
         c = convert_to_tensor(c) if not isinstance(c, Tensor) else c
-        if c.dtype is not dtypes.bool_ or c.shape.rank not in (0, None):
+        if c.dtype is not dtypes.bool_:
             raise TypeError(f"the test of a staged loop must be a scalar bool, got {c!r}")
+        c = truth_value(c, "the test of a staged loop")     # (one element of any shape)
         c = cv.in_graph_tensor(cond_g, c)
 
     body_g = Graph("while_body", outer=graph)

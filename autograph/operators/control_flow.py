@@ -243,6 +243,8 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
         _check_returns(tracer.outputs, out_names)
         raise tracer.staging_error(
             e, out_names, "Give it the same dtype and structure on both branches") from e
+    except ValueError as e:         # (a condition with no truth value: of many elements)
+        raise tracer.staging_error(e, out_names, "") from e
     if len(tracer.undefined_reads) == 2:        # neither branch can run: as Python would
         raise tracer.undefined_reads[0]
     if tracer.deferred:

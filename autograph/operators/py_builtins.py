@@ -9,6 +9,8 @@ with `Feature.BUILTIN_FUNCTIONS`, `print(t)`.
 On Python values they are the builtins. On a staged value the backend answers
 (`backend.len`: an int when the length is known while tracing, else a staged int;
 `backend.contains`: a staged bool), because Python would insist on an int or a bool.
+A backend's values that are not staged but have a length Python cannot give (the
+runtime's TensorArray) get it from the function `register_len` registers for their type.
 """
 from __future__ import annotations
 
@@ -20,13 +22,25 @@ from autograph.operators.iterables import PLAIN, backend_of
 from autograph.operators.undefined import unwrap
 
 
+# len() of values Python's len() has no answer for, by type (register_len).
+_LENGTHS: dict = {}
+
+
+def register_len(cls: type, length: Any) -> None:
+    """`len(v)` in converted code is `length(v)` for a value of class `cls` that is not
+    staged (a backend's array of tensors: the runtime's TensorArray gives its size, as
+    TensorFlow's `len` of a TensorArray does)."""
+    _LENGTHS[cls] = length
+
+
 def len_(value: Any) -> Any:
     if type(value) in PLAIN:
         return len(value)
     value = unwrap(value)
     backend = backend_of(value)
     if backend is None:
-        return len(value)
+        length = _LENGTHS.get(type(value))
+        return len(value) if length is None else length(value)
     return backend.len(value)
 
 

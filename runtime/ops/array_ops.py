@@ -344,8 +344,27 @@ def concat(values, axis, name: Optional[str] = None):
     >>> rt.concat([a, b], axis=1)
     <rt.Tensor: shape=(1, 4), dtype=int32, numpy=array([[1, 2, 3, 4]], dtype=int32)>
     """
+    if getattr(values, "__autograph_reference__", False):
+        # a list that a staged construct changes: its elements, the rows of its stack
+        return _concat_rows(convert_to_tensor(values), static_axis(axis), name)
     ts = values_as_tensors(values)
     return apply_op(CONCAT, ts, {"axis": static_axis(axis)}, name=name)
+
+
+def _concat_rows(rows, axis: int, name):
+    """The rows of `rows` (shape [n, d0, d1, ...]) joined along their dimension `axis`:
+    what concat of them as a list gives, for a number of rows known only at run time."""
+    rank = rows.shape.rank
+    if rank is None or rank < 2 or not -(rank - 1) <= axis < rank - 1:
+        raise InvalidArgumentError(f"ConcatV2: axis {axis} is out of range for elements of "
+                                   f"shape {rows.shape[1:] if rank else 'unknown'}")
+    a = axis % (rank - 1)
+    perm = list(range(1, a + 1)) + [0] + list(range(a + 1, rank))
+    moved = transpose(rows, perm) if a else rows       # [d0 .. d(a-1), n, da, ...]
+    dims = moved.shape.as_list()
+    dynamic = shape(moved) if None in dims[:a + 2] + dims[a + 2:] else None
+    size = [d if d is not None else dynamic[i] for i, d in enumerate(dims)]
+    return reshape(moved, size[:a] + [size[a] * size[a + 1]] + size[a + 2:], name=name)
 
 
 # -- gather -----------------------------------------------------------------------------

@@ -265,6 +265,9 @@ def stack(values, axis: int = 0, name: Optional[str] = None):
     array([[1, 3],
            [2, 4]], dtype=int32)>
     """
+    if getattr(values, "__autograph_reference__", False):
+        # a list that a staged construct changes (ops/list_ops.py): its elements stacked
+        return values.stack(name=name, axis=static_axis(axis))
     return apply_op(STACK, values_as_tensors(values), {"axis": static_axis(axis)}, name=name)
 
 

@@ -20,6 +20,7 @@ from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..core.graph import user_location
 from ..core.shapes import TensorShape, as_shape
+from .array_ops import transpose
 from .core import OpDef, apply_op, convert_to_tensor
 
 _HANDLE = [(TensorShape(()), dtypes.variant)]
@@ -178,8 +179,17 @@ class StagedList:
     def length(self):
         return apply_op(LENGTH, [self.handle])
 
-    def stack(self, name: Optional[str] = None):
-        return apply_op(STACK, [self.handle], self._known("stack"), name=name)
+    def stack(self, name: Optional[str] = None, axis: int = 0):
+        """Its elements as one tensor, stacked along `axis` (rt.stack's)."""
+        stacked = apply_op(STACK, [self.handle], self._known("stack"), name=name)
+        rank = stacked.shape.rank
+        if axis == 0:
+            return stacked
+        if rank is None or not -rank <= axis < rank:
+            raise InvalidArgumentError(f"Pack: axis {axis} is out of range for elements of "
+                                       f"shape {self.element_shape}")
+        a = axis % rank      # the rows' dimension goes there
+        return transpose(stacked, list(range(1, a + 1)) + [0] + list(range(a + 1, rank)))
 
     def __len__(self):
         raise TypeError("len() of a list that a staged construct changes is a tensor; "
@@ -203,12 +213,16 @@ class StagedList:
         raise TypeError(f"{_where()}a list that a staged construct changes cannot be "
                         "reversed while tracing: stack it (ag.stack(l)[::-1])")
 
-    def _not_a_tensor(self) -> str:
-        """(why convert_to_tensor refuses it: dtypes.infer_dtype) `not l` and `if l:` ask
-        whether it is empty, and math on it is math on its elements."""
-        return (f"{_where()}a list that a staged construct changes is not a tensor: test "
-                "len(l) > 0 for `not l` or `if l:`, and stack it for its elements as a "
-                "tensor (ag.stack(l))")
+    def _as_tensor(self, dtype=None):
+        """Read as a tensor (an op's input, convert_to_tensor, rt.stack), its elements
+        stacked, as a Python list of tensors converts. (Its truth, `if l:` and `not l`,
+        is whether it is empty: runtime/truth.py.)"""
+        wanted = dtypes.as_dtype(dtype) if dtype is not None else None
+        if wanted is not None and self.dtype is not None and wanted is not self.dtype:
+            raise TypeError(f"{_where()}expected a {wanted.name} value, got a "
+                            f"list of {self.dtype.name} elements that a staged construct "
+                            "changes")
+        return self.stack()
 
     def _unsupported(self, *args):
         raise TypeError(f"{_where()}a list that a staged construct changes supports "

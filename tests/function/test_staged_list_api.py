@@ -66,7 +66,6 @@ def check(body):
     (lambda out: [5] + out, TypeError, "supports append, extend"),
     (lambda out: out * 2, TypeError, "supports append, extend"),
     (lambda out: reversed(out), TypeError, r"ag.stack\(l\)\[::-1\]"),
-    (lambda out: rt.reduce_sum(out), TypeError, r"is not a tensor: .*ag.stack\(l\)"),
     (lambda out: out.extend(out), TypeError, "extends by a Python list or tuple"),
 ])
 def test_what_it_does_not_support_says_what_it_does(body, kind, says):
@@ -76,13 +75,36 @@ def test_what_it_does_not_support_says_what_it_does(body, kind, says):
     assert re.search(says, str(error)), str(error)
 
 
-def test_not_and_if_on_it_say_to_test_its_length():
+def test_not_and_if_on_it_ask_whether_it_is_empty_as_in_python():
     def f(n):
         out = filled(n)
-        return not out
+        if out:
+            first = out[0] + 1
+        else:
+            first = -1
+        return not out, first
 
-    with pytest.raises(TypeError, match=r"test len\(l\) > 0 for `not l` or `if l:`"):
-        rt.function(f)(rt.constant(3))
+    def python(n):
+        out = [i * 10 for i in range(n)]
+        return not out, (out[0] + 1 if out else -1)
+
+    for n in (0, 1, 3):
+        empty, first = rt.function(f)(rt.constant(n))
+        assert (bool(empty), int(first)) == python(n)
+
+
+def test_read_as_a_tensor_it_is_its_elements_stacked():
+    """As a Python list of tensors converts (by stacking), so does a staged list: an op's
+    input, convert_to_tensor, rt.stack, rt.concat."""
+    def f(n):
+        out = filled(n)
+        return (rt.reduce_sum(out), rt.convert_to_tensor(out), rt.stack(out),
+                rt.constant(1) + out)
+
+    total, converted, stacked, added = rt.function(f)(rt.constant(3))
+    assert int(total) == 30
+    assert converted.numpy().tolist() == stacked.numpy().tolist() == [0, 10, 20]
+    assert added.numpy().tolist() == [1, 11, 21]
 
 
 def test_an_unknown_attribute_is_a_plain_attribute_error():

@@ -76,6 +76,15 @@ AS_TENSORFLOW = {
     "return_list.test_list_pop_in_while_loop@jit": (
         CRASH, "these ops have no XLA lowering",
         "a list appended to by a loop whose trip count is a tensor's value"),
+    "return_list.test_list_append_in_for_subscript@jit": (
+        CRASH, "these ops have no XLA lowering",
+        "a list appended to by a loop whose trip count is a tensor's value"),
+    "return_list.test_list_append_in_while_loop_subscript@jit": (
+        CRASH, "these ops have no XLA lowering",
+        "a list appended to by a loop whose trip count is a tensor's value"),
+    "return_list.test_list_append_in_while_loop_with_stack@jit": (
+        CRASH, "these ops have no XLA lowering",
+        "a list appended to by a loop whose trip count is a tensor's value"),
     "shape.dyfunc_len_paddle_shape": (
         MISMATCH, "printed 'Tensor(\"Const:0\"",
         "Python's print of a tensor while tracing writes the graph tensor, not its value"),
@@ -85,9 +94,6 @@ SHAPE_1_AND_SCALAR_IN_XLA = (
     "jit_compile refuses a staged `and`/`or` (or the loop test made of `not break and "
     "test`) whose operands are a shape-[1] tensor and a scalar or Python bool: its cond "
     "gives shape (1,) on one path and () on the other (the numpy backend runs it)")
-STACK_OF_STAGED_LIST = (
-    "rt.concat / rt.stack of a list appended to in a staged loop raise 'iterating over a "
-    "staged list is a staged loop' (ag.stack(l) works)")
 
 # key as in AS_TENSORFLOW; value: why it fails.
 KNOWN_FAILURES = {
@@ -95,9 +101,6 @@ KNOWN_FAILURES = {
         "silent dtype change: a staged `if` returning a Python int on one path and a "
         "float32 tensor on the other gives float32 1.0 where eager gives the int 1 "
         "(TensorFlow raises a dtype mismatch between the branches)"),
-    "ifelse.dyfunc_ifExp_with_while": (
-        "rt.while_loop refuses a shape-[1] bool test ('the test of a staged loop must be a "
-        "scalar bool'), though autograph's `while` on the same condition stages"),
     "ifelse.test_logical_or_2@jit": SHAPE_1_AND_SCALAR_IN_XLA,
     "ifelse.test_logical_not_and_or@jit": SHAPE_1_AND_SCALAR_IN_XLA,
     "loop.while_loop_bool_op2@jit": SHAPE_1_AND_SCALAR_IN_XLA,
@@ -105,9 +108,6 @@ KNOWN_FAILURES = {
     "loop.test_break_in_while@jit": SHAPE_1_AND_SCALAR_IN_XLA,
     "loop.test_optim_break_in_while@jit": SHAPE_1_AND_SCALAR_IN_XLA,
     "return_list.test_return_in_while@jit": SHAPE_1_AND_SCALAR_IN_XLA,
-    "return_list.test_list_append_in_for_subscript": STACK_OF_STAGED_LIST,
-    "return_list.test_list_append_in_while_loop_subscript": STACK_OF_STAGED_LIST,
-    "return_list.test_list_append_in_while_loop_with_stack": STACK_OF_STAGED_LIST,
     "return_list.list_with_cond_net_forward@jit": (
         "jit_compile refuses a list appended to in a loop over a tensor of static length "
         "3 ('XLA needs fixed sizes'), though the trip count is known"),

@@ -129,13 +129,19 @@ def test_cond_passes_the_same_python_object_through():
     assert fn is len and g.run(t, {x: -2}).numpy() == 2
 
 
-def test_cond_predicate_must_be_a_scalar_bool():
+def test_cond_predicate_must_be_a_bool_of_one_element():
+    """A bool of one element (shape (1,), (1, 1)) is that element, as TensorFlow squeezes
+    the predicate; of more elements it is ambiguous, as numpy's truth value."""
     g, x = graph_with(shape=[2])
     with g.as_default():
         with pytest.raises(TypeError, match="scalar bool"):
             rt.cond(x[0], lambda: 1, lambda: 2)
-        with pytest.raises(TypeError, match="scalar bool"):
+        with pytest.raises(ValueError, match="more than one element is ambiguous"):
             rt.cond(x > 0, lambda: 1, lambda: 2)
+        one = rt.cond(x[:1] > 0, lambda: 1, lambda: 2)
+        square = rt.cond(rt.reshape(x[1:], [1, 1]) > 0, lambda: 1, lambda: 2)
+    assert [g.run(one, {x: [3, -1]}).numpy(), g.run(one, {x: [-3, 1]}).numpy()] == [1, 2]
+    assert [g.run(square, {x: [3, -1]}).numpy(), g.run(square, {x: [-3, 1]}).numpy()] == [2, 1]
 
 
 def test_eager_cond_runs_one_branch_as_python():
@@ -285,11 +291,15 @@ def test_loop_var_changing_structure_names_it():
             rt.while_loop(lambda i, j: i < x, lambda i, j: (i, j, i), (0, 0))
 
 
-def test_loop_test_must_be_a_scalar_bool():
+def test_loop_test_must_be_a_bool_of_one_element():
     g, x = graph_with()
     with g.as_default():
         with pytest.raises(TypeError, match="scalar bool"):
             rt.while_loop(lambda i: i, lambda i: i + 1, [x])
+        with pytest.raises(ValueError, match="more than one element is ambiguous"):
+            rt.while_loop(lambda i: rt.stack([i, i]) < 3, lambda i: i + 1, [x])
+        count, = rt.while_loop(lambda i: rt.reshape(i, [1]) < 3, lambda i: i + 1, [x])
+    assert g.run(count, {x: 0}).numpy() == 3
 
 
 def test_while_loop_captures_outer_tensors():
