@@ -11,12 +11,15 @@ from ..core import dtypes
 from ..core.apply import in_graph
 from ..core.graph import current_graph
 from ..core.shapes import TensorShape, TensorSpec
+from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..ops.array_ops import gather, shape
-from ..ops.core import constant
+from ..ops.core import constant, constant_value
 from ..ops.io_ops import py_function
-from ..ops.math_ops import add, cast, multiply
+from ..ops.math_ops import (add, cast, floordiv, maximum, multiply, negative,
+                          subtract)
 from .base import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, kind, static_count
+from .counts import i64, is_dynamic
 from .structure import to_tensors
 
 
@@ -87,7 +90,8 @@ class FromTensors(Dataset):
 @kind
 class Range(Dataset):
     """range(stop) / range(start, stop[, step]); `stop` None: counting forever (the
-    index of `enumerate`)."""
+    index of `enumerate`). A bound may be a tensor known only when the graph runs
+    (`range(rt.size(x))` in an rt.function): the length is then a count tensor."""
     _random_access = True
 
     def __init__(self, *args, dtype=dtypes.int64):
@@ -97,10 +101,10 @@ class Range(Dataset):
             args = (0, args[0], 1)
         args = tuple(args) + (1,) * (3 - len(args))
         start, stop, step = args
-        self._start = static_count(start, "range: start")
-        self._stop = None if stop is None else static_count(stop, "range: stop")
-        self._step = static_count(step, "range: step")
-        if self._step == 0:
+        self._start = _bound(start, "range: start")
+        self._stop = None if stop is None else _bound(stop, "range: stop")
+        self._step = _bound(step, "range: step")
+        if not is_dynamic(self._step) and self._step == 0:
             raise InvalidArgumentError("range: step must not be 0")
         self._dtype = dtypes.as_dtype(dtype)
         self._spec = TensorSpec(TensorShape([]), self._dtype)
@@ -112,14 +116,29 @@ class Range(Dataset):
     def _length(self):
         if self._stop is None:
             return None
-        return max(0, -(-(self._stop - self._start) // self._step))
+        start, stop, step = self._start, self._stop, self._step
+        if not any(is_dynamic(v) for v in (start, stop, step)):
+            return max(0, -(-(stop - start) // step))
+        start, stop, step = (_here(i64(v)) for v in (start, stop, step))
+        return maximum(constant(0, dtypes.int64), negative(floordiv(subtract(start, stop), step)))
 
     def _get(self, i):
-        v = add(constant(self._start, dtypes.int64),
-                multiply(i, constant(self._step, dtypes.int64)))
+        start = _here(self._start) if is_dynamic(self._start) else constant(self._start, dtypes.int64)
+        step = _here(self._step) if is_dynamic(self._step) else constant(self._step, dtypes.int64)
+        v = add(start, multiply(i, step))
         return v if self._dtype is dtypes.int64 else cast(v, self._dtype)
 
     _vget = _get
+
+
+def _bound(value, what: str):
+    """A bound of `range`: an int, or an int64 tensor where it is known only when the
+    graph runs."""
+    if isinstance(value, Tensor) and constant_value(value) is None:
+        if not value.dtype.is_integer or value.shape.rank not in (None, 0):
+            raise TypeError(f"{what} must be an integer scalar, got {value!r}")
+        return value if value.dtype is dtypes.int64 else cast(value, dtypes.int64)
+    return static_count(value, what)
 
 
 _OPEN: dict = {}           # handle -> the Python iterator of a generator dataset's run

@@ -104,17 +104,18 @@ def _staged_rows(grads, probe_seed, count, seed_of: Callable) -> list:
     each pass's gradients to a TensorArray per source (stacked: [count, ...])."""
     reached = grads(probe_seed)
     found = [k for k, g in enumerate(reached) if g is not None]
-    # One element more, written first (zeros): a TensorArray of no element stacks only
-    # where its element shape is fully known, and the trace may not know it.
+    # One element more, written first at index 0 (zeros): a TensorArray of no element
+    # stacks only where its element shape is fully known, and the trace may not know it.
+    # Every write is in order 0, 1, 2, ... (an exported TensorArray appends in order).
     arrays = [TensorArray(reached[k].dtype, size=count + 1, element_shape=reached[k].shape)
-              .write(count, zeros_like(reached[k])) for k in found]
+              .write(0, zeros_like(reached[k])) for k in found]
 
     def body(i, *arrays):
         passes = grads(seed_of(i))
-        return (i + 1, *[a.write(i, passes[k]) for a, k in zip(arrays, found)])
+        return (i + 1, *[a.write(i + 1, passes[k]) for a, k in zip(arrays, found)])
 
     _, *arrays = while_loop(lambda i, *_: i < count, body, [constant(0), *arrays])
-    stacked = dict(zip(found, (a.stack()[:count] for a in arrays)))
+    stacked = dict(zip(found, (a.stack()[1:] for a in arrays)))
     return [stacked.get(k) for k in range(len(reached))]
 
 

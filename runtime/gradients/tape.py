@@ -16,6 +16,7 @@ when the stack is not empty.
 from __future__ import annotations
 
 import contextlib
+import enum
 from typing import Optional
 
 from .. import nest
@@ -339,6 +340,13 @@ def _in_graph(t):
         if graph is not None:
             return graph.eager_constant(t)
     return t
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient`/`jacobian` give for a source the target does not depend on:
+    None (NONE) or zeros shaped like the source (ZERO), as TensorFlow's enum."""
+    NONE = "none"
+    ZERO = "zero"
 
 
 def _unconnected(value) -> Optional[str]:
