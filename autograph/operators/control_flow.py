@@ -18,18 +18,17 @@ docs/staging_protocol.md: `type(value).__autograph_backend__`.
 from __future__ import annotations
 
 from builtins import (  # the originals: see operators/__init__
-    all, any, bool, bytes, dict, enumerate, float, frozenset, getattr, id, int,
+    all, any, bool, bytes, dict, enumerate, frozenset, getattr, int,
     iter, len, list, max, next, range, set, str, tuple, type, zip)
 
 from typing import Any, Callable, Optional, Sequence
 
-from autograph.errors import (_PACKAGE_DIR, StagingError, StagingStructureError,
-                              StagingTypeError, StagingValueError, unlink_frames,
-                              user_location)
+from autograph.errors import StagingError, StagingValueError, unlink_frames, user_location
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators import recursion, unrolling
 from autograph.operators.iterables import PLAIN, _StagedEnumerate, backend_of  # noqa: F401
+from autograph.operators.tracer import Tracer, pack, unpack
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
 from autograph.operators.watch import CONTAINERS, Watch, refuse_changes
 
@@ -37,8 +36,6 @@ from autograph.operators.watch import CONTAINERS, Watch, refuse_changes
 # A Python loop that runs this many iterations while tracing is watched for unrolling.
 _WATCHED = unrolling.ITERATIONS
 _SHORT = frozenset({range, list, tuple, str, bytes, dict, set, frozenset})   # with a len()
-
-
 _OPERATORS = (__file__[:-len("control_flow.py")],)    # this directory, with its separator
 
 
@@ -61,7 +58,7 @@ def _staged(construct: Callable) -> Callable:
     graph would give that handler's answer whatever the values, so a backend refuses a
     trace that ends normally after one (the runtime does). The innermost construct an
     exception leaves tells; autograph sets `error.ag_left_staged` to None where it
-    handles the exception itself (see _Tracer)."""
+    handles the exception itself (see tracer.Tracer)."""
     def run(backend, *args, **kwargs):
         try:
             return construct(backend, *args, **kwargs)
@@ -77,113 +74,9 @@ def _staged(construct: Callable) -> Callable:
     return run
 
 
-def _pack(values: Sequence[Any], n: int) -> Any:
-    if n == 1:
-        return values[0]
-    return tuple(values) if n else None
-
-
-def _unpack(result: Any, n: int) -> tuple:
-    if n == 1:
-        return (result,)
-    return tuple(result) if n else ()
-
-
 def _with_flags(outs: Sequence[Any], defined: Sequence[Any], names: Sequence[str]) -> list:
     return [v if d is None else MaybeUndefined(v, d, name)
             for v, d, name in zip(outs, defined, names)]
-
-
-class _Tracer:
-    """Runs branch/body functions for a backend; tells user errors from staging errors.
-
-    A branch that reads a name no path has assigned (`ld` of an `Undefined`) cannot be
-    traced; with `backend` given (an `if`), it is staged as a run-time error instead —
-    raised only if the graph takes that branch, as Python would — and gives undefined
-    values, which the backend replaces with zeros of the other branch's types.
-    """
-
-    def __init__(self, backend: Any = None, n_outputs: int = 0, caught: bool = False,
-                 watch: Any = None, names: Sequence[str] = ()) -> None:
-        self.watch = watch       # Python state the traced functions must not change
-        self.names = names       # of the values they take: each call must leave the
-        #                          objects it is given as they were (see `wrap`)
-        self.caught = caught     # the user's code may catch what a branch raises
-        self.deferred = False    # a branch raised while traced: a run-time error of it
-        self.user_errors: set = set()
-        self.outputs: list = []
-        self.backend, self.n_outputs = backend, n_outputs     # n_outputs: values only
-        self.undefined_reads: list = []
-        self.raw_outputs: list = []     # before unwrapping MaybeUndefined
-
-    def wrap(self, fn: Callable, post: Callable) -> Callable:
-        def run(*args):
-            # The objects a branch or body is given (the construct's variables) must come
-            # out as they went in: a change in place (`xs += [1]`, `a = a.add(1)`) would
-            # happen while tracing, whatever the condition (and in a loop, to the copy
-            # the loop made of the value, which the variable's other names never see).
-            given = (Watch((), state=zip(self.names, args),
-                           where=self.watch.where if self.watch is not None else None)
-                     if self.names and args else None)
-            try:
-                result = fn(*args)
-            except BaseException as e:
-                read = getattr(e, "ag_undefined", None)
-                deferred = (read is None and self.caught and isinstance(e, Exception)
-                            and not isinstance(e, StagingError))
-                if (read is None and not deferred) or self.backend is None:
-                    self.user_errors.add(id(e))
-                    raise
-                e.ag_left_staged = None       # handled here: a run-time error (see _staged)
-                self.undefined_reads.append(e)
-                if deferred:
-                    self.deferred = True
-                    message = (f"{type(e).__name__}: {e} (raised at {_raised_at(e)} in a "
-                               f"staged branch; code that catches it runs only while "
-                               f"tracing, so the graph raises this instead)")
-                else:
-                    name, where = read
-                    message = (f"name '{name}' is used at {where} but was not assigned on "
-                               f"the path taken; assign it on every path before this line")
-                self.backend.assert_(self.backend.convert(False), message)
-                name = read[0] if read else "the value"
-                result = post(_pack([Undefined(name)] * self.n_outputs, self.n_outputs))
-                self.outputs.append(None)
-                return tuple(unwrap(v) for v in result)
-            raw = tuple(post(result))
-            if self.watch is not None:
-                self.watch.check()
-            if given is not None:
-                given.check()
-            self.raw_outputs.append(raw)
-            result = tuple(unwrap(v) for v in raw)
-            self.outputs.append(result)
-            return result
-        return run
-
-    def staging_error(self, error: TypeError, names: Sequence[str], advice: str) -> Exception:
-        if id(error) in self.user_errors:
-            return error
-        text = str(error).rstrip(". ")
-        if ("must" in text or "use " in text or "Make " in text
-                or not any(word in text for word in ("branch", "iteration", "loop"))):
-            advice = ""        # the backend's message already says what to change
-        kind = (StagingTypeError if isinstance(error, TypeError) else
-                StagingValueError if isinstance(error, ValueError) else StagingError)
-        if kind is StagingTypeError and "structure" in text:
-            kind = StagingStructureError
-        return kind(f"{user_location(3)}: {text}. {advice}".rstrip())
-
-
-def _raised_at(error: BaseException) -> str:
-    """'file:line' of the innermost frame outside autograph that `error` passed through."""
-    where, tb = "<unknown>", error.__traceback__
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if not filename.startswith(_PACKAGE_DIR):
-            where = f"{filename}:{tb.tb_lineno}"
-        tb = tb.tb_next
-    return where
 
 
 def _check_returns(outputs: list, names: Sequence[str]) -> None:
@@ -225,15 +118,15 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
     with_flags = n and any(type(v) in (Undefined, MaybeUndefined) for v in state)
     if watch is None:
         watch = Watch([if_true, if_false])
-    tracer = _Tracer(backend, max(n, 1), caught, watch, names)
+    tracer = Tracer(backend, max(n, 1), caught, watch, names)
     if not n:
         post = lambda r: (r,)
     elif with_flags:
-        post = lambda r: _unpack(r, n) + tuple(_flag(v) for v in _unpack(r, n))
+        post = lambda r: unpack(r, n) + tuple(_flag(v) for v in unpack(r, n))
     else:
-        post = lambda r: _unpack(r, n)
+        post = lambda r: unpack(r, n)
     true_fn = tracer.wrap(if_true, post)
-    false_fn = tracer.wrap(if_false if if_false is not None else lambda *s: _pack(s, n), post)
+    false_fn = tracer.wrap(if_false if if_false is not None else lambda *s: pack(s, n), post)
     cond_names = tuple(out_names) + (tuple(f"{x} (defined)" for x in out_names)
                                      if with_flags else ())
     try:
@@ -274,14 +167,14 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
     if out_names[0] == _RETURN_VALUE and is_undefined(outs[0]) and tracer.undefined_reads:
         raise tracer.undefined_reads[0]        # the same, with places (_staged_if_places)
     if not with_flags:
-        return _pack(_with_flags(outs, defined, out_names), n)
+        return pack(_with_flags(outs, defined, out_names), n)
     results = []
     for i, name in enumerate(out_names):
         value = outs[i]
         always = all(out is None or out[n + i] is True for out in tracer.outputs)
         results.append(value if always or is_undefined(value)
                        else MaybeUndefined(value, outs[n + i], name))
-    return _pack(results, n)
+    return pack(results, n)
 
 
 def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
@@ -307,7 +200,7 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
         if test:
             return if_true(*state)
         if if_false is None:
-            return _pack(state, len(names))
+            return pack(state, len(names))
         return if_false(*state)
     except BaseException as e:
         _hide_own_frames(e)
@@ -324,17 +217,17 @@ def _staged_if_places(backend, test, if_true, if_false, state, names, places, ca
     width = n or 1                    # no names: the branches give one value (or None)
     init = places.read()
     if if_false is None:
-        if_false = lambda *s: _pack(s, n)
+        if_false = lambda *s: pack(s, n)
     places.write(init)
     watch = Watch([if_true, if_false], restore=lambda: places.write(init))
     true_fn = places_.wrap_branch(if_true, places, init, width, places.unset["main"])
     false_fn = places_.wrap_branch(if_false, places, init, width, places.unset["else"])
     out_names = (names or (_RETURN_VALUE,)) + tuple(places.names)
-    outs = _unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names,
+    outs = unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names,
                               caught, watch), len(out_names))
     _settle(backend, places, outs[width:], "if")
     if n:
-        return _pack(outs[:n], n)
+        return pack(outs[:n], n)
     # The value of a return-form `if` (see _staged_if): a branch without one is a branch
     # whose `do_return` flag says it is not taken, so the value is the other branch's.
     return unwrap(outs[0])
@@ -397,10 +290,10 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
                 if backend is not None:
                     _test_runs_again(backend, before)
                     places, state = _staging(backend, composite, state, lists)
-                    return _pack(_staged_loop_places(backend, test, body, state, tuple(names),
+                    return pack(_staged_loop_places(backend, test, body, state, tuple(names),
                                                      opts, places, Watch([test, body])), n)
             if not cond:
-                return _pack(state, n)
+                return pack(state, n)
             if count != _WATCHED:
                 result = body(*state)
             else:     # unrolled into a graph? (see unrolling)
@@ -457,8 +350,8 @@ def _staged_loop_places(backend, test, body, state, names, opts, places, watch):
 
     def place_body(*vs):
         places.write(vs[n:])
-        outs = _unpack(body(*vs[:n]), n)
-        return _pack(outs + places.read(), n + k)
+        outs = unpack(body(*vs[:n]), n)
+        return pack(outs + places.read(), n + k)
 
     init = places.read()
     places.write(init)
@@ -514,14 +407,14 @@ def _staged_while_refs(backend, test, body, state, names, opts, refs, watch):
         return values
 
     def ref_body(*vs):
-        outs = _unpack(body(*full(vs)), n)
+        outs = unpack(body(*full(vs)), n)
         for i in refs:
             if outs[i] is not state[i]:
                 raise StagingError(
                     f"{user_location(3)}: the list '{names[i]}' is appended to and also "
                     f"assigned in a staged loop; change it only with its methods "
                     f"(append, pop, items) inside the loop")
-        return _pack([outs[i] for i in keep], len(keep))
+        return pack([outs[i] for i in keep], len(keep))
 
     outs = _staged_while_values(backend, lambda *vs: test(*full(vs)), ref_body,
                                 tuple(state[i] for i in keep),
@@ -547,12 +440,12 @@ def _staged_while_values(backend, test, body, state, names, opts, watch=None):
         return values
 
     def flagged_body(*vs):
-        outs = _unpack(body(*wrapped(vs)), n)
+        outs = unpack(body(*wrapped(vs)), n)
         flags = tuple(outs[i].defined if type(outs[i]) is MaybeUndefined else True
                       for i in flagged)
         return tuple(unwrap(v) for v in outs) + flags
 
-    tracer = _Tracer(watch=watch, names=names)
+    tracer = Tracer(watch=watch, names=names)
     body_fn = tracer.wrap(flagged_body, tuple)
     init = tuple(unwrap(v) for v in state) + tuple(_flag(state[i]) for i in flagged)
     all_names = tuple(names) + tuple(f"{names[i]} (defined)" for i in flagged)
@@ -599,7 +492,7 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
             for item in iterable:
                 result = body(item, *state)
                 state = result if n else ()
-            return _pack(state, n)
+            return pack(state, n)
         items = iter(iterable)
         while True:
             go = unwrap(extra_test(*state))
@@ -609,12 +502,12 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
                 return _staged_python_for(go_backend, items, body, state, tuple(names), extra_test,
                                           places)
             if not go:
-                return _pack(state, n)
+                return pack(state, n)
             try:
                 item = next(items)
             except StopIteration:
-                return _pack(state, n)
-            state = _unpack(body(item, *state), n)
+                return pack(state, n)
+            state = unpack(body(item, *state), n)
     except BaseException as e:
         _hide_own_frames(e)
         raise
@@ -633,8 +526,8 @@ def _staged_python_for(backend, items, body, state, names, extra_test, places):
         else:
             result = _staged_if(backend_of(go) or backend, go, branch, None, state, names, names,
                                 watch=Watch([body, extra_test]))
-        state = _unpack(result, n)
-    return _pack(state, n)
+        state = unpack(result, n)
+    return pack(state, n)
 
 
 def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=None):
@@ -658,13 +551,13 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
         return _staged_and(backend, more, lambda: extra_test(*vs))
 
     def loop_body(i, *vs):
-        new = (i + 1,) + _unpack(body(get_item(i), *vs), n)
+        new = (i + 1,) + unpack(body(get_item(i), *vs), n)
         return new if n else new[0]  # _staged_while unpacks one value as itself
 
     outs = _staged_loop_places(backend, test, loop_body, (0,) + state,
                                ("the iteration index",) + names, opts, places,
                                Watch([body, extra_test]))
-    return _pack(outs[1:], n)
+    return pack(outs[1:], n)
 
 
 @_staged
@@ -693,12 +586,12 @@ def _staged_iterator_for(backend, plan, start, body, state, names, extra_test, o
         return _staged_and(backend, fetched[0], lambda: extra_test(*vs))
 
     def loop_body(fetched, *vs):
-        new = (next_(fetched[2]),) + _unpack(body(fetched[1], *vs), n)
+        new = (next_(fetched[2]),) + unpack(body(fetched[1], *vs), n)
         return new if n else new[0]
 
     outs = _staged_loop_places(backend, test, loop_body, (first(),) + state,
                                ("the iterator",) + names, opts, places, Watch([body, extra_test]))
-    return _pack(outs[1:], n)
+    return pack(outs[1:], n)
 
 
 def _staged_and(backend, a, b_fn):
