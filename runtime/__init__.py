@@ -34,7 +34,7 @@ from .ops.math_ops import (abs, add, cast, cos, divide, equal, exp,  # noqa: A00
 from .ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max, reduce_mean,
                              reduce_min, reduce_prod, reduce_sum)
 from .ops.pad_ops import pad
-# issue 16, structural ops: tile/split/slice/one_hot/..., sort, einsum, rt.linalg, rt.norm
+# structural ops: tile/split/slice/one_hot/..., sort, einsum, rt.linalg, rt.norm
 from .ops.structure_ops import boolean_mask, broadcast_to, one_hot, slice, split, tile  # noqa: A004
 from .ops.sort_ops import argsort, sort
 from .ops.einsum_ops import einsum
@@ -50,12 +50,12 @@ from . import autograph_backend  # noqa: E402,F401  (autograph stages symbolic t
 from .gradients import control_flow_grad  # noqa: E402,F401  (the cond/while gradient rules)
 from . import random  # noqa: E402
 from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
-# rt.data (issue 16): input pipelines, tf.data's Dataset
+# rt.data: input pipelines, tf.data's Dataset
 from . import data  # noqa: E402
 from . import dot  # noqa: E402,F401  (Graph.to_dot)
 from . import onnx_export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)
-from . import nn  # noqa: E402  (rt.nn, issue 16: activations, losses, conv2d, pooling)
-# rt.Module and rt.optimizers (issue 16: Module, optimizers)
+from . import nn  # noqa: E402  (rt.nn: activations, losses, conv2d, pooling)
+# rt.Module and rt.optimizers (Module, optimizers)
 from .module import Module  # noqa: E402
 from . import optimizers  # noqa: E402
 
@@ -87,7 +87,7 @@ class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
     floormod, truediv = mod, divide
 
 
-# issue 16: math ops and small utilities (TensorFlow's top level vs tf.math placement)
+# math ops and small utilities (TensorFlow's top level vs tf.math placement)
 from .ops import math_extra as _math_extra  # noqa: E402
 from .ops.math_extra import clip_by_value, cumsum, floor, round  # noqa: E402,A004
 from .ops.utility_ops import (ensure_shape, executing_eagerly, get_static_value,  # noqa: E402
@@ -100,7 +100,7 @@ del _name
 # map_fn, scan, foldl, foldr (each one while loop in a graph) and switch_case
 from .functional_ops import foldl, foldr, map_fn, scan, switch_case  # noqa: E402
 from . import display  # noqa: E402,F401  (notebooks: _repr_html_ / _repr_svg_)
-# rt.SparseTensor (issue 16): a composite value; rt.sparse.to_dense/from_dense/reduce_sum/...
+# rt.SparseTensor: a composite value; rt.sparse.to_dense/from_dense/reduce_sum/...
 from . import sparse  # noqa: E402
 from .sparse import SparseTensor, SparseTensorSpec  # noqa: E402
 

@@ -629,10 +629,10 @@ for _d in random_ops.OPS:
     RULES[_d] = _random
 HOST_OPS = {io_ops.PRINT, io_ops.ASSERT, *random_ops.OPS}  # lowered to host callbacks
 PREDRAWN = {random_ops.UNIFORM, random_ops.NORMAL}  # at the top level: drawn before a call
-from . import jax_rules_math  # noqa: E402  (issue 16: floor, cumsum, ensure_shape, shuffle, ...)
+from . import jax_rules_math  # noqa: E402  (floor, cumsum, ensure_shape, shuffle, ...)
 RULES.update(jax_rules_math.RULES)
 HOST_OPS.update(jax_rules_math.HOST_OPS)
 PREDRAWN.update(jax_rules_math.PREDRAWN)
 from . import jax_rules_nn  # noqa: E402,F401  (rt.nn's conv/pool/Erf rules)
-from . import jax_rules_structure  # noqa: E402  (issue 16: structural ops, rt.linalg)
+from . import jax_rules_structure  # noqa: E402  (structural ops, rt.linalg)
 RULES.update(jax_rules_structure.RULES)

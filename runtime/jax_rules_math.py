@@ -1,4 +1,4 @@
-"""The XLA backend's rules for the ops of issue 16's math part (runtime/ops/math_extra.py,
+"""The XLA backend's rules for the ops of the math part (runtime/ops/math_extra.py,
 utility_ops.py, random_extra.py), in the form of runtime/jax_lowering.py's rules; that
 module adds `RULES`, `HOST_OPS` and `PREDRAWN` to its own (this module imports none of
 ours above the ops, so no import cycle)."""

@@ -1,4 +1,4 @@
-"""The XLA backend's rules for issue 16's structural ops (runtime/ops/structure_ops.py,
+"""The XLA backend's rules for the structural ops (runtime/ops/structure_ops.py,
 sort_ops.py, einsum_ops.py, linalg_ops.py), in the form of runtime/jax_lowering.py's
 rules; that module adds `RULES` to its own.
 

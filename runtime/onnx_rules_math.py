@@ -1,4 +1,4 @@
-"""ONNX rules for the ops of issue 16's math part (runtime/ops/math_extra.py,
+"""ONNX rules for the ops of the math part (runtime/ops/math_extra.py,
 utility_ops.py, random_extra.py), in the form of runtime/onnx_rules.py's, which adds
 `RULES`, `NO_EQUIVALENT` and `LIMITS` to its own."""
 from __future__ import annotations

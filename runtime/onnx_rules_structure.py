@@ -1,4 +1,4 @@
-"""ONNX rules for issue 16's structural ops (runtime/ops/structure_ops.py, sort_ops.py,
+"""ONNX rules for the structural ops (runtime/ops/structure_ops.py, sort_ops.py,
 einsum_ops.py, linalg_ops.py), in the form of runtime/onnx_rules.py's, which adds
 `RULES` and `NO_EQUIVALENT` to its own."""
 from __future__ import annotations

@@ -7,7 +7,7 @@ from ..core import control, opdef
 from . import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, operators,
                pad_ops, random_ops, reduce_ops, state_ops, string_ops, tensor_array)
 from . import nn_ops  # rt.nn: convolution, pooling, Erf
-from . import math_extra, random_extra, utility_ops  # issue 16: math ops, small utilities
+from . import math_extra, random_extra, utility_ops  # math ops, small utilities
 from . import bitwise_ops  # rt.bitwise; `& | ^ ~` on integer tensors
 
 
@@ -36,7 +36,7 @@ REGISTRY: dict = {}
 def registry() -> dict:
     if not REGISTRY:
         table = _registry()
-        for op in STRUCTURE_OPS:  # issue 16's structural ops (see below)
+        for op in STRUCTURE_OPS:  # the structural ops (see below)
             if op.name in table and table[op.name] is not op:
                 raise RuntimeError(f"two ops are named {op.name}")
             table[op.name] = op
@@ -44,6 +44,6 @@ def registry() -> dict:
     return REGISTRY
 
 
-# issue 16, structural ops: Tile, OneHot, Sort, ArgSort, Einsum, the rt.linalg ops
+# structural ops: Tile, OneHot, Sort, ArgSort, Einsum, the rt.linalg ops
 from . import einsum_ops, linalg_ops, sort_ops, structure_ops  # noqa: E402
 STRUCTURE_OPS = [*structure_ops.OPS, *sort_ops.OPS, *einsum_ops.OPS, *linalg_ops.OPS]

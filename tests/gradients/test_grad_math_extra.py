@@ -1,4 +1,4 @@
-"""Gradients of issue 16's math ops, checked by finite differences three ways (eager tape,
+"""Gradients of the extra math ops, checked by finite differences three ways (eager tape,
 tape inside rt.function, rt.function under a tape: grad_helpers.check_gradients), and the
 piecewise-constant ones (floor, ceil, round) giving no gradient, as in TensorFlow."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Gradients of issue 16's structural ops and rt.linalg, checked by finite differences in
+"""Gradients of the structural ops and rt.linalg, checked by finite differences in
 every way of differentiating (eager tape, tape inside rt.function, rt.function under a
 tape): tile sums over the tiles, split/slice pad back, broadcast_to sums back, sort
 gathers by the argsort, einsum is an einsum of the other operands, inv/det/solve follow

@@ -264,7 +264,7 @@ NO_RULE = {
     "LogicalNot", "LogicalOr", "NotEqual",                       # bool outputs
     "ArgMax", "ArgMin", "Where", "Rank", "Shape", "Size", "StringLength",
     "TensorArraySizeV3", "RandomUniformInt",                    # integer outputs
-    "RandomPermutation",                # issue 16: rt.random.shuffle's indices (no inputs)
+    "RandomPermutation",                # rt.random.shuffle's indices (no inputs)
     "AsString", "StringJoin",                                   # strings
     "Const", "Placeholder", "Eye", "RandomStandardNormal", "RandomUniform",
     "TensorArrayV3",                                            # no float inputs

@@ -1,4 +1,4 @@
-"""rt.saved.load on directories a stranger made (issue 18): each hostile directory is built
+"""rt.saved.load on directories a stranger made: each hostile directory is built
 here and loaded in a fresh process under a time limit and a memory cap; loading must end
 fast in one InvalidGraphError naming the file and field, and the run-time guards must stop
 what a loaded graph would otherwise run or allocate without end."""

@@ -1,4 +1,4 @@
-"""rt.SparseTensor and rt.sparse (issue 16): the ops against numpy, eagerly and staged; the
+"""rt.SparseTensor and rt.sparse: the ops against numpy, eagerly and staged; the
 SparseTensor as a composite value (rt.function argument and result, input_signature,
 staged loop variable, cond output, rt.nest); gradients w.r.t. values by finite
 differences; bad input as TensorFlow reports it."""
