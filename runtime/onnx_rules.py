@@ -438,9 +438,16 @@ def _gather_grad(ex, op, ins):
     moved_shape = ex.one("Gather", [_as_int64(ex, params_shape), ex.ints(perm_p)], axis=0)
     zeros = ex.one("Expand", [ex.const(np.zeros((), op.inputs[0].dtype.np_dtype)), moved_shape])
     where = ex.one("Unsqueeze", [_as_int64(ex, indices), ex.ints([-1])])
-    summed = ex.one("ScatterND", [zeros, where, ex.one("Transpose", [g], perm=perm_g)],
-                    reduction="add")
-    return [ex.one("Transpose", [summed], perm=[int(i) for i in np.argsort(perm_p)])]
+    summed = ex.one("ScatterND", [zeros, where, _permuted(ex, g, perm_g)], reduction="add")
+    return [_permuted(ex, summed, [int(i) for i in np.argsort(perm_p)])]
+
+
+def _permuted(ex, x, perm):
+    """Transpose by `perm`; x itself where perm keeps the order (a scalar's perm is [],
+    which ONNX's attribute cannot hold)."""
+    if perm == list(range(len(perm))):
+        return x
+    return ex.one("Transpose", [x], perm=perm)
 
 
 def _broadcast_to(ex, op, ins):
@@ -539,12 +546,12 @@ RULES = {
     slicing.SLICE_GRAD: _strided_slice_grad, array_ops.GATHER_GRAD: _gather_grad,
     pad_ops.PAD_GRAD: _pad_grad,
 }
-from . import onnx_rules_math  # noqa: E402  (issue 16: floor, cumsum, ensure_shape, shuffle, ...)
+from . import onnx_rules_math  # noqa: E402  (floor, cumsum, ensure_shape, shuffle, ...)
 RULES.update(onnx_rules_math.RULES)
 NO_EQUIVALENT.update(onnx_rules_math.NO_EQUIVALENT)
 LIMITS.update(onnx_rules_math.LIMITS)
 from . import onnx_rules_nn  # noqa: E402,F401  (rt.nn's conv/pool/Erf rules)
-from . import onnx_rules_structure  # noqa: E402  (issue 16: structural ops, rt.linalg)
+from . import onnx_rules_structure  # noqa: E402  (structural ops, rt.linalg)
 RULES.update(onnx_rules_structure.RULES)
 NO_EQUIVALENT.update(onnx_rules_structure.NO_EQUIVALENT)
 from . import onnx_rules_edges  # noqa: E402  (ops whose ONNX operator differs on edge inputs)

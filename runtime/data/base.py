@@ -26,7 +26,7 @@ from ..control_flow import cond
 from ..core.tensor import Tensor
 from ..function import function as rt_function
 from ..ops.core import constant, constant_value
-from ..ops.math_ops import add, greater, less, maximum, minimum
+from ..ops.math_ops import add, cast, greater, less, maximum, minimum, where
 from ..while_staging import stage_while
 from .counts import i64, is_dynamic
 from .structure import TracedFunction, relaxed, structure_of, to_tensors, zeros_for
@@ -388,8 +388,19 @@ class Dataset(metaclass=DatasetType):
 
         out, _ = stage_while(lambda v, e, s, acc: v, body, (valid, element, state, init),
                              names=("the element is valid", "the element", "the iterator",
-                                    "the reduce state"))
+                                    "the reduce state"),
+                             maximum_iterations=self._iteration_bound())
         return out[3]
+
+    def _iteration_bound(self):
+        """The number of elements, where it is known before the loop runs (an int, or a
+        count tensor): the fold's bound on iterations, which XLA needs to keep each
+        iteration's values for a gradient. None where the count is unknown or infinite."""
+        n = self._cardinality()
+        if is_dynamic(n):    # (an int32 count, as while_loop takes: infinite is its largest)
+            most = i64(np.iinfo(np.int32).max)
+            return cast(where(less(n, i64(0)), most, minimum(n, most)), dtypes.int32)
+        return n if n >= 0 else None
 
 
     def _eager_fold(self, init, step):

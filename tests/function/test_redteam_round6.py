@@ -165,3 +165,57 @@ def test_dataset_range_of_a_symbolic_bound():
     for fn in (range_of_the_input_size, range_down_with_a_step, range_in_a_for_loop,
                range_batched):
         agree(fn, (VEC,), which=("given", "empty", "one"))
+
+
+# -- a gradient through Dataset.reduce: a bound XLA can see, and a scalar gather exported --
+
+def gradient_through_reduce(x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        ds = rt.data.Dataset.from_tensor_slices(x).map(lambda v: v * v)
+        y = ds.reduce(rt.constant(0.0), lambda a, v: a + v)
+    return tape.gradient(y, x)
+
+
+def gradient_through_repeated_reduce(x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = rt.data.Dataset.from_tensor_slices(x).repeat(2).reduce(
+            rt.constant(1.0), lambda a, v: a * 0.5 + v * v)
+    return tape.gradient(y, x)
+
+
+def gradient_of_a_scalar_gather(x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = rt.gather(x, 0) * 3.0
+    return tape.gradient(y, x)
+
+
+def test_gradients_through_dataset_reduce_and_scalar_gathers():
+    # under jit_compile the fold's gradient had no bound on iterations (XlaLoweringError
+    # for data of known length); the export of a gather of one element raised ValueError
+    agree(gradient_through_reduce, (VEC,), which=NOT_EMPTY, onnx="required")
+    agree(gradient_through_repeated_reduce, (VEC,), which=NOT_EMPTY)
+    agree(gradient_of_a_scalar_gather, (VEC,), which=NOT_EMPTY, onnx="required")
+
+
+def reduce_gradients_of_empty_inputs(x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = (rt.reduce_sum(x) + rt.reduce_sum(x * x, axis=0)
+             + rt.reduce_mean(x * 0.0 + 1.0, axis=0, keepdims=True)[0])
+    return tape.gradient(y, x)
+
+
+def reduce_gradients_of_rows(x):
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = (rt.reduce_sum(rt.reduce_sum(x, axis=1)) + rt.reduce_sum(rt.reduce_mean(x, axis=0))
+             + rt.reduce_sum(rt.reduce_sum(x, axis=1, keepdims=True) * x))
+    return tape.gradient(y, x)
+
+
+def test_exported_reduce_gradients_run_on_zero_rows():
+    agree(reduce_gradients_of_empty_inputs, (VEC,), onnx="required")
+    agree(reduce_gradients_of_rows, (ROWS,), onnx="required")
