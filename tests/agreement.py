@@ -138,7 +138,10 @@ def _check(way, got, want, rtol, where, jit):
 
 
 def _onnx_outcome(fn, arrays, onnx_mode: str, where: str) -> Optional[Outcome]:
-    cf = rt.function(fn).get_concrete_function(*_unknown_signature(arrays))
+    try:
+        cf = rt.function(fn).get_concrete_function(*_unknown_signature(arrays))
+    except Exception as e:  # a trace that raises (as eager raises, or a mismatch)
+        return Outcome(error=e)
     try:
         model = rt.onnx.export(cf)
     except rt.onnx.ExportError:

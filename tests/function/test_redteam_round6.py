@@ -10,7 +10,7 @@ import numpy as np
 import runtime as rt
 
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from agreement import agree  # noqa: E402
+from agreement import HAVE_JAX, agree  # noqa: E402
 
 F = np.float32
 VEC = np.array([3.0, -1.0, 2.5, 0.0, 7.0], F)
@@ -219,3 +219,21 @@ def reduce_gradients_of_rows(x):
 def test_exported_reduce_gradients_run_on_zero_rows():
     agree(reduce_gradients_of_empty_inputs, (VEC,), onnx="required")
     agree(reduce_gradients_of_rows, (ROWS,), onnx="required")
+
+
+# -- where eager raises, every way raises (the helper's ONNX trace included) --------------
+
+def test_a_program_eager_refuses_is_refused_every_way():
+    ints = np.array([3, -1, 2, 0, 7], np.int32)
+    agree(lambda x: x + rt.constant(np.int64(5)), (ints,), which=("given",))
+
+
+# -- an iterator made outside, advanced by the function's next() at every call ---------------
+
+def test_an_iterator_passed_to_a_function_moves_on_at_each_call():
+    for jit in (False, True) if HAVE_JAX else (False,):
+        it = iter(rt.data.Dataset.from_tensor_slices(VEC).repeat())
+        take_two = rt.function(lambda it: next(it) + next(it) * 10.0, jit_compile=jit)
+        got = [float(take_two(it)) for _ in range(3)]
+        np.testing.assert_allclose(got, [VEC[0] + 10 * VEC[1], VEC[2] + 10 * VEC[3],
+                                         VEC[4] + 10 * VEC[0]])
