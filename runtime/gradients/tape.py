@@ -344,7 +344,15 @@ def _in_graph(t):
 
 class UnconnectedGradients(enum.Enum):
     """What `gradient`/`jacobian` give for a source the target does not depend on:
-    None (NONE) or zeros shaped like the source (ZERO), as TensorFlow's enum."""
+    None (NONE) or zeros shaped like the source (ZERO), as TensorFlow's enum.
+
+    >>> x, y = rt.constant(1.0), rt.constant(2.0)
+    >>> with rt.GradientTape() as tape:
+    ...     tape.watch([x, y])
+    ...     z = x * 3.0
+    >>> print(tape.gradient(z, y, unconnected_gradients=rt.UnconnectedGradients.ZERO))
+    rt.Tensor(0.0, shape=(), dtype=float32)
+    """
     NONE = "none"
     ZERO = "zero"
 
