@@ -156,17 +156,27 @@ def _float_divmod(ex, t, a, b):
             ex.one("Where", [by_zero, mod, mod_adj]))
 
 
+def _nonzero_divisor(ex, op, y):
+    """(y with 1 where it is 0, where it is 0): an integer Div or Mod by 0 is a hardware
+    fault in onnxruntime (the process dies); ours raises, and so does the model."""
+    by_zero = ex.one("Equal", [y, _scalar(ex, 0, op.inputs[1])])
+    return ex.one("Where", [by_zero, _scalar(ex, 1, op.inputs[1]), y]), by_zero
+
+
 def _floor_div(ex, op, ins):
     x, y = ins
     if op.inputs[0].dtype.is_integer:  # exact: (x - x mod y) / y, with Python's mod
-        return [ex.one("Div", [ex.one("Sub", [x, ex.one("Mod", [x, y], fmod=0)]), y])]
+        y, by_zero = _nonzero_divisor(ex, op, y)
+        out = ex.one("Div", [ex.one("Sub", [x, ex.one("Mod", [x, y], fmod=0)]), y])
+        return [fail_where(ex, by_zero, out, "Integer division by zero")]
     return [_float_divmod(ex, op.inputs[0], x, y)[0]]
 
 
 def _floor_mod(ex, op, ins):
     x, y = ins
     if op.inputs[0].dtype.is_integer:
-        return [ex.one("Mod", [x, y], fmod=0)]
+        y, by_zero = _nonzero_divisor(ex, op, y)
+        return [fail_where(ex, by_zero, ex.one("Mod", [x, y], fmod=0), "Integer division by zero")]
     return [_float_divmod(ex, op.inputs[0], x, y)[1]]
 
 

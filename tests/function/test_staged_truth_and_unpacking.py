@@ -16,7 +16,9 @@ import pytest
 
 import autograph as ag
 import runtime as rt
-from tests.agreement import agree
+from tests.agreement import HAVE_JAX, agree
+
+JIT_MODES = [False, True] if HAVE_JAX else [False]   # jit_compile needs the jax extra
 
 f32 = np.float32
 
@@ -93,7 +95,7 @@ def test_assert_on_a_true_number_passes(x):
     agree(_asserts, (x,), which=("given",))
 
 
-@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("jit", JIT_MODES)
 def test_assert_on_a_false_number_fails_when_the_graph_runs(jit):
     f = rt.function(_asserts, jit_compile=jit)
     with pytest.raises(AssertionError):
@@ -120,7 +122,7 @@ def test_no_truth_value_is_the_same_error_class_as_eager_at_the_users_line(fn, v
 
 
 def test_unknown_number_of_elements_is_checked_when_the_graph_runs():
-    for jit in (False, True):
+    for jit in JIT_MODES:
         f = rt.function(_if, input_signature=[rt.TensorSpec([None], rt.float32)],
                         jit_compile=jit)
         assert int(f(rt.constant([3.0]))) == 1 and int(f(rt.constant([0.0]))) == 2
@@ -276,7 +278,7 @@ def test_a_none_error_without_unknown_dimensions_is_left_as_it_is():
 
 # -- len() of a TensorArray, a staged list as a tensor -----------------------------------
 
-@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("jit", JIT_MODES)
 def test_len_of_a_tensor_array_is_its_size(jit):
     def f(n):
         fixed = rt.TensorArray(rt.float32, size=3)

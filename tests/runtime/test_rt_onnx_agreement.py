@@ -10,6 +10,11 @@ import runtime as rt
 
 pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
+if tuple(int(p) for p in ort.__version__.split(".")[:2]) < (1, 32):
+    # onnxruntime 1.23 (the last with Python 3.10 wheels) dies of a floating point
+    # exception in some integer kernels on edge inputs (one_hot's): the sweep was
+    # checked with 1.32
+    pytest.skip("the ONNX edge-input sweep needs onnxruntime >= 1.32", allow_module_level=True)
 
 from onnx_sweep_cases import programs  # noqa: E402
 
