@@ -6,6 +6,10 @@ import the runtime themselves.
 """
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+
 from autograph.operators import calls as _calls       # (autograph never imports us)
 from autograph.operators import lists as _lists
 from autograph.operators import py_builtins as _builtins
@@ -18,7 +22,7 @@ from .data.iterator import Iterator as DatasetIterator
 from .core import dtypes, hooks
 from .core.graph import Graph, current_graph
 from .core.tensor import SymbolicTensor, Tensor
-from .ops.array_ops import shape
+from .ops.array_ops import reshape, shape
 from .ops.core import constant, convert_to_tensor
 from .ops.io_ops import assert_that, print_
 from .ops.list_ops import StagedList
@@ -28,6 +32,22 @@ from .ops.reduce_ops import reduce_any
 from .ops.tensor_array import TensorArray
 from .truth import truth_value
 from .while_staging import stage_while
+
+
+def _numpy_indexes_one_element_arrays() -> bool:
+    """Whether this numpy makes an int of a one-element array, as an eager tensor's
+    __index__ (range()'s bound) does: numpy before 2.3 does (deprecated), later ones
+    refuse, eagerly and so staged."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            int(np.ones(1, np.int64))      # (an eager tensor's __index__)
+    except TypeError:
+        return False
+    return True
+
+
+NUMPY_INDEXES_ONE_ELEMENT = _numpy_indexes_one_element_arrays()
 
 
 class RuntimeBackend:
@@ -83,12 +103,17 @@ class RuntimeBackend:
         return n, (lambda i: t[i])
 
     def range(self, start, limit, delta):
+        bounds = []
         for bound in (start, limit, delta):     # (as Python's range of a numpy array)
+            if (isinstance(bound, Tensor) and bound.shape.rank not in (0, None)
+                    and bound.shape.num_elements() == 1 and NUMPY_INDEXES_ONE_ELEMENT):
+                bound = reshape(bound, [])     # as this numpy's range() of it, eagerly
+            bounds.append(bound)
             if isinstance(bound, Tensor) and bound.shape.rank not in (0, None):
                 raise TypeError(f"range() takes scalar integers, not a tensor of shape "
                                 f"{bound.shape}: {bound!r}; index it (t[0]) or reshape it "
                                 f"to a scalar (rt.reshape(t, []))")
-        return range_(start, limit, delta)
+        return range_(*bounds)
 
     def len(self, value):
         """`len(value)` for a staged value: a Python int when the first dimension is known

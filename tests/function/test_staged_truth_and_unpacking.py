@@ -162,10 +162,13 @@ def test_range_of_a_one_element_tensor_is_refused_as_eagerly():
         return s
 
     n = rt.constant([4])
-    with pytest.raises(TypeError):
-        f(n)
-    with pytest.raises(TypeError, match=r"range\(\) takes scalar integers.*rt.reshape"):
-        rt.function(f)(n)
+    try:
+        expected = f(n)
+    except TypeError:
+        with pytest.raises(TypeError, match=r"range\(\) takes scalar integers.*rt.reshape"):
+            rt.function(f)(n)
+    else:  # numpy before 2.3 takes a one-element array as an index: so does the graph
+        assert int(rt.function(f)(n)) == int(expected) == 6
     assert int(rt.function(f)(n[0])) == f(int(n[0])) == 6
 
 
