@@ -25,8 +25,20 @@ def source_not_kept(code: types.CodeType, module: object) -> bool:
     whose source Python did not keep. The methods a dataclass or a namedtuple makes with
     `exec`/`eval` are not: they are nobody's code to convert, and run as they are quietly."""
     return (code.co_filename in UNREAD_FILES and not linecache.getlines(code.co_filename)
-            and "__create_fn__" not in getattr(code, "co_qualname", "")      # dataclasses
+            and not _made_by_dataclasses(code)
             and not str(module).startswith("namedtuple_"))
+
+
+# The methods dataclasses make: on Python 3.10 their code has no co_qualname to say so
+_DATACLASS_METHODS = frozenset({"__init__", "__repr__", "__eq__", "__lt__", "__le__",
+                                "__gt__", "__ge__", "__hash__", "__setattr__", "__delattr__"})
+
+
+def _made_by_dataclasses(code: types.CodeType) -> bool:
+    qualname = getattr(code, "co_qualname", None)
+    if qualname is not None:
+        return "__create_fn__" in qualname
+    return code.co_name in _DATACLASS_METHODS
 
 
 def left_unconverted(fn: types.FunctionType) -> str:

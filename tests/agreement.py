@@ -33,7 +33,10 @@ except ImportError:  # pragma: no cover - the jax extra is optional
 try:
     import onnx  # noqa: F401
     import onnxruntime as ort
-    HAVE_ONNX = True
+    # onnxruntime 1.23 (the last with Python 3.10 wheels) runs some TensorArray loops
+    # wrongly (a Gather out of bounds in a loop that writes every item): the exported
+    # models are checked with 1.32 and later
+    HAVE_ONNX = tuple(int(p) for p in ort.__version__.split(".")[:2]) >= (1, 32)
 except ImportError:  # pragma: no cover - the onnx extra is optional
     HAVE_ONNX = False
 

