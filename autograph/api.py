@@ -322,7 +322,10 @@ def _generated_without_source(fn: types.FunctionType) -> bool:
     and it is not code the user wrote, so it runs as it is without a warning."""
     filename = fn.__code__.co_filename
     return (filename[:1] == "<" and not filename.startswith("<frozen")
-            and not linecache.getlines(filename))
+            and (not linecache.getlines(filename)
+                 or sourceless.made_by_library(fn.__code__, fn.__module__)
+                 or (filename in sourceless.UNREAD_FILES
+                     and not sourceless.source_is_its_own(fn.__code__))))
 
 
 def _warn_sourceless(fn: types.FunctionType) -> None:

@@ -24,9 +24,27 @@ def source_not_kept(code: types.CodeType, module: object) -> bool:
     """Whether `code` (of a function of `module`, its `__name__`) is code the user wrote
     whose source Python did not keep. The methods a dataclass or a namedtuple makes with
     `exec`/`eval` are not: they are nobody's code to convert, and run as they are quietly."""
-    return (code.co_filename in UNREAD_FILES and not linecache.getlines(code.co_filename)
-            and not _made_by_dataclasses(code)
-            and not str(module).startswith("namedtuple_"))
+    return (code.co_filename in UNREAD_FILES and not source_is_its_own(code)
+            and not made_by_library(code, module))
+
+
+def source_is_its_own(code: types.CodeType) -> bool:
+    """Whether the text linecache keeps for `code`'s file defines it at its first line:
+    one "<string>" stands for every `exec` of a str (and for `python -c`'s text, which
+    Python 3.13 keeps), so what is kept may be another's."""
+    lines = linecache.getlines(code.co_filename)
+    i = code.co_firstlineno - 1
+    if not 0 <= i < len(lines):
+        return False
+    line = lines[i].lstrip()
+    return (line.startswith(("@", f"def {code.co_name}", f"async def {code.co_name}"))
+            or (code.co_name == "<lambda>" and "lambda" in line))
+
+
+def made_by_library(code: types.CodeType, module: object) -> bool:
+    """Whether `code` is a method a dataclass or a namedtuple made with `exec`: nobody's
+    source (Python 3.13 keeps `python -c`'s text for "<string>", which is not its)."""
+    return _made_by_dataclasses(code) or str(module).startswith("namedtuple_")
 
 
 # The methods dataclasses make: on Python 3.10 their code has no co_qualname to say so

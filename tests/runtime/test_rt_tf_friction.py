@@ -56,6 +56,10 @@ def _python(args, stdin=None):
 
 def test_python_c_warns_once_that_the_function_runs_unconverted_and_the_error_says_why():
     out, err = _python(["-c", FOR_OVER_A_TENSOR])
+    if sys.version_info >= (3, 13):
+        # Python 3.13 keeps the text of `python -c` (linecache "<string>"): it converts
+        assert "autograph could not convert" not in err and "ERROR" not in out, (out, err)
+        return
     assert err.count("autograph could not convert") == 1, err      # once, at the first call
     assert "could not convert total (<string>:3)" in err
     assert "source code could not be read" in err and "put the function in a file" in err
