@@ -12,7 +12,6 @@ reshapes such a condition to a scalar.
 """
 from __future__ import annotations
 
-from .core import dtypes
 from .core.graph import user_location
 from .core.tensor import Tensor
 from .ops.array_ops import reshape, size

@@ -11,7 +11,7 @@ from . import dtypes, hooks
 from .graph import current_graph
 from .leaks import leaked_tensor_error
 from .opdef import CONST, OpDef, const_specs, quiet_numpy, restore_numpy, to_numpy, wrap
-from .shapes import TensorShape, as_shape
+from .shapes import as_shape
 from .tensor import EagerTensor, SymbolicTensor, Tensor
 
 _recording = hooks.recording

@@ -59,12 +59,8 @@ def _powers(n: int) -> np.ndarray:
     return p[:n]
 
 
-def _i64(v):
-    return constant(v, dtypes.int64)
-
-
 def _step(x):
-    return mod(multiply(x, _i64(_A)), _i64(_M))
+    return mod(multiply(x, i64(_A)), i64(_M))
 
 
 def _seed(seed):
@@ -80,12 +76,12 @@ def _seed(seed):
 def _powers_of(k):
     """A^k mod M for an int64 tensor `k` of exponents below 2^23 (`_powers`' values where
     their number is known only when the graph runs): square and multiply."""
-    result = add(multiply(k, _i64(0)), _i64(1))
+    result = add(multiply(k, i64(0)), i64(1))
     base = _A
     for _ in range(23):
-        odd = equal(mod(k, _i64(2)), _i64(1))
-        result = where(odd, mod(multiply(result, _i64(base)), _i64(_M)), result)
-        k = floordiv(k, _i64(2))
+        odd = equal(mod(k, i64(2)), i64(1))
+        result = where(odd, mod(multiply(result, i64(base)), i64(_M)), result)
+        k = floordiv(k, i64(2))
         base = base * base % _M
     return result
 
@@ -109,7 +105,7 @@ class Shuffle(_Unary):
         elif self._reshuffle:
             self._begun = runtime_variable(np.int64(0), "shuffle_iterations")
             if fixed:           # the same orders at each run (see above)
-                self._begun.assign(_i64(0))
+                self._begun.assign(i64(0))
         self._indices = inner._random_access
         self._random_access = False
         length = inner._length() if self._indices else None
@@ -129,26 +125,26 @@ class Shuffle(_Unary):
 
     def _init(self, epoch):
         if self._begun is not None:           # the iterations begun so far (see above)
-            e = subtract(self._begun.assign_add(_i64(1)), _i64(1))
+            e = subtract(self._begun.assign_add(i64(1)), i64(1))
         else:
-            e = epoch if self._reshuffle else _i64(0)
-        x = add(_i64(self._seed + 1), mod(multiply(e, _i64(7919)), _i64(_M - 1 - self._seed)))
+            e = epoch if self._reshuffle else i64(0)
+        x = add(i64(self._seed + 1), mod(multiply(e, i64(7919)), i64(_M - 1 - self._seed)))
         x = _step(_step(_step(x)))
         if self._permuted:
             n = self._inner._length()
-            draws = mod(multiply(constant(_powers(n)), x), _i64(_M))
-            return (cast(argsort(draws), dtypes.int64), _i64(0))
+            draws = mod(multiply(constant(_powers(n)), x), i64(_M))
+            return (cast(argsort(draws), dtypes.int64), i64(0))
         source = Dataset._init(self._inner, epoch) if self._indices else self._inner._init(epoch)
-        buffered = (x, _i64(0), constant(True), zeros_for(self._items_spec()), source)
+        buffered = (x, i64(0), constant(True), zeros_for(self._items_spec()), source)
         if not self._dynamic:
             return buffered
         n = self._inner._length()
 
         def permutation():
-            draws = mod(multiply(_powers_of(add(_range_to(n), _i64(1))), x), _i64(_M))
+            draws = mod(multiply(_powers_of(add(_range_to(n), i64(1))), x), i64(_M))
             return cast(argsort(draws), dtypes.int64)
         order = cond(self._fits(n), permutation, lambda: _range_to(n))
-        return (order, _i64(0)) + buffered
+        return (order, i64(0)) + buffered
 
     def _fits(self, n):
         """Whether a length known at run time gets the permutation (see above)."""
@@ -160,7 +156,7 @@ class Shuffle(_Unary):
         i = s[0]
         n = self._inner._length()
         valid = constant(True) if n is None else less(i, i64(n))
-        return valid, i, (add(i, _i64(1)),)
+        return valid, i, (add(i, i64(1)),)
 
     def _next(self, state):
         if self._permuted:
@@ -180,14 +176,14 @@ class Shuffle(_Unary):
 
     def _permuted_next(self, state, n):
         order, i = state
-        last = maximum(subtract(i64(n), _i64(1)), _i64(0))
+        last = maximum(subtract(i64(n), i64(1)), i64(0))
         element = self._inner._safe_get(gather(order, minimum(i, last)))
-        return less(i, i64(n)), element, (order, add(i, _i64(1)))
+        return less(i, i64(n)), element, (order, add(i, i64(1)))
 
     def _buffered_next(self, state):
         rng, count, more, bufs, s = state
         b = self._b
-        positions = rt_range(_i64(0), _i64(b), _i64(1))
+        positions = rt_range(i64(0), i64(b), i64(1))
 
         def put(buf, x, k, ok):
             mask = reshape(logical_and(equal(positions, k), ok), [b] + [1] * x.shape.rank)
@@ -199,12 +195,12 @@ class Shuffle(_Unary):
             return add(count, cast(more, dtypes.int64)), more, bufs, s
 
         count, more, bufs, s = while_loop(
-            lambda c, m, bufs, s: logical_and(less(c, _i64(b)), m), fill,
+            lambda c, m, bufs, s: logical_and(less(c, i64(b)), m), fill,
             (count, more, bufs, s))
-        valid = greater(count, _i64(0))
+        valid = greater(count, i64(0))
         rng = _step(rng)
-        j = mod(rng, maximum(count, _i64(1)))
-        last = maximum(subtract(count, _i64(1)), _i64(0))
+        j = mod(rng, maximum(count, i64(1)))
+        last = maximum(subtract(count, i64(1)), i64(0))
         item = nest.map_structure(lambda buf: gather(buf, j), bufs)
         bufs = nest.map_structure(lambda buf: put(buf, gather(buf, last), j, constant(True)),
                                   bufs)
@@ -215,7 +211,7 @@ class Shuffle(_Unary):
 
 def _range_to(n):
     """0, 1, ..., n - 1 (int64) for a length known at run time."""
-    return rt_range(_i64(0), n, _i64(1))
+    return rt_range(i64(0), n, i64(1))
 
 
 def _index_spec():

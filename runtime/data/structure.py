@@ -18,7 +18,6 @@ from ..core.apply import in_graph
 from ..core.graph import Graph, current_graph
 from ..core.opdef import placeholder_op
 from ..core.shapes import TensorShape, TensorSpec
-from ..core.tensor import Tensor
 from ..ops.core import convert_to_tensor
 from ..ops.makers import fill
 

@@ -20,10 +20,6 @@ from .counts import (NO_END, cardinality_of, ceil_quotient, choose, i64, is_dyna
 from .structure import TracedFunction, batched_spec, shape_known, zeros_for
 
 
-def _i64(v):
-    return constant(v, dtypes.int64)
-
-
 def _spread(fn, element):
     if isinstance(element, tuple) and not hasattr(element, "_fields"):
         return fn(*element)
@@ -125,34 +121,34 @@ class Batch(_Unary):
 
     def _get(self, j):
         b, n = self._b, self._inner._length()
-        start = multiply(j, _i64(b))
+        start = multiply(j, i64(b))
         if self._drop or n is None or (not is_dynamic(n) and n % b == 0):
             return self._full(start)     # every batch is full: one static shape (XLA)
         if not is_dynamic(n):
-            return self._partial(_i64(0), n) if n <= b else self._partial(start, n)
+            return self._partial(i64(0), n) if n <= b else self._partial(start, n)
         # known when the graph runs (and while compiling under XLA, which needs the
         # batches' shape: all full, or one batch of all the elements, has one)
-        return cond(equal(mod(n, _i64(b)), _i64(0)), lambda: self._full(start),
-                    lambda: cond(less_equal(n, _i64(b)), lambda: self._partial(_i64(0), n),
+        return cond(equal(mod(n, i64(b)), i64(0)), lambda: self._full(start),
+                    lambda: cond(less_equal(n, i64(b)), lambda: self._partial(i64(0), n),
                                  lambda: self._partial(start, n)))
 
     def _full(self, start):
         """The batch of `b` elements from `start` (all of them there)."""
-        element = self._inner._vget(add(start, rt_range(_i64(0), _i64(self._b), _i64(1))))
+        element = self._inner._vget(add(start, rt_range(i64(0), i64(self._b), i64(1))))
         return nest.map_structure(
             lambda t, s: reshape(t, [self._b] + s.shape.as_list())
             if s.shape.is_fully_defined() else t, element, self._inner._spec)
 
     def _partial(self, start, n):
         """The batch from `start`, fewer than `b` elements where the data ends first."""
-        stop = minimum(add(start, _i64(self._b)), i64(n))
-        return self._inner._vget(rt_range(start, stop, _i64(1)))
+        stop = minimum(add(start, i64(self._b)), i64(n))
+        return self._inner._vget(rt_range(start, stop, i64(1)))
 
     def _next(self, state):
         if self._random_access:
             return Dataset._next(self, state)
         b, inner = self._b, self._inner
-        positions = rt_range(_i64(0), _i64(b), _i64(1))
+        positions = rt_range(i64(0), i64(b), i64(1))
 
         def put(buf, x, k, v):
             mask = logical_and(equal(positions, k), v)
@@ -166,12 +162,12 @@ class Batch(_Unary):
 
         zeros = zeros_for(batched_spec(inner._spec, b))
         k, _, bufs, state = while_loop(
-            lambda k, v, bufs, s: logical_and(less(k, _i64(b)), v), body,
-            (_i64(0), constant(True), zeros, state))
+            lambda k, v, bufs, s: logical_and(less(k, i64(b)), v), body,
+            (i64(0), constant(True), zeros, state))
         if self._drop:
-            return equal(k, _i64(b)), bufs, state
+            return equal(k, i64(b)), bufs, state
         k32 = cast(k, dtypes.int32)
-        return greater(k, _i64(0)), nest.map_structure(lambda t: t[:k32], bufs), state
+        return greater(k, i64(0)), nest.map_structure(lambda t: t[:k32], bufs), state
 
 
 def _is(n, value: int) -> bool:
@@ -232,7 +228,7 @@ class Take(_Unary):
     def _init(self, epoch):
         if self._random_access:
             return Dataset._init(self, epoch)
-        return (_i64(0), self._inner._init(epoch))
+        return (i64(0), self._inner._init(epoch))
 
     def _next(self, state):
         if self._random_access:
@@ -242,9 +238,9 @@ class Take(_Unary):
             valid, element, s = self._inner._next(s)
             return valid, element, (taken, s)
         spec, inner = self._spec, self._inner
-        valid, element, s = cond(less(taken, _i64(self._c)), lambda: inner._next(s),
+        valid, element, s = cond(less(taken, i64(self._c)), lambda: inner._next(s),
                                  lambda: (constant(False), zeros_for(spec), s))
-        return valid, element, (add(taken, _i64(1)), s)
+        return valid, element, (add(taken, i64(1)), s)
 
 
 @kind
@@ -268,23 +264,23 @@ class Skip(_Unary):
         return 0 if c < 0 else largest(minus(n, c), 0)
 
     def _get(self, i):
-        return self._inner._get(add(i, _i64(self._c)))
+        return self._inner._get(add(i, i64(self._c)))
 
     def _vget(self, idx):
-        return self._inner._vget(add(idx, _i64(self._c)))
+        return self._inner._vget(add(idx, i64(self._c)))
 
     def _init(self, epoch):
         if self._random_access:
             return Dataset._init(self, epoch)
         inner = self._inner
-        limit = _i64(self._c if self._c >= 0 else 2 ** 62)
+        limit = i64(self._c if self._c >= 0 else 2 ** 62)
 
         def body(k, valid, s):
             valid, _, s = inner._next(s)
-            return add(k, _i64(1)), valid, s
+            return add(k, i64(1)), valid, s
 
         _, _, s = while_loop(lambda k, v, s: logical_and(less(k, limit), v), body,
-                             (_i64(0), constant(True), inner._init(epoch)))
+                             (i64(0), constant(True), inner._init(epoch)))
         return s
 
     def _next(self, state):
@@ -328,8 +324,8 @@ class Repeat(_Unary):
     def _init(self, epoch):
         if self._random_access:
             return Dataset._init(self, epoch)
-        base = multiply(epoch, _i64(1 << 20))
-        return (_i64(0), base, self._inner._init(base))
+        base = multiply(epoch, i64(1 << 20))
+        return (i64(0), base, self._inner._init(base))
 
     def _next(self, state):
         if self._random_access:
@@ -337,10 +333,10 @@ class Repeat(_Unary):
         rep, base, s = state
         inner, c = self._inner, self._c
         valid, element, s = inner._next(s)
-        following = add(rep, _i64(1))
+        following = add(rep, i64(1))
         again = logical_not(valid)
         if c >= 0:
-            again = logical_and(again, less(following, _i64(c)))
+            again = logical_and(again, less(following, i64(c)))
 
         def restart():
             v, e, s2 = inner._next(inner._init(add(base, following)))
