@@ -212,6 +212,10 @@ class _Exporter:
     def ints(self, values) -> str:
         return self.const(np.asarray(list(values), dtype=np.int64))
 
+    def as_int64(self, name) -> str:
+        """The tensor `name` cast to int64 (ONNX's index and shape type)."""
+        return self.one("Cast", [name], to=self.onnx.TensorProto.INT64)
+
     def elem_type(self, dtype) -> int:
         if dtype.is_string:
             return self.onnx.TensorProto.STRING
@@ -312,7 +316,7 @@ class _Exporter:
         init, ext = layout.init, layout.captured
         trip = ""
         if layout.maximum_iterations is not None:
-            trip = self.one("Cast", [layout.maximum_iterations[1]], to=self.onnx.TensorProto.INT64)
+            trip = self.as_int64(layout.maximum_iterations[1])
         cond_body, body = op.opdef.bodies(op)
         [first_test] = self.inline(cond_body, init + ext)
         iter_name, cond_name = self.fresh("iter"), self.fresh("cond")

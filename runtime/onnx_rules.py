@@ -216,12 +216,8 @@ def _reshape(ex, op, ins):
     return [ex.one("Reshape", [ins[0], ex.ints(shape)], allowzero=int(0 in shape))]
 
 
-def _as_int64(ex, name):
-    return ex.one("Cast", [name], to=ex.onnx.TensorProto.INT64)
-
-
 def _reshape_dynamic(ex, op, ins):
-    return [ex.one("Reshape", [ins[0], _as_int64(ex, ins[1])], allowzero=1)]
+    return [ex.one("Reshape", [ins[0], ex.as_int64(ins[1])], allowzero=1)]
 
 
 def _transpose(ex, op, ins):
@@ -272,7 +268,7 @@ def _fill(ex, op, ins):
 
 
 def _fill_dynamic(ex, op, ins):
-    return [ex.one("Expand", [ins[1], _as_int64(ex, ins[0])])]
+    return [ex.one("Expand", [ins[1], ex.as_int64(ins[0])])]
 
 
 def _full_like(ex, op, ins):
@@ -306,7 +302,7 @@ def _random(onnx_type, keys):
 def _pad_grad(ex, op, ins):
     """CONSTANT only (see unsupported_reason): the middle of the gradient, a Slice from
     the befores to the shape minus the afters."""
-    g, paddings = ins[0], _as_int64(ex, ins[1])
+    g, paddings = ins[0], ex.as_int64(ins[1])
     before = ex.one("Gather", [paddings, ex.const(np.int64(0))], axis=1)
     after = ex.one("Gather", [paddings, ex.const(np.int64(1))], axis=1)
     end = ex.one("Sub", [ex.one("Shape", [g]), after])
@@ -343,7 +339,7 @@ def _slice(ex, x, tensors, spec, rank):
         if v is None:
             return ex.ints([default])
         if isinstance(v, tuple):
-            return ex.one("Unsqueeze", [_as_int64(ex, tensors[v[1] - 1]), ex.ints([0])])
+            return ex.one("Unsqueeze", [ex.as_int64(tensors[v[1] - 1]), ex.ints([0])])
         return ex.ints([v])
 
     starts, ends, steps, axes, squeeze, newaxes = [], [], [], [], [], []
@@ -435,9 +431,9 @@ def _gather_grad(ex, op, ins):
     r, rank_g = op.inputs[2].shape[0], op.inputs[0].shape.rank
     perm_g = list(range(a, a + k)) + list(range(a)) + list(range(a + k, rank_g))
     perm_p = [a] + list(range(a)) + list(range(a + 1, r))
-    moved_shape = ex.one("Gather", [_as_int64(ex, params_shape), ex.ints(perm_p)], axis=0)
+    moved_shape = ex.one("Gather", [ex.as_int64(params_shape), ex.ints(perm_p)], axis=0)
     zeros = ex.one("Expand", [ex.const(np.zeros((), op.inputs[0].dtype.np_dtype)), moved_shape])
-    where = ex.one("Unsqueeze", [_as_int64(ex, indices), ex.ints([-1])])
+    where = ex.one("Unsqueeze", [ex.as_int64(indices), ex.ints([-1])])
     summed = ex.one("ScatterND", [zeros, where, _permuted(ex, g, perm_g)], reduction="add")
     return [_permuted(ex, summed, [int(i) for i in np.argsort(perm_p)])]
 
@@ -468,7 +464,7 @@ def _ta_create(ex, op, ins):
     shape, dtype = op.attrs["element_shape"], op.attrs["dtype"]
     if op.attrs["dynamic_size"] or not shape.is_fully_defined():
         return [ex.one("SequenceEmpty", [], dtype=_to(ex, dtype))]
-    dims = ex.one("Concat", [ex.one("Reshape", [_as_int64(ex, ins[0]), ex.ints([1])]),
+    dims = ex.one("Concat", [ex.one("Reshape", [ex.as_int64(ins[0]), ex.ints([1])]),
                              ex.ints(shape.as_list())], axis=0)
     zeros = ex.one("Expand", [ex.const(np.zeros((), dtype.np_dtype)), dims])
     return [ex.one("SplitToSequence", [zeros], axis=0, keepdims=0)]
@@ -476,7 +472,7 @@ def _ta_create(ex, op, ins):
 
 def _ta_write(ex, op, ins):
     seq, index, value = ins
-    i = _as_int64(ex, index)
+    i = ex.as_int64(index)
     n = ex.one("SequenceLength", [seq])
     elem = ex.seq[id(op.inputs[0])]
     saved_nodes, ex.nodes = ex.nodes, []

@@ -24,14 +24,6 @@ from .ops import (array_ops, einsum_ops, math_extra, math_ops, pad_ops, reduce_o
 from .ops.tensor_array import empty_stack_shape
 
 
-def _int64(ex, name):
-    return ex.one("Cast", [name], to=ex.onnx.TensorProto.INT64)
-
-
-def _to(ex, dtype):
-    return ex.elem_type(dtype)
-
-
 def _scalar(ex, value, like):
     return ex.const(np.asarray(value, dtype=like.dtype.np_dtype))
 
@@ -40,9 +32,9 @@ def fail_where(ex, bad, value, message):
     """`value`, made to depend on a check: where any element of the bool tensor `bad` is
     true, onnxruntime fails running a Gather named after `message` (its index then 1, out
     of range of a one-element tensor)."""
-    count = ex.one("ReduceSum", [ex.one("Cast", [ex.one("Reshape", [bad, ex.ints([-1])])],
-                                        to=ex.onnx.TensorProto.INT64)], keepdims=0)
-    index = _int64(ex, ex.one("Greater", [count, ex.const(np.int64(0))]))
+    count = ex.one("ReduceSum", [ex.as_int64(ex.one("Reshape", [bad, ex.ints([-1])]))],
+                   keepdims=0)
+    index = ex.as_int64(ex.one("Greater", [count, ex.const(np.int64(0))]))
     name = f"{message} ({ex.fresh('check')})"
     probe = ex.fresh("check")
     ex.nodes.append(ex.helper.make_node("Gather", [ex.const(np.zeros(1, np.int64)), index],
@@ -66,7 +58,7 @@ def _sum(ex, x, axes, keep):
 
 def _any_of(ex, flags, axes, keep):
     """Whether any of the bool `flags` is true along `axes` (false where there are none)."""
-    counts = _sum(ex, ex.one("Cast", [flags], to=ex.onnx.TensorProto.INT64), axes, keep)
+    counts = _sum(ex, ex.as_int64(flags), axes, keep)
     return ex.one("Greater", [counts, ex.const(np.int64(0))])
 
 
@@ -115,7 +107,7 @@ def _arg_rule(onnx_type):
             has_nan = _any_of(ex, ex.one("IsNaN", ins), [axis], 0)
             out = ex.one("Where", [has_nan, first_nan, out])
         if op.attrs["output_type"].name != "int64":
-            out = ex.one("Cast", [out], to=_to(ex, op.attrs["output_type"]))
+            out = ex.one("Cast", [out], to=ex.elem_type(op.attrs["output_type"]))
         return [out]
     return rule
 
@@ -233,7 +225,7 @@ def _checked_paddings(ex, op, x, paddings, reflect):
     t = op.inputs[1]
     if _is_constant(t) and (not reflect or op.inputs[0].shape.is_fully_defined()):
         return paddings  # checked while tracing (pad_ops)
-    pads = _int64(ex, paddings)
+    pads = ex.as_int64(paddings)
     bad = ex.one("Less", [pads, ex.const(np.int64(0))])
     message = "paddings must be non-negative"
     if reflect:
@@ -246,7 +238,7 @@ def _checked_paddings(ex, op, x, paddings, reflect):
 
 def _onnx_pads(ex, paddings):
     """TensorFlow's paddings [[before, after], ...] as ONNX pads [befores..., afters...]."""
-    return ex.one("Reshape", [ex.one("Transpose", [_int64(ex, paddings)], perm=[1, 0]),
+    return ex.one("Reshape", [ex.one("Transpose", [ex.as_int64(paddings)], perm=[1, 0]),
                               ex.ints([-1])])
 
 

@@ -8,12 +8,8 @@ import numpy as np
 from .ops import linalg_ops, sort_ops, structure_ops
 
 
-def _int64(ex, name):
-    return ex.one("Cast", [name], to=ex.onnx.TensorProto.INT64)
-
-
 def _tile(ex, op, ins):
-    return [ex.one("Tile", [ins[0], _int64(ex, ins[1])])]
+    return [ex.one("Tile", [ins[0], ex.as_int64(ins[1])])]
 
 
 def _argsort(ex, op, ins):
@@ -39,7 +35,7 @@ def _one_hot(ex, op, ins):
     off_value, as ONNX does for indices past the end: so they become `depth`."""
     indices, on, off = ins
     depth = op.attrs["depth"]
-    idx = _int64(ex, indices)
+    idx = ex.as_int64(indices)
     idx = ex.one("Where", [ex.one("Less", [idx, ex.const(np.int64(0))]),
                            ex.const(np.int64(depth)), idx])
     values = ex.one("Concat", [ex.one("Reshape", [off, ex.ints([1])]),
