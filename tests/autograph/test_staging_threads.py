@@ -7,6 +7,7 @@ Python values; what tells them apart is their frames: the original body calls `d
 from the function's own frame, the converted body through its generated loop and branch
 functions and autograph's operators. `depth()` counts the frames of the calling stack.
 """
+import inspect
 import sys
 import threading
 
@@ -46,34 +47,8 @@ def sign(x):
     return y
 
 
-MODULE = """
-import sys
-
-
-def depth():
-    n, frame = 0, sys._getframe(1)
-    while frame is not None:
-        n, frame = n + 1, frame.f_back
-    return n
-
-
-def loops(n):
-    out = []
-    for i in range(n):
-        if i % 2:
-            out.append(depth())
-    while n > 0:
-        n -= 1
-    return out
-
-
-def sign(x):
-    if x > 0:
-        y = x * 2.0
-    else:
-        y = -x
-    return y
-"""
+# The same functions as a module that `autograph convert` writes (from their text above)
+MODULE = "import sys\n\n\n" + "\n\n".join(inspect.getsource(f) for f in (depth, loops, sign))
 
 
 def module_functions():
