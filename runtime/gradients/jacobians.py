@@ -128,15 +128,18 @@ def _zero_seed(target):
 
 def _seed(target, i: int, count: int):
     """A one-hot output gradient of the target's shape (a constant): 1 at flat index i."""
-    seed = np.zeros(count, target.dtype.np_dtype)
-    seed[i] = 1
-    return constant(seed.reshape(target.shape.as_list()))
+    return _one_hot_constant(target, i, count, target.shape.as_list())
 
 
 def _row(target, j: int, per_row: int):
-    row = np.zeros(per_row, target.dtype.np_dtype)
-    row[j] = 1
-    return constant(row)
+    """One flat target row of `per_row` elements (a constant), 1 at index j."""
+    return _one_hot_constant(target, j, per_row, [per_row])
+
+
+def _one_hot_constant(target, i: int, count: int, shape: list):
+    values = np.zeros(count, target.dtype.np_dtype)
+    values[i] = 1
+    return constant(values.reshape(shape))
 
 
 def _batch_seed(target, row):
