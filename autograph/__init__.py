@@ -17,6 +17,16 @@ __all__ = ["to_graph", "for_staging", "to_code", "do_not_convert", "set_verbosit
 _CONVERTER = frozenset({"to_graph", "for_staging", "to_code", "set_verbosity"})
 
 
+def _load_converter(fn, **options):
+    """Converts `fn` through `autograph.api`, loading it (which then installs its own
+    `convert_function` in the operators in place of this)."""
+    from autograph import api
+    return api.convert_function(fn, **options)
+
+
+operators.calls.set_converter(_load_converter)
+
+
 def __getattr__(name: str):
     if name not in _CONVERTER:
         raise AttributeError(f"module 'autograph' has no attribute {name!r}")

@@ -380,6 +380,9 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
     return converted
 
 
+calls.set_converter(convert_function)      # the converter calls from converted code reach
+
+
 def to_graph(entity: Any, recursive: bool = True, experimental_optional_features: Any = None) -> Any:
     """The converted function: Python semantics on Python values, staged on tensors.
 

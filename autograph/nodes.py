@@ -30,6 +30,7 @@ work on any tree (`walk`, `NodeTransformer`, `copy_location`, ...) are gast's.
 from __future__ import annotations
 
 import _ast
+import ast as _ast_module
 
 import gast as _gast
 from gast import (AST, NodeTransformer, NodeVisitor, copy_location, dump,  # noqa: F401
@@ -61,3 +62,10 @@ for _name, _cls in vars(_gast).items():
     if isinstance(_cls, type) and issubclass(_cls, _ast.AST) and _cls is not _ast.AST:
         globals()[_name] = _hybrid(_name, _cls)
 del _name, _cls
+
+# Every statement class, `ast`'s and this module's: the printers (`unparsing`,
+# `unparsing_fallback`) print the source's comments before these; SIMPLE_STATEMENTS, those
+# without a body, by their last line (a compound statement's, by its first).
+STATEMENTS = frozenset(c for m in (vars(_ast_module), dict(globals())) for c in m.values()
+                       if isinstance(c, type) and issubclass(c, _ast.stmt))
+SIMPLE_STATEMENTS = STATEMENTS - {c for c in STATEMENTS if "body" in c._fields}

@@ -19,6 +19,7 @@ import types
 from typing import Optional
 
 from autograph import nodes as gast
+from autograph.nodes import SIMPLE_STATEMENTS, STATEMENTS
 from autograph.parsing import GAST_CLASS
 
 # The methods of the stdlib's printer this module's own call (besides the visit_ ones it
@@ -64,11 +65,6 @@ def _unparser_methods() -> dict:
 
 
 _STDLIB_PRINTER, _STDLIB_MODULE = _stdlib_printer()
-_STATEMENTS = frozenset(c for m in (ast, gast) for c in vars(m).values()
-                        if isinstance(c, type) and issubclass(c, m.stmt))
-_SIMPLE = _STATEMENTS - {c for m in (ast, gast) for c in vars(m).values()
-                         if isinstance(c, type) and issubclass(c, m.stmt)
-                         and "body" in c._fields}
 # {node class: the Unparser method that prints it}, for every class of ast and gast
 # (`traverse` adds any other it meets): `_VISITORS[type(e)](self, e)` is `traverse(e)`
 # for an expression, without the call. (A plain dict: quicker to index than one with
@@ -142,7 +138,7 @@ else:
         def traverse(self, node):
             """As the stdlib's, with the visit method looked up once per node class (a
             list's is `_statements`)."""
-            if self._comments and type(node) in _STATEMENTS:
+            if self._comments and type(node) in STATEMENTS:
                 self._comments_before(node)
             visit = _VISITORS.get(type(node))
             if visit is None:
@@ -152,7 +148,8 @@ else:
         def _comments_before(self, stmt):
             """Print the comments that stood before `stmt` (or, for a simple statement, in
             it), at the current indentation: they move with the statement they precede."""
-            line = getattr(stmt, "end_lineno" if type(stmt) in _SIMPLE else "lineno", None)
+            line = getattr(stmt, "end_lineno" if type(stmt) in SIMPLE_STATEMENTS
+                           else "lineno", None)
             comments = self._comments
             while line is not None and comments and comments[0][0] < line:
                 self.fill(comments.pop(0)[1])
@@ -167,7 +164,7 @@ else:
             """`traverse(nodes)`, for a list (of statements, mostly)."""
             visitors = _VISITORS
             for node in nodes:
-                if self._comments and type(node) in _STATEMENTS:
+                if self._comments and type(node) in STATEMENTS:
                     self._comments_before(node)
                 visitors[type(node)](self, node)
 

@@ -11,8 +11,8 @@ import copy
 from typing import Optional
 
 from autograph import nodes as gast
+from autograph.nodes import SIMPLE_STATEMENTS, STATEMENTS
 from autograph.parsing import to_ast
-from autograph.unparsing import _SIMPLE, _STATEMENTS
 
 
 def fallback_unparse(node, prefix: str = "", rename: Optional[dict] = None,
@@ -28,9 +28,9 @@ def fallback_unparse(node, prefix: str = "", rename: Optional[dict] = None,
                 value.ag_generated = False        # (renamed: not again, below)
         elif rename and type(n) in (gast.Name, ast.Name) and getattr(n, "ag_generated", False):
             n.id = rename.get(n.id, n.id)
-        if type(n) in _STATEMENTS:                # the line its comments are printed by
-            n._ag_comment_line = getattr(n, "end_lineno" if type(n) in _SIMPLE else "lineno",
-                                         None)
+        if type(n) in STATEMENTS:                 # the line its comments are printed by
+            n._ag_comment_line = getattr(
+                n, "end_lineno" if type(n) in SIMPLE_STATEMENTS else "lineno", None)
     tree = _to_ast(tree)
     if not isinstance(tree, (ast.stmt, ast.Module, list)):
         return ast.unparse(tree)                  # an expression, or a part of one

@@ -142,11 +142,24 @@ def _convertible(fn: Any):
     return target
 
 
+# The converter: `convert(fn, recursive=, features=, staged=)` (`api.convert_function`),
+# installed by `set_converter`. The operators never import the converter: `autograph.api`
+# installs itself when it loads, and until then the package installs a stand-in that
+# loads it (converted code, which needs only the operators, imports light).
+converter: Optional[Callable] = None
+
+
+def set_converter(convert: Callable) -> None:
+    """Installs `convert` as the function that converts user functions called from
+    converted code."""
+    global converter
+    converter = convert
+
+
 def _convert(func, features):
-    from autograph import api
     if features is None:
-        return api.convert_function(func, recursive=True, staged=True)
-    return api.convert_function(func, recursive=True, features=features, staged=True)
+        return converter(func, recursive=True, staged=True)
+    return converter(func, recursive=True, features=features, staged=True)
 
 
 # A function's conversions live on the function itself, so that they go when it goes:
