@@ -11,7 +11,9 @@ staged control flow, and an executor that runs graphs without the Python that bu
 """
 from __future__ import annotations
 
-from . import config, distribute, errors, executor, jit, nest
+from . import config, distribute, errors, nest
+
+from . import backends
 from .version import __version__
 from .core import dtypes
 from .control_flow import cond, while_loop
@@ -53,7 +55,7 @@ from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
 # rt.data: input pipelines, tf.data's Dataset
 from . import data  # noqa: E402
 from . import dot  # noqa: E402,F401  (Graph.to_dot)
-from . import onnx_export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)
+from .backends.onnx import export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)
 from . import nn  # noqa: E402  (rt.nn: activations, losses, conv2d, pooling)
 # rt.Module and rt.optimizers (Module, optimizers)
 from .module import Module  # noqa: E402

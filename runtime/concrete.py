@@ -1,7 +1,7 @@
 """ConcreteFunction: one traced graph of a `Function`, callable with the signature it was
 traced for, and how such a signature is printed.
 
-A ConcreteFunction runs its (optimised) graph on a backend (`core.backends`): `backend`
+A ConcreteFunction runs its (optimised) graph on a backend (`core.backend_registry`): `backend`
 names it, None for the default ("numpy"); `rt.function(jit_compile=True)` asks for "xla".
 Gradients through the function (`gradients.function_grad`) run on the same backend.
 
@@ -90,7 +90,7 @@ class ConcreteFunction:
         self.structured_outputs = outputs_struct
         self.outputs = output_tensors
         self.inputs_specs = []  # the Placeholder records of `inputs`, in order
-        self.backend = backend  # the backend's name (core.backends); None: the default
+        self.backend = backend  # the backend's name (core.backend_registry); None: the default
         # Made once by gradients.function_grad when the function is called under a tape:
         # its compiled forward and backward plans, and the Variables its graph reads.
         self.tape_backward = None

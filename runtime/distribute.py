@@ -52,7 +52,7 @@ from . import nest
 from .concrete import Placeholder
 from .core import walk
 from .errors import InvalidGraphError
-from .jit import INSTALL
+from .backends import INSTALL_JAX as INSTALL
 from .ops import io_ops
 
 __all__ = ["DataParallel", "devices"]

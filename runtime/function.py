@@ -24,7 +24,7 @@ from autograph import experimental as ag_experimental
 from . import (config, distribute, nest, signature, trace_errors, trace_keys,
                traceback_filter, unknown_dims)
 from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
-from .core import backends, dtypes, hooks
+from .core import backend_registry, dtypes, hooks
 from .core.graph import Graph, current_graph
 from .core.opdef import placeholder_op
 from .core.shapes import TensorShape, TensorSpec
@@ -58,8 +58,8 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
     of the Python ones) traces `func` into a graph (a ConcreteFunction), converting its
     Python `if`/`while`/`for` with autograph; calls that match run the graph.
 
-    Where the graphs run (`core.backends`): `jit_compile=True` compiles each concrete
-    function with XLA through JAX (the "xla" backend, runtime/jax_backend.py; without JAX
+    Where the graphs run (`core.backend_registry`): `jit_compile=True` compiles each concrete
+    function with XLA through JAX (the "xla" backend, runtime/backends/xla/backend.py; without JAX
     installed, an ImportError naming the install command here, at decoration); False or
     None run on the default numpy backend. `backend` (runtime-specific, mostly for tests
     and experiments) names a registered backend directly; it cannot be combined with
@@ -134,7 +134,7 @@ def _backend_name(backend, jit_compile) -> Optional[str]:
                              f"on backend {backend!r} too")
         backend = "xla"
     if backend is not None:
-        backends.get(backend)  # ImportError (xla without JAX) or ValueError (unknown name)
+        backend_registry.get(backend)  # ImportError (xla without JAX) or ValueError (unknown name)
     return backend
 
 

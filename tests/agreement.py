@@ -134,7 +134,7 @@ def _same(way: str, got: Outcome, want: Outcome, rtol: float, where: str) -> Non
 
 def _check(way, got, want, rtol, where, jit):
     if way.startswith("jit_compile") and jit == "refuses":
-        from runtime.jax_backend import XlaLoweringError
+        from runtime.backends.xla.backend import XlaLoweringError
         assert isinstance(got.error, XlaLoweringError), f"{where}: {way} gave {got}"
         return
     _same(way, got, want, rtol, where)

@@ -18,7 +18,7 @@ from typing import Iterator, Optional
 
 from .. import nest
 from ..errors import InvalidArgumentError, InvalidGraphError
-from . import backends, dtypes, hooks, walk
+from . import backend_registry, dtypes, hooks, walk
 from .graph_def import graph_def, graph_text, node_def
 from .graph_lines import graph_lines
 from .leaks import foreign_tensor_error
@@ -349,8 +349,8 @@ class Graph:
     # -- running --------------------------------------------------------------------
     def compile(self, inputs, outputs, backend: Optional[str] = None):
         """A plan running this graph on `backend` (by name; the default backend when
-        None): arrays for `inputs` in, arrays for `outputs` out (see core.backends)."""
-        chosen = backends.get(backend)
+        None): arrays for `inputs` in, arrays for `outputs` out (see core.backend_registry)."""
+        chosen = backend_registry.get(backend)
         key = (tuple(id(t) for t in inputs), tuple(id(t) for t in outputs), self._version,
                chosen.name)
         plan = self._compiled.get(key)

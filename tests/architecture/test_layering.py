@@ -203,7 +203,7 @@ def test_the_checks_catch_what_they_look_for():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     tree = ast.parse("def f():\n    from .core import graph\n")
     node = tree.body[0].body[0]
-    assert _targets("runtime.executor", node) == ["runtime.core.graph"]
+    assert _targets("runtime.function", node) == ["runtime.core.graph"]
 
 
 if __name__ == "__main__":

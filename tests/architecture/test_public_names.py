@@ -3,7 +3,7 @@ they are built from (imported helpers, internal modules)."""
 import autograph as ag
 import runtime as rt
 
-INTERNAL = {"np", "annotations", "executor", "while_staging", "onnx_rules", "control_values",
+INTERNAL = {"np", "annotations", "executor", "while_staging", "onnx_rules", "control_values", "backends",
             "autograph_backend", "apply_op", "walk", "core", "ops", "concrete", "jit"}
 
 

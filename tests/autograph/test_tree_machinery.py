@@ -19,7 +19,7 @@ from autograph.errors import ConversionError
 
 MODULES = ["textwrap", "difflib", "argparse", "dataclasses", "email._header_value_parser",
            "tarfile", "typing", "inspect", "autograph.api", "autograph.module_converter",
-           "runtime.executor", "runtime.function"]
+           "runtime.backends.numpy.executor", "runtime.function"]
 _LEAVES = (gast.expr_context, gast.operator, gast.unaryop, gast.cmpop, gast.boolop)
 
 

@@ -1,4 +1,4 @@
-"""Which backend a Function's graphs run on (runtime.core.backends): the numpy backend by
+"""Which backend a Function's graphs run on (runtime.core.backend_registry): the numpy backend by
 default, `jit_compile=True` asks for XLA (without JAX: a clear error at decoration),
 and `backend=` names a registered one; gradients through the function run on the same."""
 import importlib.util
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.core import backends
+from runtime.core import backend_registry
 
 
 class RecordingBackend:
@@ -21,7 +21,7 @@ class RecordingBackend:
         self.runs = 0
 
     def compile(self, graph, inputs, outputs):
-        plan = backends.get("numpy").compile(graph, inputs, outputs)
+        plan = backend_registry.get("numpy").compile(graph, inputs, outputs)
         self.compiled.append(graph.name)
 
         def run(*arrays):
@@ -34,7 +34,7 @@ class RecordingBackend:
 @pytest.fixture
 def recording():
     backend = RecordingBackend()
-    backends.register(backend)   # replaces the one an earlier test registered
+    backend_registry.register(backend)   # replaces the one an earlier test registered
     return backend
 
 
@@ -42,7 +42,7 @@ def _without_jax(monkeypatch):
     """As on a machine without JAX: importing it fails, and no XLA backend is loaded."""
     import sys
     monkeypatch.setitem(sys.modules, "jax", None)
-    monkeypatch.delitem(backends._registered, "xla", raising=False)
+    monkeypatch.delitem(backend_registry._registered, "xla", raising=False)
 
 
 # -- jit_compile ----------------------------------------------------------------------------

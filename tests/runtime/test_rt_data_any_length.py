@@ -94,7 +94,7 @@ def test_known_length_staged_as_eager(name):
 @pytest.mark.parametrize("name", JIT_PIPELINES)
 def test_unknown_length_jit_as_eager(name):
     pytest.importorskip("jax")
-    lowering_error = pytest.importorskip("runtime.jax_backend").XlaLoweringError
+    lowering_error = pytest.importorskip("runtime.backends.xla.backend").XlaLoweringError
     run = _program(PIPELINES[name])
     jitted = rt.function(run, input_signature=ANY, jit_compile=True)
     for n in SIZES:

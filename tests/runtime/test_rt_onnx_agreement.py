@@ -160,7 +160,7 @@ def test_export_refuses_einsum_with_ellipsis_of_unknown_rank():
 def test_the_sweep_covers_every_op_the_rules_export():
     """Each op with an ONNX rule is exported by some program of the sweep (but random
     draws, whose values differ, and variable reads, exported as constants)."""
-    from runtime.onnx_rules import RULES
+    from runtime.backends.onnx.rules import RULES
     seen = set()
     for name, fn, cases in PROGRAMS:
         case = tuple(np.asarray(a) for a in cases[0])

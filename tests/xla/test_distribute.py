@@ -21,7 +21,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
-from runtime import jax_backend  # noqa: E402
+from runtime.backends.xla import backend as jax_backend  # noqa: E402
 from runtime.errors import InvalidArgumentError, InvalidGraphError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

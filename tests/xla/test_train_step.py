@@ -16,7 +16,7 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
-from runtime.jax_backend import XlaPlan  # noqa: E402
+from runtime.backends.xla.backend import XlaPlan  # noqa: E402
 
 STEPS = 6
 LR = 0.1

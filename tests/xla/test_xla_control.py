@@ -10,7 +10,7 @@ import numpy as np
 import autograph as ag
 import runtime as rt
 from runtime.errors import InvalidArgumentError
-from runtime.jax_backend import JaxBackend, XlaLoweringError
+from runtime.backends.xla.backend import JaxBackend, XlaLoweringError
 from xla_helpers import compare_traced, plans, run, traced
 
 I32 = rt.TensorSpec([], rt.int32)
@@ -295,7 +295,7 @@ def test_a_staged_list_is_named_in_the_error():
 def test_branches_of_different_shapes_are_refused_not_broadcast():
     """XLA needs one shape per value: a cond whose branches disagree is an error naming
     the user's line (a `where` over both would broadcast [9.] to [9., 9., 9., 9.])."""
-    from runtime.jax_backend import XlaLoweringError
+    from runtime.backends.xla.backend import XlaLoweringError
 
     def picked(x):
         return rt.cond(x > 0, lambda: rt.constant([1.0, 2.0, 3.0, 4.0]),

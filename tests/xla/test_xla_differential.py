@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 
 import autograph as ag  # noqa: E402
 import runtime as rt  # noqa: E402
-from runtime.jax_backend import XlaLoweringError  # noqa: E402
+from runtime.backends.xla.backend import XlaLoweringError  # noqa: E402
 
 _TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for _d in ("autograph", "runtime", "function"):

@@ -20,7 +20,7 @@ import sys  # noqa: E402
 import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
-from runtime.jax_backend import XlaLoweringError  # noqa: E402
+from runtime.backends.xla.backend import XlaLoweringError  # noqa: E402
 
 _GRADIENTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                           "gradients")

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")
 
 import runtime as rt  # noqa: E402
-from runtime.jax_backend import XlaLoweringError  # noqa: E402
+from runtime.backends.xla.backend import XlaLoweringError  # noqa: E402
 
 
 def doubling_for(n):

@@ -1,6 +1,6 @@
 """rt.nn on the XLA backend against the numpy backend: the composed activations and
 losses, conv2d and the pools (Conv2D, MaxPool, AvgPool, Erf lowered by
-runtime/jax_rules_nn.py), and their gradient ops, second order included."""
+runtime/backends/xla/rules_nn.py), and their gradient ops, second order included."""
 import numpy as np
 import pytest
 

@@ -7,7 +7,7 @@ pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'
 import numpy as np
 
 import runtime as rt
-from runtime import jax_analysis, jax_backend  # noqa: F401  (the backend loads every rule)
+from runtime.backends.xla import analysis as jax_analysis, backend as jax_backend
 from runtime.errors import InvalidArgumentError
 from runtime.ops import registry
 from xla_helpers import compare_fn

@@ -20,7 +20,7 @@ import jax.monitoring  # noqa: E402
 import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
-import runtime.jax_backend as jax_backend  # noqa: E402
+import runtime.backends.xla.backend as jax_backend  # noqa: E402
 
 BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
 JAXPR_TRACE = "/jax/core/compile/jaxpr_trace_duration"

@@ -59,7 +59,7 @@ def test_ops_agree_with_numpy():
 
 def test_from_dense_is_refused_with_a_clear_error():
     """Its number of values depends on the data: XLA cannot compile it (as in TF)."""
-    from runtime.jax_backend import XlaLoweringError
+    from runtime.backends.xla.backend import XlaLoweringError
     x = np.array([[0, 2.0], [3.0, 0]], np.float32)
     np.testing.assert_array_equal(rt.function(lambda t: rt.sparse.to_dense(
         rt.sparse.from_dense(t)))(x).numpy(), x)

@@ -8,9 +8,9 @@ pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'
 import numpy as np
 
 import runtime as rt
-from runtime import jax_analysis  # noqa: F401  (the backend loads every rule)
+from runtime.backends.xla import analysis as jax_analysis
 from runtime.errors import InvalidArgumentError
-from runtime.jax_backend import XlaLoweringError
+from runtime.backends.xla.backend import XlaLoweringError
 from runtime.ops import registry
 from xla_helpers import compare_fn, compare_traced
 

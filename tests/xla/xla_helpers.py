@@ -7,7 +7,7 @@ import io
 import numpy as np
 
 import runtime as rt
-from runtime.jax_backend import JaxBackend
+from runtime.backends.xla.backend import JaxBackend
 
 
 def run(plan, args):

@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
 import runtime as rt  # noqa: E402
-from runtime.jax_backend import JaxBackend  # noqa: E402
+from runtime.backends.xla.backend import JaxBackend  # noqa: E402
 
 
 # -- the programs, in plain Python over tensors -----------------------------------------

@@ -13,7 +13,7 @@ also compiled with XLA: the jit column):
 - eager: the plain Python function called with eager tensors (no rt.function).
 - rt.function: the same function traced once, then called.
 - jit: `rt.function(f, jit_compile=True)`, the same function compiled with XLA through JAX
-  (runtime/jax_backend.py), when JAX is installed (without it the column shows "—":
+  (runtime/backends/xla/backend.py), when JAX is installed (without it the column shows "—":
   pip install -e '.[jax]'). Below the table, each workload's first jit call: the trace
   (and graph optimisation, get_concrete_function), then JAX's trace, lowering and XLA's
   compilation (the first call less one later call).

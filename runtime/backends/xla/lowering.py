@@ -1,5 +1,5 @@
 """The XLA backend's op rules: how each op of `runtime.ops.registry()` becomes jax.numpy /
-lax, keyed by OpDef objects (see runtime/jax_backend.py for the walk, control flow,
+lax, keyed by OpDef objects (see runtime/backends/xla/backend.py for the walk, control flow,
 variables and effects).
 
 A rule is `rule(lw, op, *args) -> value` (a tuple for a `multi_output` op), where `lw` is
@@ -19,8 +19,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .errors import InvalidArgumentError, OpError
-from .ops import (array_ops, broadcast_ops, core, io_ops, makers, math_ops, pad_ops, random_ops,
+from ...errors import InvalidArgumentError, OpError
+from ...ops import (array_ops, broadcast_ops, core, io_ops, makers, math_ops, pad_ops, random_ops,
                   reduce_ops, slicing, state_ops)
 
 
@@ -629,10 +629,10 @@ for _d in random_ops.OPS:
     RULES[_d] = _random
 HOST_OPS = {io_ops.PRINT, io_ops.ASSERT, *random_ops.OPS}  # lowered to host callbacks
 PREDRAWN = {random_ops.UNIFORM, random_ops.NORMAL}  # at the top level: drawn before a call
-from . import jax_rules_math  # noqa: E402  (floor, cumsum, ensure_shape, shuffle, ...)
+from . import rules_math as jax_rules_math
 RULES.update(jax_rules_math.RULES)
 HOST_OPS.update(jax_rules_math.HOST_OPS)
 PREDRAWN.update(jax_rules_math.PREDRAWN)
-from . import jax_rules_nn  # noqa: E402,F401  (rt.nn's conv/pool/Erf rules)
-from . import jax_rules_structure  # noqa: E402  (structural ops, rt.linalg)
+from . import rules_nn as jax_rules_nn
+from . import rules_structure as jax_rules_structure
 RULES.update(jax_rules_structure.RULES)

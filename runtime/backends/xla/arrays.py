@@ -1,7 +1,7 @@
 """The XLA backend's values that are not plain arrays while tracing: a TensorArray of
 known size as a fixed-size buffer, and an `rt.range` whose length is known only when the
 graph runs, kept as its bounds (a staged `for i in rt.range(n)` indexes it). Their rules
-join the table of runtime/jax_lowering.py.
+join the table of runtime/backends/xla/lowering.py.
 """
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import jax.numpy as jnp
 from jax import lax
 import numpy as np
 
-from .errors import InvalidArgumentError
-from .jax_analysis import MAY_FAIL
-from .jax_lowering import (RULES, Unsupported, gather_error, index_error, is_concrete, rule,
+from ...errors import InvalidArgumentError
+from .analysis import MAY_FAIL
+from .lowering import (RULES, Unsupported, gather_error, index_error, is_concrete, rule,
                            static_ints)
-from .ops import array_ops, core, makers, slicing, tensor_array
-from .gradients.control_flow_grad import GRADIENT_STACK
+from ...ops import array_ops, core, makers, slicing, tensor_array
+from ...gradients.control_flow_grad import GRADIENT_STACK
 
 
 def _np(dtype):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from .errors import InvalidArgumentError, OpError
+from ...errors import InvalidArgumentError, OpError
 
 
 def _op_error(op, e):

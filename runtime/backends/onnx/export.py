@@ -28,13 +28,13 @@ from typing import Optional
 
 import numpy as np
 
-from .concrete import ConcreteFunction
-from .core import walk
-from .core.control import WhileInputs
-from .errors import InvalidGraphError
-from .function import Function
-from .onnx_rules import RULES, TENSOR_ARRAY_DTYPE, lower_const, unsupported_reason
-from .ops.io_ops import ASSERT, PRINT
+from ...concrete import ConcreteFunction
+from ...core import walk
+from ...core.control import WhileInputs
+from ...errors import InvalidGraphError
+from ...function import Function
+from .rules import RULES, TENSOR_ARRAY_DTYPE, lower_const, unsupported_reason
+from ...ops.io_ops import ASSERT, PRINT
 
 OPSET = 17
 

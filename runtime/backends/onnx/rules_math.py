@@ -1,11 +1,11 @@
 """ONNX rules for the ops of the math part (runtime/ops/math_extra.py,
-utility_ops.py, random_extra.py), in the form of runtime/onnx_rules.py's, which adds
+utility_ops.py, random_extra.py), in the form of runtime/backends/onnx/rules.py's, which adds
 `RULES`, `NO_EQUIVALENT` and `LIMITS` to its own."""
 from __future__ import annotations
 
 import numpy as np
 
-from .ops import bitwise_ops, math_extra, random_extra, utility_ops
+from ...ops import bitwise_ops, math_extra, random_extra, utility_ops
 
 
 def _same(onnx_type):

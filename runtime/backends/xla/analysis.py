@@ -1,4 +1,4 @@
-"""Static analyses of the graphs the XLA backend lowers (runtime/jax_backend.py): which
+"""Static analyses of the graphs the XLA backend lowers (runtime/backends/xla/backend.py): which
 ops cannot lower and why (`reason`), which sub-graphs are calm (cheap, no effect: a cond may run both branches and select, a loop
 test may be XLA's cond_fun), which ops have deferred run-time checks, and which loop
 counters stay within a known bound (so indexing with them needs no check).
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import control, dtypes
-from .core import opdef as core_opdef
-from .jax_lowering import ELEMENTWISE, HOST_OPS, REDUCTIONS, RULES, STATIC
-from .ops import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, slicing,
+from ...core import control, dtypes
+from ...core import opdef as core_opdef
+from .lowering import ELEMENTWISE, HOST_OPS, REDUCTIONS, RULES, STATIC
+from ...ops import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, slicing,
                   string_ops, tensor_array)
 
 

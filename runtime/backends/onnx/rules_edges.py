@@ -1,5 +1,5 @@
 """ONNX rules for the ops whose nearest ONNX operator differs from ours on NaN, empty or
-out-of-range inputs, in the form of runtime/onnx_rules.py's, which adds `RULES` to its own.
+out-of-range inputs, in the form of runtime/backends/onnx/rules.py's, which adds `RULES` to its own.
 
 - ReduceMax/ReduceMin skip NaN and ArgMax/ArgMin ignore it: ours (numpy's, TensorFlow's)
   propagate NaN and give the index of the first NaN.
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ops import (array_ops, einsum_ops, math_extra, math_ops, pad_ops, reduce_ops,
+from ...ops import (array_ops, einsum_ops, math_extra, math_ops, pad_ops, reduce_ops,
                   tensor_array)
-from .ops.tensor_array import empty_stack_shape
+from ...ops.tensor_array import empty_stack_shape
 
 
 def _scalar(ex, value, like):

@@ -11,12 +11,12 @@ from typing import Optional
 
 import numpy as np
 
-from .core import dtypes
-from .core.control import CondDef, WhileDef
-from .ops import (array_ops, broadcast_ops, core as core_ops, io_ops, makers, math_ops,
+from ...core import dtypes
+from ...core.control import CondDef, WhileDef
+from ...ops import (array_ops, broadcast_ops, core as core_ops, io_ops, makers, math_ops,
                   pad_ops, random_ops, reduce_ops, slicing, state_ops, string_ops,
                   tensor_array)
-from .ops.slicing import expand_ellipsis
+from ...ops.slicing import expand_ellipsis
 
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min
@@ -542,14 +542,14 @@ RULES = {
     slicing.SLICE_GRAD: _strided_slice_grad, array_ops.GATHER_GRAD: _gather_grad,
     pad_ops.PAD_GRAD: _pad_grad,
 }
-from . import onnx_rules_math  # noqa: E402  (floor, cumsum, ensure_shape, shuffle, ...)
+from . import rules_math as onnx_rules_math
 RULES.update(onnx_rules_math.RULES)
 NO_EQUIVALENT.update(onnx_rules_math.NO_EQUIVALENT)
 LIMITS.update(onnx_rules_math.LIMITS)
-from . import onnx_rules_nn  # noqa: E402,F401  (rt.nn's conv/pool/Erf rules)
-from . import onnx_rules_structure  # noqa: E402  (structural ops, rt.linalg)
+from . import rules_nn as onnx_rules_nn
+from . import rules_structure as onnx_rules_structure
 RULES.update(onnx_rules_structure.RULES)
 NO_EQUIVALENT.update(onnx_rules_structure.NO_EQUIVALENT)
-from . import onnx_rules_edges  # noqa: E402  (ops whose ONNX operator differs on edge inputs)
+from . import rules_edges as onnx_rules_edges
 RULES.update(onnx_rules_edges.RULES)
 LIMITS.update(onnx_rules_edges.LIMITS)

@@ -4,9 +4,9 @@ Variables it reads), compiled once per plan with `jax.jit`.
     plan = JaxBackend().compile(graph, inputs, outputs)
     plan(*arrays) -> tuple of numpy arrays          # as the numpy executor's Plan
 
-How the graph's pieces lower (op rules: runtime/jax_lowering.py; TensorArrays and ranges
-of run-time length: runtime/jax_arrays.py; static analyses: runtime/jax_analysis.py; the
-compiled plan's calls: runtime/jax_plan.py):
+How the graph's pieces lower (op rules: runtime/backends/xla/lowering.py; TensorArrays and ranges
+of run-time length: runtime/backends/xla/arrays.py; static analyses: runtime/backends/xla/analysis.py; the
+compiled plan's calls: runtime/backends/xla/plan.py):
 - the walk is `core.walk` (its Visitor): placeholders are the function's inputs, constants
   numpy values known while tracing (ops whose inputs are all known are computed by their
   own numpy kernel while tracing, so shapes and sizes stay static for XLA);
@@ -51,7 +51,7 @@ a GPU, float32 division too). Products (matmul, einsum, convolutions) ask for
 Precision.HIGHEST: a GPU would otherwise multiply float32 as TF32.
 
 jax is imported by these jax_* modules alone. Importing this one registers nothing:
-`core.backends` imports it when "xla" is first asked for and registers `JaxBackend()`.
+`core.backend_registry` imports it when "xla" is first asked for and registers `JaxBackend()`.
 64-bit dtypes
 are enabled (`jax.enable_x64`) around the calls of a plan whose graph uses them, leaving
 the process-wide JAX setting alone. One plan is not meant to be called from two threads
@@ -65,18 +65,18 @@ import numpy as np
 from jax import lax
 from jax.experimental import io_callback
 
-from .core import dtypes, walk
-from .core.control import WhileInputs
-from .core.opdef import quiet_numpy, restore_numpy
-from .core.leaks import no_value_error
-from .errors import InvalidGraphError, OpError
-from .jax_arrays import (RANGE_AWARE, RangeValue, TensorArrayValue, UnboundedArray,
+from ...core import dtypes, walk
+from ...core.control import WhileInputs
+from ...core.opdef import quiet_numpy, restore_numpy
+from ...core.leaks import no_value_error
+from ...errors import InvalidGraphError, OpError
+from .arrays import (RANGE_AWARE, RangeValue, TensorArrayValue, UnboundedArray,
                          allocate_arrays, size_arrays)
-from .jax_analysis import (calm_size, carry_change, iteration_counters, loop_counters,
+from .analysis import (calm_size, carry_change, iteration_counters, loop_counters,
                            may_fail, reason, trip_bound)
-from .jax_lowering import (ELEMENTWISE, HOST_OPS, PREDRAWN, REDUCTIONS, RULES, Unsupported,
+from .lowering import (ELEMENTWISE, HOST_OPS, PREDRAWN, REDUCTIONS, RULES, Unsupported,
                            is_concrete)
-from .jax_plan import XlaPlan, _op_error
+from .plan import XlaPlan, _op_error
 
 __all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
 
@@ -583,7 +583,7 @@ def compile_graph(graph, inputs, outputs) -> XlaPlan:
 
 
 class JaxBackend:
-    """XLA through JAX, as a Backend (see core.backends)."""
+    """XLA through JAX, as a Backend (see core.backend_registry)."""
 
     name = "xla"
 

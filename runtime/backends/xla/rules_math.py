@@ -1,5 +1,5 @@
 """The XLA backend's rules for the ops of the math part (runtime/ops/math_extra.py,
-utility_ops.py, random_extra.py), in the form of runtime/jax_lowering.py's rules; that
+utility_ops.py, random_extra.py), in the form of runtime/backends/xla/lowering.py's rules; that
 module adds `RULES`, `HOST_OPS` and `PREDRAWN` to its own (this module imports none of
 ours above the ops, so no import cycle)."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .core.shapes import TensorShape
-from .errors import InvalidArgumentError
-from .ops import bitwise_ops, math_extra, random_extra, utility_ops
+from ...core.shapes import TensorShape
+from ...errors import InvalidArgumentError
+from ...ops import bitwise_ops, math_extra, random_extra, utility_ops
 
 RULES: dict = {}
 
@@ -71,7 +71,7 @@ RULES[utility_ops.ENSURE_SHAPE] = _ensure_shape
 
 
 def _permutation(lw, op):
-    """Drawn by the op's numpy kernel and generator, as runtime/jax_lowering.py's random
+    """Drawn by the op's numpy kernel and generator, as runtime/backends/xla/lowering.py's random
     ops: before the call at the top level, in an ordered host callback elsewhere."""
     drawn = lw.ctx.drawn.get(id(op))
     if drawn is not None:

@@ -9,8 +9,8 @@ count_include_pad=0.
 """
 from __future__ import annotations
 
-from . import onnx_rules
-from .ops import nn_ops
+from . import rules as onnx_rules
+from ...ops import nn_ops
 
 TO_NCHW, TO_NHWC, HWIO_TO_OIHW = [0, 3, 1, 2], [0, 2, 3, 1], [3, 2, 0, 1]
 

@@ -30,12 +30,12 @@ import time
 
 import numpy as np
 
-from .core import backends, control, walk
-from .core.shapes import TensorShape
-from .core.opdef import quiet_numpy as _quiet_numpy, restore_numpy as _restore_numpy
-from .core.leaks import no_value_error
-from .errors import InvalidArgumentError, OpError
-from .ops import limits
+from ...core import control, walk
+from ...core.shapes import TensorShape
+from ...core.opdef import quiet_numpy as _quiet_numpy, restore_numpy as _restore_numpy
+from ...core.leaks import no_value_error
+from ...errors import InvalidArgumentError, OpError
+from ...ops import limits
 
 _counter = itertools.count()
 
@@ -479,12 +479,9 @@ def compile_graph(graph, inputs, outputs) -> Plan:
 
 
 class NumpyBackend:
-    """The numpy executor as a Backend (see core.backends): the default."""
+    """The numpy executor as a Backend (see core.backend_registry): the default."""
 
     name = "numpy"
 
     def compile(self, graph, inputs, outputs) -> Plan:
         return compile_graph(graph, inputs, outputs)
-
-
-backends.register(NumpyBackend())

@@ -13,8 +13,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .jax_lowering import rule
-from .ops import nn_ops
+from .lowering import rule
+from ...ops import nn_ops
 
 _DIMS = ("NHWC", "HWIO", "NHWC")
 

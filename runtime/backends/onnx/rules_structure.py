@@ -1,11 +1,11 @@
 """ONNX rules for the structural ops (runtime/ops/structure_ops.py, sort_ops.py,
-einsum_ops.py, linalg_ops.py), in the form of runtime/onnx_rules.py's, which adds
+einsum_ops.py, linalg_ops.py), in the form of runtime/backends/onnx/rules.py's, which adds
 `RULES` and `NO_EQUIVALENT` to its own."""
 from __future__ import annotations
 
 import numpy as np
 
-from .ops import linalg_ops, sort_ops, structure_ops
+from ...ops import linalg_ops, sort_ops, structure_ops
 
 
 def _tile(ex, op, ins):
