@@ -32,7 +32,7 @@ from autograph.errors import ConversionError, record_python_construct
 
 logger = logging.getLogger("autograph")
 
-_code_cache: dict = {}     # (code, options) -> converted code, False (failed) or _AS_WRITTEN
+code_cache: dict = {}     # (code, options) -> converted code, False (failed) or _AS_WRITTEN
 # (per function conversions are kept on the function: operators.calls.cached / remember)
 _CONVERTED = "__autograph_converted__"
 _warned_sourceless: set = set()     # the code of functions said to be left unconverted
@@ -44,7 +44,7 @@ class LeftAsWritten(ConversionError):
     written."""
 
 
-_AS_WRITTEN = "as written"      # in _code_cache: a function that runs unconverted by design
+_AS_WRITTEN = "as written"      # in code_cache: a function that runs unconverted by design
 
 
 def strict() -> bool:
@@ -348,7 +348,7 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
     # Code objects compare equal across files (co_filename is not compared) and across
     # modules: the conversion names its file in errors and resolves names in its module.
     key = (fn.__code__, fn.__code__.co_filename, fn.__module__, options)
-    code = _code_cache.get(key)
+    code = code_cache.get(key)
     if code is None or (code is False and strict()):
         try:
             if _generated_without_source(fn):
@@ -374,7 +374,7 @@ def convert_function(fn: types.FunctionType, recursive: bool = True,
                            getattr(fn, "__qualname__", fn), e)
             logger.debug("conversion failure", exc_info=True)
             code = False
-        _code_cache[key] = code
+        code_cache[key] = code
     converted = fn if code is False or code is _AS_WRITTEN else _bind(code, fn)
     calls.remember(fn, options, converted)
     return converted

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class StagingError(Exception):
@@ -55,7 +55,7 @@ def user_location(depth: int = 1) -> str:
     frame = caller_frame(depth)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not os.path.abspath(filename).startswith(_PACKAGE_DIR):
+        if not os.path.abspath(filename).startswith(PACKAGE_DIR):
             return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"

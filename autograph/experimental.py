@@ -77,7 +77,7 @@ def features(value: Any) -> frozenset:
     return frozenset(items)
 
 
-_LOOP_OPTIONS = ("parallel_iterations", "swap_memory", "maximum_iterations", "shape_invariants")
+LOOP_OPTIONS = ("parallel_iterations", "swap_memory", "maximum_iterations", "shape_invariants")
 
 
 def set_loop_options(parallel_iterations: Any = None, swap_memory: Any = None,

@@ -186,7 +186,7 @@ def replace_as_expression(template: str, lineno: int = 1, **replacements: Any) -
     return stmt.value
 
 
-_LOAD, _STORE, _PARAM = gast.Load(), gast.Store(), gast.Param()
+LOAD, _STORE, _PARAM = gast.Load(), gast.Store(), gast.Param()
 _SEQUENCES = frozenset({gast.Tuple, gast.List})
 
 
@@ -202,7 +202,7 @@ _AST_NEW = gast.Name.__new__       # (ast.AST.__new__: every node class's)
 
 
 def name(id_: str, store: bool = False) -> gast.Name:
-    return make(gast.Name, id=id_, ctx=_STORE if store else _LOAD, annotation=None,
+    return make(gast.Name, id=id_, ctx=_STORE if store else LOAD, annotation=None,
                 type_comment=None, ag_generated=True)
 
 
@@ -256,11 +256,11 @@ def operator_call(op: str, args: list, lineno: int, keywords: list = (),
     # Each node gets its attributes as one new dict (faster than setting them one by one,
     # or updating the empty dict it has).
     name = _NAME_NEW(gast.Name)
-    name.__dict__ = {"id": "ag__", "ctx": _LOAD, "annotation": None, "type_comment": None,
+    name.__dict__ = {"id": "ag__", "ctx": LOAD, "annotation": None, "type_comment": None,
                      "ag_generated": True, "lineno": lineno, "end_lineno": lineno,
                      "col_offset": col_offset, "end_col_offset": col_offset}
     func = _NAME_NEW(gast.Attribute)
-    func.__dict__ = {"value": name, "attr": op, "ctx": _LOAD, "lineno": lineno,
+    func.__dict__ = {"value": name, "attr": op, "ctx": LOAD, "lineno": lineno,
                      "end_lineno": lineno, "col_offset": col_offset,
                      "end_col_offset": col_offset}
     args = list(args)

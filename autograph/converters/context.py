@@ -254,7 +254,7 @@ class StatementTransformer(gast.NodeTransformer):
     visit_TryStar = visit_Try
 
     def visit_With(self, node):
-        suppressing = not all(_non_suppressing(item.context_expr, self.ctx)
+        suppressing = not all(non_suppressing(item.context_expr, self.ctx)
                               for item in node.items)
         names = node.__dict__.get("ag_cfg_after_live", frozenset()) if suppressing else frozenset()
         self._catching(suppressing, self._visit_observed, node, names, ["body"])
@@ -341,7 +341,7 @@ def _method(transformer: type, kind: type):
 _SUPPRESSING = ("contextlib.suppress", "contextlib.ExitStack", "contextlib.AsyncExitStack")
 
 
-def _non_suppressing(expr: gast.AST, ctx: "Context") -> bool:
+def non_suppressing(expr: gast.AST, ctx: "Context") -> bool:
     """Whether a context manager is known not to swallow exceptions: one made by a
     builtin, numpy, a registered library (`calls.register_library`: a tensor runtime) or the
     standard library (except contextlib.suppress and

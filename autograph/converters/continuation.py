@@ -35,7 +35,7 @@ from typing import Callable
 
 from autograph import nodes as gast
 from autograph import templates
-from autograph.converters.context import SCOPES, _non_suppressing, children, contains, walk
+from autograph.converters.context import SCOPES, non_suppressing, children, contains, walk
 
 LOOPS = (gast.For, gast.While, gast.AsyncFor)
 
@@ -158,7 +158,7 @@ TRY = (gast.Try, getattr(gast, "TryStar", gast.Try))
 _ANY_JUMP = (gast.Return, gast.Break, gast.Continue)
 
 
-def _jumps_out(stmts: list) -> bool:
+def jumps_out(stmts: list) -> bool:
     """Whether `stmts` hold a `return`, or a `break`/`continue` of an enclosing loop."""
     return contains(stmts, (gast.Return,)) or holds(stmts, (gast.Break, gast.Continue), LOOPS)
 
@@ -191,10 +191,10 @@ def can_guard(stmts: list, is_jump: Callable, kinds: tuple, stop: tuple, ctx,
             ok = (can_guard(s.body, is_jump, kinds, stop, ctx, in_catcher)
                   and can_guard(s.orelse, is_jump, kinds, stop, ctx, in_catcher))
         elif isinstance(s, gast.With):
-            catches = not all(_non_suppressing(i.context_expr, ctx) for i in s.items)
+            catches = not all(non_suppressing(i.context_expr, ctx) for i in s.items)
             ok = not in_catcher and can_guard(s.body, is_jump, kinds, stop, ctx, catches)
         elif isinstance(s, TRY):
-            if s.finalbody and (in_catcher or _jumps_out(s.finalbody)):
+            if s.finalbody and (in_catcher or jumps_out(s.finalbody)):
                 return False
             ok = (can_guard(s.body, is_jump, kinds, stop, ctx, in_catcher or bool(s.handlers))
                   and all(can_guard(h.body, is_jump, kinds, stop, ctx, in_catcher)

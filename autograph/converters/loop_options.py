@@ -33,7 +33,7 @@ from autograph import experimental, templates, unparsing
 from autograph.converters.context import UNKNOWN, resolve
 from autograph.converters.context import Context
 
-OPTIONS = experimental._LOOP_OPTIONS
+OPTIONS = experimental.LOOP_OPTIONS
 
 
 def extract(node: gast.AST, ctx: Context) -> Optional[gast.keyword]:

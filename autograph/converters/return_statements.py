@@ -33,7 +33,7 @@ from __future__ import annotations
 from autograph import nodes as gast
 from autograph import templates
 from autograph.converters import continuation
-from autograph.converters.context import (Context, StatementTransformer, _non_suppressing,
+from autograph.converters.context import (Context, StatementTransformer, non_suppressing,
                                           contains)
 
 LOOPS = (gast.For, gast.While)
@@ -55,7 +55,7 @@ class _LoopReturns(StatementTransformer):
             self.cleanups.pop()
 
     def visit_Try(self, node):
-        cleans, jumps = bool(node.finalbody), continuation._jumps_out(node.finalbody)
+        cleans, jumps = bool(node.finalbody), continuation.jumps_out(node.finalbody)
         self._visit_fields(node, (bool(node.handlers), cleans, jumps), ["body"])
         for h in node.handlers:
             self._visit_fields(h, (False, cleans, jumps), ["body"])
@@ -66,7 +66,7 @@ class _LoopReturns(StatementTransformer):
     visit_TryStar = visit_Try
 
     def visit_With(self, node):
-        catches = not all(_non_suppressing(i.context_expr, self.ctx) for i in node.items)
+        catches = not all(non_suppressing(i.context_expr, self.ctx) for i in node.items)
         self._visit_fields(node, (catches, True, False), ["body"])
         return node
 
@@ -205,7 +205,7 @@ def _ends(stmts: list, ctx: Context) -> bool:
                 or (_ends(s.body + s.orelse, ctx) and all(_ends(h.body, ctx) for h in s.handlers))):
             return True
         if (isinstance(s, gast.With) and _ends(s.body, ctx)
-                and all(_non_suppressing(i.context_expr, ctx) for i in s.items)):
+                and all(non_suppressing(i.context_expr, ctx) for i in s.items)):
             return True
     return False
 

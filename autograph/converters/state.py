@@ -126,12 +126,12 @@ def initial_values(node: gast.AST, names: list, ctx: Context,
             ref = templates.name(n)
             ref.ag_maybe_unbound = True
             elts.append(ref)
-    return templates.make(gast.Tuple, elts=elts, ctx=templates._LOAD)
+    return templates.make(gast.Tuple, elts=elts, ctx=templates.LOAD)
 
 
 def names_literal(names: list) -> gast.Tuple:
     return templates.make(gast.Tuple, elts=[templates.make(gast.Constant, value=n, kind=None)
-                                            for n in names], ctx=templates._LOAD)
+                                            for n in names], ctx=templates.LOAD)
 
 
 def returned(names: list) -> Optional[gast.AST]:

@@ -27,7 +27,7 @@ from autograph.errors import StagingError, StagingValueError, unlink_frames, use
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators import recursion, unrolling
-from autograph.operators.iterables import PLAIN, _StagedEnumerate, backend_of  # noqa: F401
+from autograph.operators.iterables import PLAIN, StagedEnumerate, backend_of  # noqa: F401
 from autograph.operators.tracer import Tracer, pack, unpack
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
 from autograph.operators.watch import CONTAINERS, Watch, refuse_changes
@@ -109,7 +109,7 @@ def _flag(value: Any) -> Any:
 
 
 @_staged
-def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught=False,
+def staged_if(backend, test, if_true, if_false, state, names, out_names, caught=False,
                watch=None):
     """Stage an `if`. When a state value may be undefined (an Undefined marker or a
     MaybeUndefined), every output also carries its `defined` flag through the `cond`,
@@ -165,7 +165,7 @@ def _staged_if(backend, test, if_true, if_false, state, names, out_names, caught
             raise tracer.undefined_reads[0]
         return outs[0]
     if out_names[0] == _RETURN_VALUE and is_undefined(outs[0]) and tracer.undefined_reads:
-        raise tracer.undefined_reads[0]        # the same, with places (_staged_if_places)
+        raise tracer.undefined_reads[0]        # the same, with places (staged_if_places)
     if not with_flags:
         return pack(_with_flags(outs, defined, out_names), n)
     results = []
@@ -193,9 +193,9 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
             if backend is not None:
                 places, state = _staging(backend, composite, state, lists)
                 if places is not None:
-                    return _staged_if_places(backend, test, if_true, if_false, state,
+                    return staged_if_places(backend, test, if_true, if_false, state,
                                              tuple(names), places, caught)
-                return _staged_if(backend, test, if_true, if_false, state, tuple(names),
+                return staged_if(backend, test, if_true, if_false, state, tuple(names),
                                   tuple(names) or (_RETURN_VALUE,), caught)
         if test:
             return if_true(*state)
@@ -207,11 +207,11 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
         raise
 
 
-def _staged_if_places(backend, test, if_true, if_false, state, names, places, caught=False):
+def staged_if_places(backend, test, if_true, if_false, state, names, places, caught=False):
     """A staged `if` whose branches also write `places`: their values are more outputs
     of the `cond` (each branch starts from the values before the `if`)."""
     if not places.names:
-        return _staged_if(backend, test, if_true, if_false, state, names,
+        return staged_if(backend, test, if_true, if_false, state, names,
                           names or (_RETURN_VALUE,), caught)
     n = len(names)
     width = n or 1                    # no names: the branches give one value (or None)
@@ -223,12 +223,12 @@ def _staged_if_places(backend, test, if_true, if_false, state, names, places, ca
     true_fn = places_.wrap_branch(if_true, places, init, width, places.unset["main"])
     false_fn = places_.wrap_branch(if_false, places, init, width, places.unset["else"])
     out_names = (names or (_RETURN_VALUE,)) + tuple(places.names)
-    outs = unpack(_staged_if(backend, test, true_fn, false_fn, state, out_names, out_names,
+    outs = unpack(staged_if(backend, test, true_fn, false_fn, state, out_names, out_names,
                               caught, watch), len(out_names))
     _settle(backend, places, outs[width:], "if")
     if n:
         return pack(outs[:n], n)
-    # The value of a return-form `if` (see _staged_if): a branch without one is a branch
+    # The value of a return-form `if` (see staged_if): a branch without one is a branch
     # whose `do_return` flag says it is not taken, so the value is the other branch's.
     return unwrap(outs[0])
 
@@ -263,7 +263,7 @@ def if_exp(test: Any, if_true: Callable, if_false: Callable) -> Any:
         backend = backend_of(test)
         if backend is None:
             return if_true() if test else if_false()
-        return _staged_if(backend, test, if_true, if_false, (), (), ("the conditional expression",))
+        return staged_if(backend, test, if_true, if_false, (), (), ("the conditional expression",))
     except BaseException as e:
         _hide_own_frames(e)
         raise
@@ -476,7 +476,7 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
         iterable = unwrap(iterable)
         n = len(names)
         state = tuple(state)
-        backend = backend_of(iterable.tensor if type(iterable) is _StagedEnumerate else iterable)
+        backend = backend_of(iterable.tensor if type(iterable) is StagedEnumerate else iterable)
         if backend is not None:
             places, state = _staging(backend, composite, state, lists)
             return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
@@ -521,10 +521,10 @@ def _staged_python_for(backend, items, body, state, names, extra_test, places):
         go = unwrap(extra_test(*state))
         branch = lambda *s, item=item: body(item, *s)
         if places is not None:
-            result = _staged_if_places(backend_of(go) or backend, go, branch, None, state,
+            result = staged_if_places(backend_of(go) or backend, go, branch, None, state,
                                        names, places)
         else:
-            result = _staged_if(backend_of(go) or backend, go, branch, None, state, names, names,
+            result = staged_if(backend_of(go) or backend, go, branch, None, state, names, names,
                                 watch=Watch([body, extra_test]))
         state = unpack(result, n)
     return pack(state, n)
@@ -532,7 +532,7 @@ def _staged_python_for(backend, items, body, state, names, extra_test, places):
 
 def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=None):
     n = len(names)
-    enumerated = type(iterable) is _StagedEnumerate
+    enumerated = type(iterable) is StagedEnumerate
     plan = backend.iterate(iterable.tensor if enumerated else iterable)
     if len(plan) == 3:
         return _staged_iterator_for(backend, plan, iterable.start if enumerated else None, body,

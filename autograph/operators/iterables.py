@@ -35,7 +35,7 @@ def range_(*args: Any) -> Any:
     return range(*args)
 
 
-class _StagedEnumerate:
+class StagedEnumerate:
     """`enumerate(t)` of a staged tensor, for `for_stmt` to iterate as a staged loop."""
 
     __slots__ = ("tensor", "start")
@@ -49,4 +49,4 @@ def enumerate_(iterable: Any, start: Any = 0) -> Any:
     iterable = unwrap(iterable)
     if backend_of(iterable) is None:
         return enumerate(iterable, start)
-    return _StagedEnumerate(iterable, start)
+    return StagedEnumerate(iterable, start)

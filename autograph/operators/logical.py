@@ -15,7 +15,7 @@ from builtins import enumerate, len, type  # the originals: see operators/__init
 import operator
 from typing import Any, Callable
 
-from autograph.operators.control_flow import PLAIN, _staged_if, backend_of
+from autograph.operators.control_flow import PLAIN, staged_if, backend_of
 from autograph.operators.py_builtins import in_, not_in
 from autograph.operators.undefined import unwrap
 
@@ -32,7 +32,7 @@ def and_(first: Any, *rest: Callable[[], Any]) -> Any:
         backend = backend_of(value)
         if backend is not None:
             remaining = rest[i + 1:]
-            return _staged_if(backend, value, lambda: and_(next_fn(), *remaining),
+            return staged_if(backend, value, lambda: and_(next_fn(), *remaining),
                               lambda v=value: v, (), (), ("the `and` expression",))
         if not value:
             return value
@@ -52,7 +52,7 @@ def or_(first: Any, *rest: Callable[[], Any]) -> Any:
         backend = backend_of(value)
         if backend is not None:
             remaining = rest[i + 1:]
-            return _staged_if(backend, value, lambda v=value: v,
+            return staged_if(backend, value, lambda v=value: v,
                               lambda: or_(next_fn(), *remaining), (), (),
                               ("the `or` expression",))
         if value:

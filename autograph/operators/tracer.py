@@ -7,7 +7,7 @@ from builtins import (  # the originals: see operators/__init__
 
 from typing import Any, Callable, Sequence
 
-from autograph.errors import (_PACKAGE_DIR, StagingError, StagingStructureError,
+from autograph.errors import (PACKAGE_DIR, StagingError, StagingStructureError,
                               StagingTypeError, StagingValueError, user_location)
 from autograph.operators.undefined import Undefined, unwrap
 from autograph.operators.watch import Watch
@@ -112,7 +112,7 @@ def raised_at(error: BaseException) -> str:
     where, tb = "<unknown>", error.__traceback__
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
-        if not filename.startswith(_PACKAGE_DIR):
+        if not filename.startswith(PACKAGE_DIR):
             where = f"{filename}:{tb.tb_lineno}"
         tb = tb.tb_next
     return where

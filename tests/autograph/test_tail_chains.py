@@ -14,7 +14,7 @@ import linecache
 import pytest
 
 import autograph as ag
-from autograph.api import _code_cache
+from autograph.api import code_cache
 from autograph.converters import tail_chains
 from autograph.operators import calls
 from fake_backend import BACKEND, sym, value
@@ -35,13 +35,13 @@ def _convert(fn, depth=None):
     saved = tail_chains.DEPTH
     if depth is not None:
         tail_chains.DEPTH = depth
-    _code_cache.clear()
+    code_cache.clear()
     calls.forget_all()
     try:
         return ag.to_graph(fn), ag.to_code(fn)
     finally:
         tail_chains.DEPTH = saved
-        _code_cache.clear()
+        code_cache.clear()
         calls.forget_all()
 
 

@@ -24,7 +24,7 @@ Three figures, side by side in one run:
 
 Times are CPU times of this process (`time.process_time_ns`; fizzbuzz also shows the
 best wall time), so that other processes on a shared machine move them less. Every
-conversion is fresh: the conversion caches (`autograph.api._code_cache`, and the ones
+conversion is fresh: the conversion caches (`autograph.api.code_cache`, and the ones
 kept on each function: `autograph.operators.calls.forget_all`) are cleared before each one, and the garbage collector is paused
 around it (as `timeit` does; `to_graph` pauses it itself too). A time shown is the
 best (minimum) over the repetitions: on a shared, noisy machine the best of several
@@ -159,7 +159,7 @@ def fizzbuzz(n):
 # -- timing -------------------------------------------------------------------------------
 
 def _clear_caches():
-    api._code_cache.clear()
+    api.code_cache.clear()
     calls.forget_all()
 
 
