@@ -24,7 +24,7 @@ from collections import ChainMap
 from typing import Any, Callable
 
 from autograph import nodes as gast
-from autograph import (experimental, introspection, operators, parsing, pipeline, qualnames,
+from autograph import (anno, experimental, introspection, operators, parsing, pipeline, qualnames,
                        sourceless, templates, tree, two_paths, unparsing)
 from autograph.converters.context import UNKNOWN, Context
 from autograph.operators import calls
@@ -85,22 +85,25 @@ def convert_node(fn: types.FunctionType, recursive: bool = True,
     original = (copy.deepcopy(node.body) if both_paths and isinstance(node, gast.Lambda)
                 else None)
     node = pipeline.convert(node, ctx)
-    node.ag_original = original         # a lambda's body as written (see two_paths)
+    anno.setanno(node, anno.ORIGINAL, original)    # a lambda's body as written (see two_paths)
     # A function of the user's that names `ag__` itself keeps it; the operators take
     # another name (`ag__1`), in to_code's output as in the compiled code.
-    node.ag_operators = ctx.new_name("ag__", unique=True) if "ag__" in ctx.used_names else "ag__"
+    operators = ctx.new_name("ag__", unique=True) if "ag__" in ctx.used_names else "ag__"
+    anno.setanno(node, anno.OPERATORS, operators)
     # (and the name the function is compiled under in the factory, for the same reason:
     # a name the function reads from the factory's scope would get the operators' cell)
-    node.ag_entity = (ctx.new_name("ag__entity", unique=True) if "ag__entity" in ctx.used_names
-                      else "ag__entity")
+    anno.setanno(node, anno.ENTITY, ctx.new_name("ag__entity", unique=True)
+                 if "ag__entity" in ctx.used_names else "ag__entity")
     # the function the converted body becomes (see two_paths._nested)
-    node.ag_body_name = ctx.new_name("converted_body") if both_paths \
-        and isinstance(node, gast.FunctionDef) \
-        and ctx.converted_body_scope(frozenset(fn.__code__.co_cellvars)) else None
-    node.ag_fresh_names = ctx.taken      # generated functions' names (none is the user's)
-    node.ag_handlers = gast.ExceptHandler in ctx.node_kinds     # (see _compile_unpaused)
-    if node.ag_operators != "ag__":
-        rename_operators(node, node.ag_operators)
+    anno.setanno(node, anno.BODY_NAME, ctx.new_name("converted_body") if both_paths
+                 and isinstance(node, gast.FunctionDef)
+                 and ctx.converted_body_scope(frozenset(fn.__code__.co_cellvars)) else None)
+    # generated functions' names (none is the user's)
+    anno.setanno(node, anno.FRESH_NAMES, ctx.taken)
+    # (see _compile_unpaused)
+    anno.setanno(node, anno.HANDLERS, gast.ExceptHandler in ctx.node_kinds)
+    if operators != "ag__":
+        rename_operators(node, operators)
     return node, filename
 
 
@@ -178,21 +181,23 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
                       both_paths: bool = True) -> types.CodeType:
     node, filename = convert_node(fn, recursive, features, both_paths)
     _strip_for_compile(node)
-    entity_name = node.ag_entity
+    entity_name = anno.getanno(node, anno.ENTITY)
+    operators = anno.getanno(node, anno.OPERATORS)
     if isinstance(node, gast.FunctionDef):
         node.name = entity_name     # so that the factory scope does not shadow a recursive call
         if both_paths:
             # The original body runs while nothing is staged (see two_paths).
-            two_paths.join(node, parsing.original_tree(node).body, node.ag_operators,
-                           "".join(node.ag_source[0]), node.ag_body_name, traced_lines=True)
+            two_paths.join(node, parsing.original_tree(node).body, operators,
+                           "".join(anno.getanno(node, anno.SOURCE)[0]),
+                           anno.getanno(node, anno.BODY_NAME), traced_lines=True)
         # (a decorated function's code starts at its first decorator's line, as compiled
         # with the decorators, which conversion strips; what join added keeps the `def`'s)
         node.lineno = fn.__code__.co_firstlineno
     elif both_paths:
-        two_paths.join_lambda(node, node.ag_original, node.ag_operators)
+        two_paths.join_lambda(node, anno.getanno(node, anno.ORIGINAL), operators)
     lineno = node.lineno
-    node_fresh_names = node.ag_fresh_names
-    cells = [node.ag_operators, *fn.__code__.co_freevars]
+    node_fresh_names = anno.getanno(node, anno.FRESH_NAMES)
+    cells = [operators, *fn.__code__.co_freevars]
     # A method, or a function nested in one, is compiled in a class of its class's name,
     # so that Python mangles `self.__x` (in generated functions and nested ones too).
     owner = _private_class(getattr(fn.__code__, "co_qualname", fn.__qualname__))
@@ -205,7 +210,7 @@ def _compile_unpaused(fn: types.FunctionType, recursive: bool, features: frozens
     #         ag__, <free variables> = None      (makes them cells of the factory)
     #         [class _Owner:]  def ag__entity(...): ...   (or `ag__entity = lambda ...`)
     #         return [_Owner.]ag__entity
-    if node.__dict__.pop("ag_handlers", False):
+    if anno.popanno(node, anno.HANDLERS, False):
         # The name of an `except ... as name` is a str in `ast`'s trees (see compile below).
         parsing.to_ast(node, lineno)
     if not _QUALNAMES_IN_CODE:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from autograph import nodes as gast
-from autograph import introspection, parsing, pipeline, templates, two_paths, unparsing
+from autograph import anno, introspection, parsing, pipeline, templates, two_paths, unparsing
 from autograph.converters.context import Context
 from autograph.errors import ConversionError
 from autograph.module_namespace import UNKNOWN, module_namespace
@@ -172,7 +172,7 @@ def _mark_nested(fn: gast.AST, may_yield: bool = True) -> None:
         block, in_class = todo.pop()
         for node in block:
             if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
-                if not getattr(node, "ag_generated", False):
+                if not anno.getanno(node, anno.GENERATED, False):
                     if isinstance(node, gast.AsyncFunctionDef) or (may_yield
                                                                    and _is_generator(node)):
                         node.decorator_list.append(gast.Attribute(

@@ -19,6 +19,7 @@ import linecache
 import types
 from typing import Optional
 
+from autograph import anno
 from autograph import nodes as gast
 from autograph.errors import ConversionError
 from autograph.tree import LIST_METHODS, MUTATORS, Scan, holds_nodes
@@ -59,8 +60,8 @@ def _block_by_indent(lines: list, start: int) -> list:
 def _parse_lines(block: list, start: int, parser=None, keep_original: bool = True) -> gast.AST:
     """The first statement of `block` (which starts at line `start`), parsed by `parser`
     (default: into gast); a gast node remembers its text for `original_tree`, and what
-    a `Scan` of it finds (`ag_scan`, for the Context: it saves a walk). With
-    `keep_original`, also the parse it was copied from (`ag_original_tree`); without,
+    a `Scan` of it finds (`anno.SCAN`, for the Context: it saves a walk). With
+    `keep_original`, also the parse it was copied from (`anno.ORIGINAL_TREE`); without,
     the parse itself becomes the gast tree."""
     source = "".join(block)
     if source[:1] in (" ", "\t"):
@@ -74,10 +75,10 @@ def _parse_lines(block: list, start: int, parser=None, keep_original: bool = Tru
         scan = Scan()
         original = node
         node = from_ast(node, scan, outer=node, copy=keep_original)
-        node.ag_source = (block, start)
-        node.ag_scan = scan
+        anno.setanno(node, anno.SOURCE, (block, start))
+        anno.setanno(node, anno.SCAN, scan)
         if keep_original:
-            node.ag_original_tree = original
+            anno.setanno(node, anno.ORIGINAL_TREE, original)
     return node
 
 
@@ -85,8 +86,8 @@ def original_tree(node: gast.AST) -> ast.AST:
     """The `ast` tree of the function `parse_function` gave as `node`, as written: the
     parse that `node` was copied from (conversion edits `node` in place), once; a second
     parse of its text after that."""
-    original = node.__dict__.pop("ag_original_tree", None)
-    return original if original is not None else original_tree_of(*node.ag_source)
+    original = anno.popanno(node, anno.ORIGINAL_TREE)
+    return original if original is not None else original_tree_of(*anno.getanno(node, anno.SOURCE))
 
 
 def original_tree_of(block: list, start: int) -> ast.AST:

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import logging
 
+from autograph import analysis, anno
 from autograph import nodes as gast
-from autograph import analysis
 from autograph.analysis import activity
 from autograph.converters import (asserts, break_statements, call_trees, conditional_expressions,
                                   conditionals, continue_statements, for_statements,
@@ -89,7 +89,7 @@ def _convert_scope(fn_node: gast.FunctionDef, ctx: Context, kinds: set) -> None:
         # loop without a `break` after it, which it has always done in such functions
         # (with no `break`, no loop `else`, and every return where it was, it has
         # nothing to do).
-        if (fn_node.__dict__.pop("ag_returns_moved", True) or gast.Break in kinds
+        if (anno.popanno(fn_node, anno.RETURNS_MOVED, True) or gast.Break in kinds
                 or getattr(ctx, "loop_else", True)):
             kinds = kinds | {gast.Break}
     for convert, needs in SCOPE_PASSES:

@@ -17,6 +17,7 @@ import copy
 import functools
 from typing import Any
 
+from autograph import anno
 from autograph import nodes as gast
 
 
@@ -92,7 +93,7 @@ class _Filler(gast.NodeTransformer):
 
 
 def _generated(node: gast.Name) -> gast.Name:
-    node.ag_generated = True       # see anno: reads autograph wrote are never `ld`-wrapped
+    anno.setanno(node, anno.GENERATED, True)    # reads autograph wrote are never `ld`-wrapped
     return node
 
 
@@ -202,8 +203,10 @@ _AST_NEW = gast.Name.__new__       # (ast.AST.__new__: every node class's)
 
 
 def name(id_: str, store: bool = False) -> gast.Name:
-    return make(gast.Name, id=id_, ctx=_STORE if store else LOAD, annotation=None,
-                type_comment=None, ag_generated=True)
+    node = _AST_NEW(gast.Name)       # (as `make` does)
+    node.__dict__ = {"id": id_, "ctx": _STORE if store else LOAD, "annotation": None,
+                     "type_comment": None, anno.GENERATED: True}
+    return node
 
 
 def names_tuple(ids: list, store: bool = False) -> gast.Tuple:
@@ -227,7 +230,7 @@ def function_def(fn_name: str, params: list, body: list, lineno: int) -> gast.Fu
     for p in params:
         param = _NAME_NEW(gast.Name)
         param.__dict__ = {"id": p, "ctx": _PARAM, "annotation": None, "type_comment": None,
-                          "ag_generated": True, "lineno": lineno, "end_lineno": lineno,
+                          anno.GENERATED: True, "lineno": lineno, "end_lineno": lineno,
                           "col_offset": 0, "end_col_offset": 0}
         args.append(param)
     arguments = _NAME_NEW(gast.arguments)
@@ -244,7 +247,7 @@ def is_operator(node: Any) -> bool:
     """Whether `node` is `ag__.<operator>` as generated code writes it (a generated
     `ag__` not followed by an attribute is a user's variable, such as a loop's state)."""
     return (type(node) is gast.Attribute and type(node.value) is gast.Name
-            and node.value.id == "ag__" and node.value.__dict__.get("ag_generated", False))
+            and node.value.id == "ag__" and anno.getanno(node.value, anno.GENERATED, False))
 
 
 _NAME_NEW = gast.Name.__new__      # (ast.AST.__new__: every node class's)
@@ -257,7 +260,7 @@ def operator_call(op: str, args: list, lineno: int, keywords: list = (),
     # or updating the empty dict it has).
     name = _NAME_NEW(gast.Name)
     name.__dict__ = {"id": "ag__", "ctx": LOAD, "annotation": None, "type_comment": None,
-                     "ag_generated": True, "lineno": lineno, "end_lineno": lineno,
+                     anno.GENERATED: True, "lineno": lineno, "end_lineno": lineno,
                      "col_offset": col_offset, "end_col_offset": col_offset}
     func = _NAME_NEW(gast.Attribute)
     func.__dict__ = {"value": name, "attr": op, "ctx": LOAD, "lineno": lineno,

@@ -53,6 +53,7 @@ from __future__ import annotations
 import ast
 from typing import Optional, Sequence
 
+from autograph import anno
 from autograph import nodes as gast
 
 _SCOPES = frozenset({"FunctionDef", "AsyncFunctionDef", "ClassDef", "Lambda"})
@@ -161,7 +162,7 @@ def join(fn, original_body: list, operators: str = "ag__", text: str = "global n
         original_body.append(_new(ast.Return, at, {"value": None}))
     fork = _new(ast.If, at, {"test": not_staging(operators, at), "body": original_body,
                              "orelse": []})
-    fork.ag_python_path = True       # (the printer prints the body's comments in both)
+    anno.setanno(fork, anno.PYTHON_PATH, True)   # (the printer prints the body's comments in both)
     fn.body = doc + head + [fork] + (converted_body or [_new(ast.Pass, at, {})])
 
 

@@ -18,6 +18,7 @@ import sys
 import types
 from typing import Optional
 
+from autograph import anno
 from autograph import nodes as gast
 from autograph.nodes import SIMPLE_STATEMENTS, STATEMENTS
 from autograph.parsing import GAST_CLASS
@@ -241,7 +242,8 @@ else:
         def visit_If(self, node):
             # A converted function's `if not ag__.staging:` (see two_paths): the comments of
             # the body print in the original body inside, and again in the converted one.
-            saved = list(self._comments) if getattr(node, "ag_python_path", False) else None
+            saved = (list(self._comments) if anno.getanno(node, anno.PYTHON_PATH, False)
+                     else None)
             self.fill("if ")
             self._expr(node.test)
             self._block(node.body)
@@ -324,8 +326,8 @@ else:
             source = self._source
             if kind is _GAST_NAME:
                 name = value.id
-                if name == "ag__" and self._operators is not None and getattr(
-                        value, "ag_generated", False):
+                if name == "ag__" and self._operators is not None and anno.getanno(
+                        value, anno.GENERATED, False):
                     name = self._operators              # (api.rename_operators, printed)
                 elif not self._plain_names or value.annotation is not None:
                     self.visit_Name(value)
@@ -424,7 +426,7 @@ else:
         # The three places where gast's nodes differ from ast's.
         def visit_Name(self, node):
             new = self._rename.get(node.id)
-            if new is not None and getattr(node, "ag_generated", False):
+            if new is not None and anno.getanno(node, anno.GENERATED, False):
                 self._source.append(new)
             else:
                 self._source.append(node.id)

@@ -10,6 +10,7 @@ import ast
 import copy
 from typing import Optional
 
+from autograph import anno
 from autograph import nodes as gast
 from autograph.nodes import SIMPLE_STATEMENTS, STATEMENTS
 from autograph.parsing import to_ast
@@ -23,14 +24,15 @@ def fallback_unparse(node, prefix: str = "", rename: Optional[dict] = None,
         if operators is not None and isinstance(n, gast.Attribute):
             value = n.value
             if (type(value) is gast.Name and value.id == "ag__"
-                    and getattr(value, "ag_generated", False)):
+                    and anno.getanno(value, anno.GENERATED, False)):
                 value.id = operators
-                value.ag_generated = False        # (renamed: not again, below)
-        elif rename and type(n) in (gast.Name, ast.Name) and getattr(n, "ag_generated", False):
+                anno.setanno(value, anno.GENERATED, False)      # (renamed: not again, below)
+        elif (rename and type(n) in (gast.Name, ast.Name)
+              and anno.getanno(n, anno.GENERATED, False)):
             n.id = rename.get(n.id, n.id)
         if type(n) in STATEMENTS:                 # the line its comments are printed by
-            n._ag_comment_line = getattr(
-                n, "end_lineno" if type(n) in SIMPLE_STATEMENTS else "lineno", None)
+            anno.setanno(n, anno.COMMENT_LINE, getattr(
+                n, "end_lineno" if type(n) in SIMPLE_STATEMENTS else "lineno", None))
     tree = _to_ast(tree)
     if not isinstance(tree, (ast.stmt, ast.Module, list)):
         return ast.unparse(tree)                  # an expression, or a part of one
@@ -53,7 +55,7 @@ def _copy_tree(node):
         return node
     new = type(node).__new__(type(node))
     d, new_d = node.__dict__, new.__dict__
-    for name in (*node._fields, *node._attributes, "ag_generated", "ag_python_path"):
+    for name in (*node._fields, *node._attributes, anno.GENERATED, anno.PYTHON_PATH):
         if name in d:
             value = d[name]
             new_d[name] = ([_copy_tree(v) for v in value] if type(value) is list
@@ -126,7 +128,7 @@ class _FallbackPrinter:
         self.indent -= 1
 
     def statement(self, node: ast.stmt):
-        line = getattr(node, "_ag_comment_line", None)
+        line = anno.getanno(node, anno.COMMENT_LINE, None)
         comments = self.comments
         while line is not None and comments and comments[0][0] < line:
             self.fill(comments.pop(0)[1])
@@ -142,7 +144,7 @@ class _FallbackPrinter:
         elif "body" not in kind._fields:                     # a simple statement
             self.fill(ast.unparse(node))
         elif kind is ast.If:
-            saved = list(comments) if getattr(node, "ag_python_path", False) else None
+            saved = list(comments) if anno.getanno(node, anno.PYTHON_PATH, False) else None
             self.header(node)
             self.block(node.body)
             while len(node.orelse) == 1 and type(node.orelse[0]) is ast.If:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from autograph import anno
 from autograph import nodes as gast
 from autograph.analysis import activity
 from autograph.errors import ConversionError
@@ -202,14 +203,14 @@ class _Builder:
 
     def _around(self, s: gast.AST, preds: list) -> Node:
         before = self.node(s, None, preds)
-        s.ag_cfg_before = before
+        anno.setanno(s, anno.CFG_BEFORE, before)
         self.g.compounds.append(s)
         return before
 
     def _after(self, s: gast.AST, exits: list) -> list:
         after = self.g.new(s)
         _link(exits, after)
-        s.ag_cfg_after = after
+        anno.setanno(s, anno.CFG_AFTER, after)
         return [after]
 
     def _body(self, s, build):
@@ -220,7 +221,7 @@ class _Builder:
         if loop:
             self.loop_levels.append(len(self.bodies))
         if not self.bodies:         # an outermost one: a loop's test is a function too
-            self.top_reads = set(s.ag_cfg_head.act.reads) if loop else set()
+            self.top_reads = set(anno.getanno(s, anno.CFG_HEAD).act.reads) if loop else set()
         self.bodies.append((writes, features))
         try:
             return build()
@@ -236,13 +237,13 @@ class _Builder:
                 self.g.top_writes |= writes
             if loop:
                 self.loop_levels.pop()
-            s.ag_modified = writes
-            s.ag_features = features
+            anno.setanno(s, anno.MODIFIED, writes)
+            anno.setanno(s, anno.FEATURES, features)
 
     def stmt_If(self, s, preds):
         before = self._around(s, preds)
         test = self.node(s, s.test, [before])
-        s.ag_cfg_head = test
+        anno.setanno(s, anno.CFG_HEAD, test)
         exits = self._body(s, lambda: self.block(s.body, [test]) + self.block(s.orelse, [test]))
         return self._after(s, exits)
 
@@ -257,15 +258,15 @@ class _Builder:
     def stmt_While(self, s, preds):
         before = self._around(s, preds)
         test = self.node(s, s.test, [before])
-        s.ag_cfg_head = test
+        anno.setanno(s, anno.CFG_HEAD, test)
         breaks = self._body(s, lambda: self._loop(s, test, [test]))
         return self._after(s, breaks + self.block(s.orelse, [test]))
 
     def stmt_For(self, s, preds):
         before = self._around(s, preds)
         iterate = self.node(s, s.iter, [before])
-        head = self.node(s, s.__dict__.get("ag_extra_test", None), [iterate])
-        s.ag_cfg_head = head
+        head = self.node(s, anno.getanno(s, anno.EXTRA_TEST, None), [iterate])
+        anno.setanno(s, anno.CFG_HEAD, head)
         breaks = self._body(s, lambda: self._loop(s, head, [self.node(s, s.target, [head])]))
         return self._after(s, breaks + self.block(s.orelse, [head]))
 
@@ -276,7 +277,7 @@ class _Builder:
         items = self.node(s, [i for it in s.items for i in (it.context_expr, it.optional_vars) if i],
                           [before])
         after = self.g.new(s)
-        s.ag_cfg_after = after
+        anno.setanno(s, anno.CFG_AFTER, after)
         self.raise_targets.append([after])
         exits = self.block(s.body, [items])
         self.raise_targets.pop()
@@ -289,8 +290,8 @@ class _Builder:
                            for h in s.handlers]
         final_entry = self.g.new(s) if s.finalbody else None
         targets = handler_entries + ([final_entry] if final_entry else [])
-        s.ag_cfg_handlers = targets
-        s.ag_cfg_finally = [final_entry] if final_entry else []
+        anno.setanno(s, anno.CFG_HANDLERS, targets)
+        anno.setanno(s, anno.CFG_FINALLY, [final_entry] if final_entry else [])
         for t in targets:
             _link([before], t)
         self.raise_targets.append(targets)
@@ -340,5 +341,5 @@ def build(fn_node: gast.AST) -> Graph:
     exits = builder.block(fn_node.body, [graph.entry])
     _link(exits, graph.exit)
     graph.summarise()
-    fn_node.ag_cfg = graph
+    anno.setanno(fn_node, anno.CFG, graph)
     return graph

@@ -8,6 +8,7 @@ in a loop body and read only later in the same iteration stays local to the body
 """
 from __future__ import annotations
 
+from autograph import anno
 from autograph import nodes as gast
 from autograph.analysis.bits import Names
 from autograph.analysis.cfg import Graph
@@ -15,7 +16,7 @@ from autograph.analysis.cfg import Graph
 
 _NOTHING = frozenset()
 _TRIES = frozenset({gast.Try, getattr(gast, "TryStar", gast.Try)})
-_TRY_KEYS = (("ag_cfg_handlers", "ag_live_at_handlers"), ("ag_cfg_finally", "ag_live_at_finally"))
+_TRY_KEYS = ((anno.CFG_HANDLERS, anno.LIVE_AT_HANDLERS), (anno.CFG_FINALLY, anno.LIVE_AT_FINALLY))
 
 
 def annotate(graph: Graph) -> None:
@@ -50,18 +51,18 @@ def annotate(graph: Graph) -> None:
                     work.append(p)
     names_of = names.names
     for stmt in graph.compounds:     # (the graph's nodes of each are on it: see cfg)
-        d = stmt.__dict__     # its annotations (`anno` stores them as `ag_` attributes)
         kind = type(stmt)
         if kind in _TRIES:        # `try`: what an exception's path reads
             for key, result in _TRY_KEYS:
-                if result not in d:
+                if not anno.hasanno(stmt, result):
                     mask = 0
-                    for e in d[key]:
+                    for e in anno.getanno(stmt, key):
                         mask |= live_in[e.index]
-                    d[result] = names_of(mask)
-        live_out = d["ag_live_out"] = names_of(live_in[d["ag_cfg_after"].index])
+                    anno.setanno(stmt, result, names_of(mask))
+        live_out = names_of(live_in[anno.getanno(stmt, anno.CFG_AFTER).index])
+        anno.setanno(stmt, anno.LIVE_OUT, live_out)
         if kind is gast.With:
-            d["ag_cfg_after_live"] = live_out
-        head = d.get("ag_cfg_head")
+            anno.setanno(stmt, anno.LIVE_AFTER_WITH, live_out)
+        head = anno.getanno(stmt, anno.CFG_HEAD, None)
         if head is not None:
-            d["ag_live_in"] = names_of(live_in[head.index])
+            anno.setanno(stmt, anno.LIVE_IN, names_of(live_in[head.index]))

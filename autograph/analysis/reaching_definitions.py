@@ -8,6 +8,7 @@ compound statement with `defined_on_entry` / `undefined_on_entry` (from its `cfg
 """
 from __future__ import annotations
 
+from autograph import anno
 from autograph.analysis.bits import Names, NameSet
 from autograph.analysis.cfg import Graph
 
@@ -72,12 +73,12 @@ def annotate(graph: Graph) -> None:
         if undef and reads[node.index] & undef:     # (None: not reached)
             for name in node.act.read_nodes:
                 if bit.get(name.id, 0) & undef:
-                    name.ag_maybe_undefined = True
+                    anno.setanno(name, anno.MAYBE_UNDEFINED, True)
                     count += 1
     graph.maybe_undefined_reads = count
     for stmt in graph.compounds:
-        i = stmt.ag_cfg_before.index
+        i = anno.getanno(stmt, anno.CFG_BEFORE).index
         if undefined_in[i] is not None:
             # (sets that test membership by bit: see bits.NameSet)
-            stmt.ag_undefined_on_entry = NameSet(undefined_in[i], names)
-            stmt.ag_defined_on_entry = NameSet(defined_in[i], names)
+            anno.setanno(stmt, anno.UNDEFINED_ON_ENTRY, NameSet(undefined_in[i], names))
+            anno.setanno(stmt, anno.DEFINED_ON_ENTRY, NameSet(defined_in[i], names))

@@ -44,8 +44,8 @@ class BreakTransformer(StatementTransformer):
         kinds = (gast.Break,)
         copy = continuation.can_lower(node.body, _is_break, kinds, LOOPS)
         if not copy and not continuation.can_guard(node.body, _is_break, kinds, LOOPS, self.ctx):
-            anno.set_(node, "python_loop", "a `break` inside a `finally`, or inside a `with` "
-                      "or `finally` that an `except` encloses")
+            anno.setanno(node, anno.PYTHON_LOOP, "a `break` inside a `finally`, or inside a "
+                         "`with` or `finally` that an `except` encloses")
             return node
         flag = self.ctx.new_name("break_", unique=True)
         set_flag = lambda s: templates.replace("flag = True", s.lineno, flag=flag)
@@ -57,7 +57,7 @@ class BreakTransformer(StatementTransformer):
         if isinstance(node, gast.While):
             node.test = gast.BoolOp(op=gast.And(), values=[not_broken, node.test])
         else:
-            node.ag_extra_test = not_broken
+            anno.setanno(node, anno.EXTRA_TEST, not_broken)
         result = templates.replace("flag = False", node.lineno, flag=flag) + [node]
         if node.orelse:
             result += templates.replace("if not flag:\n    orelse", node.lineno, flag=flag,

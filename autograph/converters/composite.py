@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import ast
 
+from autograph import anno, templates, unparsing
 from autograph import nodes as gast
-from autograph import templates, unparsing
 from autograph.converters.context import SCOPES, Context, children, walk
 # Methods that change a list/dict/set/bytearray; those that make a local list state.
 from autograph.tree import FIELDS, LIST_METHODS, MUTATORS  # noqa: F401  (also read here)
@@ -77,15 +77,12 @@ class _Places:
         self.any_call = self.any_call or other.any_call
 
 
-_CACHE = "ag_places"     # on a statement with a body: its _Places (see _summary)
-
-
 def _summary(nodes: list, places: _Places) -> _Places:
     """Attribute/item targets, mutating method calls and `del`s of places in `nodes`,
     entering the functions earlier passes generated but not user scopes, added to
     `places` in the order of a depth-first walk from the last node.
 
-    A statement with a body keeps its own summary (`ag_places`): a construct nested k
+    A statement with a body keeps its own summary (`anno.PLACES`): a construct nested k
     deep is then looked at once, not once per construct around it. The transformers
     drop it when they rebuild the statement's blocks (StatementTransformer.generic_visit),
     which they do to every statement on the way to one they change."""
@@ -96,16 +93,16 @@ def _summary(nodes: list, places: _Places) -> _Places:
         kind = type(n)
         if kind in _LEAVES:
             continue
-        if kind in _SCOPES and not getattr(n, "ag_generated", False):
+        if kind in _SCOPES and not anno.getanno(n, anno.GENERATED, False):
             continue
         d = n.__dict__
         if type(d.get("body")) is list:
-            own = d.get(_CACHE)
+            own = anno.getanno(n, anno.PLACES, None)
             if own is None:
                 own = _Places()
                 if kind in _WRITERS:
                     _own(n, kind, own)
-                d[_CACHE] = _summary(children(n), own)
+                anno.setanno(n, anno.PLACES, _summary(children(n), own))
             places.add(own)
             continue
         if kind in _WRITERS:
@@ -168,7 +165,7 @@ def _features(ctx: Context) -> tuple:
     """(whether the function writes an attribute or item, or calls a mutating method;
     whether it calls `append`/`pop`), from one walk per function: most functions do
     neither, and their constructs then need no scan of their own."""
-    found = getattr(ctx.fn_node, "ag_composite_features", None)
+    found = anno.getanno(ctx.fn_node, anno.COMPOSITE_FEATURES, None)
     if found is None:
         found = ctx.composite_features     # the whole function's, from its Scan: enough
     if found is None:
@@ -180,7 +177,8 @@ def _features(ctx: Context) -> tuple:
             elif kind is gast.Call and type(n.func) is gast.Attribute and n.func.attr in MUTATORS:
                 writes = True
                 lists = lists or n.func.attr in LIST_METHODS
-        found = ctx.fn_node.ag_composite_features = (writes, lists)
+        found = (writes, lists)
+        anno.setanno(ctx.fn_node, anno.COMPOSITE_FEATURES, found)
     return found
 
 
@@ -335,7 +333,7 @@ def specs(stmts: list, ctx: Context, modified_all: set, extra_changed: set = fro
             defs += templates.replace(f"def {setter}({value}):\n    nonlocal {name}\n"
                                       f"    {name} = {value}", lineno)
             for d in defs:
-                d.ag_generated = True
+                anno.setanno(d, anno.GENERATED, True)
             # (name, lambda: name, setter, 'local')
             entries.append(at.tuple([at.constant(name), at.thunk(at.name(name)),
                                      at.name(setter), at.constant("local")]))
@@ -397,7 +395,7 @@ class _Builder:
 
     def name(self, id_: str, ctx=None):
         return self._node(gast.Name, {"id": id_, "ctx": ctx or _LOAD, "annotation": None,
-                                      "type_comment": None, "ag_generated": True})
+                                      "type_comment": None, anno.GENERATED: True})
 
     def tuple(self, elts: list):
         return self._node(gast.Tuple, {"elts": elts, "ctx": _LOAD})

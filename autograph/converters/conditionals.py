@@ -25,8 +25,8 @@ branches return the result:
 """
 from __future__ import annotations
 
+from autograph import anno, templates
 from autograph import nodes as gast
-from autograph import templates
 from autograph.converters import composite, state
 from autograph.converters.context import Context, StatementTransformer, walk
 
@@ -47,11 +47,11 @@ class IfTransformer(StatementTransformer):
         if reason:
             ctx.left_to_python(node, "if", node.test, reason)
             return node
-        return_form = node.__dict__.get("ag_return_form", False)
+        return_form = anno.getanno(node, anno.RETURN_FORM, False)
         names = state.state_names(node, modified)
         # A name no branch reads before assigning it, and that every branch assigns, is
         # an output only: the branches need not receive it (not live at the test).
-        live_in = node.__dict__.get("ag_live_in", frozenset())
+        live_in = anno.getanno(node, anno.LIVE_IN, frozenset())
         # A name the test binds (`if (r := ...) is None:`) is set before the branches run,
         # and the state is read after the test: it goes in like any live name, also when
         # only a branch reads it (`if m := f(): m = g(m)`, `m` unused after the `if`).
@@ -70,7 +70,7 @@ class IfTransformer(StatementTransformer):
                                       modified_all))
         if return_form:     # what the rest of the function reads (see tail_chains)
             for fn in out:
-                fn.ag_tail_reads = node.__dict__.get("ag_live_in")
+                anno.setanno(fn, anno.TAIL_READS, anno.getanno(node, anno.LIVE_IN, None))
         args = [node.test, templates.name(true_name),
                 templates.name(false_name) if node.orelse else gast.Constant(value=None, kind=None)]
         if inputs or outputs:

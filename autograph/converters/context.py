@@ -9,6 +9,7 @@ import logging
 import sys
 from collections import ChainMap
 
+from autograph import anno
 from autograph import nodes as gast
 from autograph.operators import calls
 from autograph.tree import Scan, children, walk  # noqa: F401  (converters import them here)
@@ -29,7 +30,7 @@ class Context:
         self.features: frozenset = frozenset()   # autograph.experimental.Feature values
         if scan is None:                       # one walk: it is a good part of conversion time
             # (parsing.parse_function gathers it while it converts the tree)
-            scan = fn_node.__dict__.pop("ag_scan", None) or Scan().add(fn_node, outer=fn_node)
+            scan = anno.popanno(fn_node, anno.SCAN) or Scan().add(fn_node, outer=fn_node)
         names, stored, defined, kinds = scan.names, scan.stored, scan.defined, scan.kinds
         # For composite: whether the function (nested ones included) writes attributes or
         # items or calls methods that change containers; whether it appends or pops.
@@ -214,7 +215,7 @@ class StatementTransformer(gast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         """Generated functions hold converted user code; user functions are other scopes."""
-        return self.generic_visit(node) if getattr(node, "ag_generated", False) else node
+        return self.generic_visit(node) if anno.getanno(node, anno.GENERATED, False) else node
 
     visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
 
@@ -225,7 +226,7 @@ class StatementTransformer(gast.NodeTransformer):
     def _visit_observed(self, node, names, fields):
         stack = self.__dict__.setdefault("_observed", [])
         stack.append(names)
-        node.__dict__.pop("ag_places", None)      # (see generic_visit)
+        anno.delanno(node, anno.PLACES)      # (see generic_visit)
         try:
             for field in fields:
                 items = getattr(node, field)
@@ -237,12 +238,12 @@ class StatementTransformer(gast.NodeTransformer):
 
     def visit_Try(self, node):
         # (`live_at_handlers` counts the `finally` as one more handler.)
-        handlers = (node.__dict__.get("ag_live_at_handlers", frozenset()) if node.handlers
+        handlers = (anno.getanno(node, anno.LIVE_AT_HANDLERS, frozenset()) if node.handlers
                     else frozenset())
         # After an exception the `finally` runs and the exception goes on: the code after
         # the `try` never runs, so only names the `finally` itself reads are observed (an
         # enclosing `try` adds its own). Live at the `finally` counts what follows it too.
-        final = node.__dict__.get("ag_live_at_finally", frozenset())
+        final = anno.getanno(node, anno.LIVE_AT_FINALLY, frozenset())
         if final:
             final = final & {n.id for n in walk_scope(node.finalbody) if isinstance(n, gast.Name)}
         self._catching(bool(node.handlers), self._visit_observed, node, handlers | final, ["body"])
@@ -256,7 +257,8 @@ class StatementTransformer(gast.NodeTransformer):
     def visit_With(self, node):
         suppressing = not all(non_suppressing(item.context_expr, self.ctx)
                               for item in node.items)
-        names = node.__dict__.get("ag_cfg_after_live", frozenset()) if suppressing else frozenset()
+        names = (anno.getanno(node, anno.LIVE_AFTER_WITH, frozenset()) if suppressing
+                 else frozenset())
         self._catching(suppressing, self._visit_observed, node, names, ["body"])
         return node
 
@@ -276,10 +278,10 @@ class StatementTransformer(gast.NodeTransformer):
         return self.__dict__.get("_caught", 0) > 0
 
     def generic_visit(self, node):
-        # What a statement holds is cached on it (composite.py's `ag_places`): its blocks
+        # What a statement holds is cached on it (composite.py's `anno.PLACES`): its blocks
         # are rebuilt here, and so is every block on the way to a statement that changes.
+        anno.delanno(node, anno.PLACES)
         d = node.__dict__
-        d.pop("ag_places", None)
         block_fields = _BLOCK_FIELDS.get(type(node))
         if block_fields is None:
             block_fields = _BLOCK_FIELDS[type(node)] = tuple(
@@ -297,7 +299,7 @@ class StatementTransformer(gast.NodeTransformer):
             new = []
             for item in old:
                 kind = type(item)
-                if kind in _SCOPE_KINDS and not item.__dict__.get("ag_generated", False):
+                if kind in _SCOPE_KINDS and not anno.getanno(item, anno.GENERATED, False):
                     new.append(item)
                     continue
                 if table is None:

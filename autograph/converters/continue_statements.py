@@ -45,8 +45,8 @@ class ContinueTransformer(StatementTransformer):
                                            LOOPS) or [gast.Pass()]
             return node
         if not continuation.can_guard(node.body, _is_continue, kinds, LOOPS, self.ctx):
-            anno.set_(node, "python_loop", "a `continue` inside a `finally`, or inside a "
-                      "`with` or `finally` that an `except` encloses")
+            anno.setanno(node, anno.PYTHON_LOOP, "a `continue` inside a `finally`, or inside "
+                         "a `with` or `finally` that an `except` encloses")
             return node
         flag = self.ctx.new_name("continue_", unique=True)
         set_flag = lambda s: templates.replace("flag = True", s.lineno, flag=flag)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from autograph import anno, templates
 from autograph import nodes as gast
-from autograph import templates
 from autograph.converters.context import walk
 from autograph.tree import FIELDS, PerClass
 
@@ -84,7 +84,7 @@ def rewrite_tree(node: gast.AST, rewrites: dict, ctx) -> gast.AST:
     own = None
     if kind is _FUNCTION:           # (nested functions: see Context.top_lambdas)
         ctx.scope_depth += 1
-        if d.get("ag_generated", False):
+        if anno.getanno(node, anno.GENERATED, False):
             fields = _GENERATED_FIELDS
         else:
             fields = _FIELD_NAMES[kind]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import builtins
 
+from autograph import anno, templates
 from autograph import nodes as gast
-from autograph import templates
 from autograph.converters import composite, loop_options, state
 from autograph.converters.context import Context, StatementTransformer
 
@@ -34,7 +34,7 @@ class ForTransformer(StatementTransformer):
         modified = modified - ctx.cells   # names this loop (or one inside it) writes through
         if reason:
             ctx.left_to_python(node, "for", node.iter, reason)
-            extra = node.__dict__.get("ag_extra_test", None)
+            extra = anno.getanno(node, anno.EXTRA_TEST, None)
             if extra is not None:
                 # break_statements replaced its `break`s by a flag that for_stmt would
                 # test; a Python `for` tests it at the end of each iteration instead (not
@@ -67,7 +67,7 @@ class ForTransformer(StatementTransformer):
                      else frozenset())
             args += [state.initial_values(node, names, ctx, bound), state.names_literal(names)]
         keywords = []
-        extra = node.__dict__.get("ag_extra_test", None)
+        extra = anno.getanno(node, anno.EXTRA_TEST, None)
         if extra is not None:
             test_name = ctx.new_name("loop_test")
             out.append(state.function(test_name, names, [], extra, node.lineno, ctx, set()))

@@ -30,8 +30,8 @@ shallow.
 """
 from __future__ import annotations
 
+from autograph import anno, templates
 from autograph import nodes as gast
-from autograph import templates
 from autograph.converters import continuation
 from autograph.converters.context import (Context, StatementTransformer, non_suppressing,
                                           contains)
@@ -98,7 +98,7 @@ class _LoopReturns(StatementTransformer):
         node.body = self._visit_block(node.body)
         self.depth -= 1
         if not self.depth and not own_break and _ends(node.orelse, self.ctx):
-            node.ag_always_returns = True     # by a `return` in it or its `else`
+            anno.setanno(node, anno.ALWAYS_RETURNS, True)     # by a `return` in it or its `else`
         node.orelse = self._visit_block(node.orelse)
         if not has_return:
             return node
@@ -113,9 +113,9 @@ class _LoopReturns(StatementTransformer):
         else:
             check = templates.replace("if do_return:\n    return retval", node.lineno,
                                       do_return=do_return, retval=retval)
-        check[0].ag_return_check = True
+        anno.setanno(check[0], anno.RETURN_CHECK, True)
         init = templates.replace("do_return = False", node.lineno, do_return=do_return)
-        init[0].ag_return_init = True
+        anno.setanno(init[0], anno.RETURN_INIT, True)
         return init + [node] + check
 
     visit_For = visit_While = _visit_loop
@@ -178,14 +178,14 @@ def _lower(stmts: list, ctx: Context, names) -> list:
         return templates.replace("retval = value\ndo_return = True", s.lineno,
                                  do_return=do_return, retval=retval, value=value)
 
-    stmts = [s for s in stmts if not s.__dict__.get("ag_return_init", False)]
+    stmts = [s for s in stmts if not anno.getanno(s, anno.RETURN_INIT, False)]
     if not _ends(stmts, ctx):
         end = gast.Return(value=None)
         end.lineno, end.col_offset = getattr(stmts[-1], "end_lineno", lineno), 0
         stmts = stmts + [end]             # falling off the end returns None
     doc = stmts[:1] if _is_docstring(stmts[0]) else []
     body = continuation.guard(stmts[len(doc):], _is_return, set_flag, _RETURN, (), do_return,
-                              skip=lambda s: s.__dict__.get("ag_return_check", False))
+                              skip=lambda s: anno.getanno(s, anno.RETURN_CHECK, False))
     return (doc + templates.replace("do_return = False", lineno, do_return=do_return) + body
             # Every path has set `retval_`; staged, it is a MaybeUndefined whose flag
             # the analyses cannot see is always true, and `ld` reads it (checked).
@@ -196,7 +196,7 @@ def _ends(stmts: list, ctx: Context) -> bool:
     """Whether `stmts` never complete normally (a sufficient test): then the function
     cannot fall off its end, and needs no implicit `return None`."""
     for s in stmts:
-        if isinstance(s, (gast.Return, gast.Raise)) or s.__dict__.get("ag_always_returns", False):
+        if isinstance(s, (gast.Return, gast.Raise)) or anno.getanno(s, anno.ALWAYS_RETURNS, False):
             return True
         if isinstance(s, gast.If) and _ends(s.body, ctx) and _ends(s.orelse, ctx):
             return True
@@ -220,7 +220,7 @@ def _mark_tail(stmts: list) -> None:
         return
     last = stmts[-1]
     if isinstance(last, gast.If) and contains(last, (gast.Return,)):
-        last.ag_return_form = True
+        anno.setanno(last, anno.RETURN_FORM, True)
         _mark_tail(last.body)
         _mark_tail(last.orelse)
     elif isinstance(last, gast.With):
@@ -248,7 +248,7 @@ def transform(fn_node: gast.AST, ctx: Context) -> gast.AST:
             if type(s) is gast.Return:
                 del fn_node.body[i + 1:]
                 break
-        fn_node.ag_returns_moved = False      # (no `break` made: see pipeline)
+        anno.setanno(fn_node, anno.RETURNS_MOVED, False)      # (no `break` made: see pipeline)
         return fn_node
     loops = _LoopReturns(ctx)
     fn_node.body = loops._visit_block(fn_node.body)

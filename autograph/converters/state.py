@@ -22,12 +22,12 @@ def _scan(nodes: list, in_loop: bool, found: set) -> None:
     Results for compound statements are memoised: nested `if`s would rescan."""
     for n in nodes:
         if isinstance(n, gast.stmt) and hasattr(n, "body") and not isinstance(n, SCOPES):
-            key = "ag_scan_loop" if in_loop else "ag_scan"
-            cached = getattr(n, key, None)
+            key = anno.FOUND_IN_LOOP if in_loop else anno.FOUND
+            cached = anno.getanno(n, key, None)
             if cached is None:
                 cached = set()
                 _scan_one(n, in_loop, cached)
-                setattr(n, key, frozenset(cached))
+                anno.setanno(n, key, frozenset(cached))
             found |= cached
         else:
             _scan_one(n, in_loop, found)
@@ -56,7 +56,7 @@ def _scan_one(n, in_loop: bool, found: set) -> None:
 def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
             observed: frozenset = frozenset()) -> Optional[str]:
     """Why `node` must stay a Python construct, or None when it can be converted."""
-    reason = node.__dict__.get("ag_python_loop", None)
+    reason = anno.getanno(node, anno.PYTHON_LOOP, None)
     if reason:
         return reason
     # Names that an enclosing `try`'s handlers or `finally` (or the code after a `with`
@@ -64,13 +64,13 @@ def blocker(node: gast.AST, stmts: list, ctx: Context, modified: set,
     # must leave them as updated so far, so the construct writes them through, as cells
     # (declared nonlocal in its functions), not as state it returns at the end.
     ctx.cells |= modified & observed
-    found = node.__dict__.get("ag_features", None)
+    found = anno.getanno(node, anno.FEATURES, None)
     if found is None:              # a construct the analyses did not see
         found = set()
         _scan(stmts, False, found)
     if "jump" in found:
         return "a `break`/`continue` that leaves it"
-    if "return" in found and not node.__dict__.get("ag_return_form", False):
+    if "return" in found and not anno.getanno(node, anno.RETURN_FORM, False):
         return "a `return` that is not at the end of the function"
     if "yield" in found:
         return "`yield`/`await`"
@@ -98,12 +98,12 @@ def loop_blocker(node: gast.AST, ctx: Context, observed: frozenset,
 
 def modified(node: gast.AST) -> set:
     """Names the construct's body assigns (its `cfg` annotation; the test excluded)."""
-    return anno.get(node, "modified")
+    return anno.getanno(node, anno.MODIFIED)
 
 
 def state_names(node: gast.AST, modified: set) -> list:
-    d = node.__dict__
-    live = d.get("ag_live_in", frozenset()) | d.get("ag_live_out", frozenset())
+    live = (anno.getanno(node, anno.LIVE_IN, frozenset())
+            | anno.getanno(node, anno.LIVE_OUT, frozenset()))
     return sorted(modified & live)
 
 
@@ -111,8 +111,8 @@ def initial_values(node: gast.AST, names: list, ctx: Context,
                    bound_before: frozenset = frozenset()) -> gast.Tuple:
     """The state's values as the construct starts; `bound_before` are names its own test
     binds (a walrus), defined by the time these values are read."""
-    undefined = node.__dict__.get("ag_undefined_on_entry", frozenset())
-    defined = node.__dict__.get("ag_defined_on_entry", frozenset())
+    undefined = anno.getanno(node, anno.UNDEFINED_ON_ENTRY, frozenset())
+    defined = anno.getanno(node, anno.DEFINED_ON_ENTRY, frozenset())
     elts = []
     for n in names:
         if n not in undefined or n in bound_before:
@@ -124,7 +124,7 @@ def initial_values(node: gast.AST, names: list, ctx: Context,
         else:           # assigned on some paths only: see variables.transform
             ctx.may_hold_undefined.add(n)
             ref = templates.name(n)
-            ref.ag_maybe_unbound = True
+            anno.setanno(ref, anno.MAYBE_UNBOUND, True)
             elts.append(ref)
     return templates.make(gast.Tuple, elts=elts, ctx=templates.LOAD)
 
@@ -173,8 +173,8 @@ def function(name: str, params: list, body: list, result: Optional[gast.AST], li
         for d in declared:
             d.lineno, d.col_offset = lineno, 0
         fn.body = declared + fn.body
-    fn.ag_generated = True
-    fn.ag_params = set(params)
+    anno.setanno(fn, anno.GENERATED, True)
+    anno.setanno(fn, anno.PARAMS, set(params))
     if result is not None:
         fn.body.append(templates.statement(result, lineno, returns=True))
     return fn

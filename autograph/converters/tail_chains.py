@@ -34,8 +34,8 @@ functions, are not changed.
 """
 from __future__ import annotations
 
+from autograph import anno, templates
 from autograph import nodes as gast
-from autograph import templates
 from autograph.converters.context import Context, walk_scope
 
 DEPTH = 4       # generated functions a chain may nest before its next link moves up
@@ -58,7 +58,7 @@ def _tail(body: list):
             continue
         for stmt in reversed(body):      # the last definition of the name before the call
             if type(stmt) is gast.FunctionDef and stmt.name == arg.id:
-                if stmt.__dict__.get("ag_generated", False):
+                if anno.getanno(stmt, anno.GENERATED, False):
                     branches.append((index, stmt))
                 break
     return call, branches
@@ -124,7 +124,7 @@ class _Chain:
         where one of them might be unbound when `fn` runs, or what `fn` reads is unknown.
         What it reads is what its `if` read, the names live where the `if` was (liveness
         of the function before conversion): the rest of the function's reads."""
-        reads = fn.__dict__.get("ag_tail_reads")
+        reads = anno.getanno(fn, anno.TAIL_READS, None)
         if reads is None:
             return None
         out = []

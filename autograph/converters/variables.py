@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import sys
 
+from autograph import anno, templates
 from autograph import nodes as gast
-from autograph import templates
 from autograph.analysis import activity
 from autograph.converters.context import Context, SCOPES
 from autograph.tree import FIELDS, statements
@@ -33,7 +33,7 @@ class LoadTransformer(gast.NodeTransformer):
         self.top_reads: set = set()    # maybe unassigned locals read in the function's own code
 
     def visit_FunctionDef(self, node):
-        self.bound.append(self.bound[-1] | node.__dict__.get("ag_params", set()))
+        self.bound.append(self.bound[-1] | anno.getanno(node, anno.PARAMS, set()))
         self.generic_visit(node)
         self.bound.pop()
         return node
@@ -51,6 +51,8 @@ class LoadTransformer(gast.NodeTransformer):
         # them as they are), are skipped: half of all nodes.
         d = node.__dict__
         methods = _METHODS
+        has, get = anno.hasanno, anno.getanno
+        undefined, unbound, generated = anno.MAYBE_UNDEFINED, anno.MAYBE_UNBOUND, anno.GENERATED
         for field, _ in FIELDS[type(node)]:     # (not contexts and operators: no names)
             old = d.get(field)
             if old is None:
@@ -60,14 +62,13 @@ class LoadTransformer(gast.NodeTransformer):
                 for item in old:
                     kind = type(item)
                     if kind is _NAME:
-                        marks = item.__dict__
-                        if "ag_maybe_undefined" not in marks and "ag_maybe_unbound" not in marks:
+                        if not (has(item, undefined) or has(item, unbound)):
                             new.append(item)
                             continue
                     elif kind is _CONSTANT or item is None:
                         new.append(item)
                         continue
-                    elif kind in _SCOPE_KINDS and not item.__dict__.get("ag_generated", False):
+                    elif kind in _SCOPE_KINDS and not get(item, generated, False):
                         new.append(item)
                         continue
                     method = methods.get(kind)
@@ -82,12 +83,11 @@ class LoadTransformer(gast.NodeTransformer):
             else:
                 kind = type(old)
                 if kind is _NAME:
-                    marks = old.__dict__
-                    if "ag_maybe_undefined" not in marks and "ag_maybe_unbound" not in marks:
+                    if not (has(old, undefined) or has(old, unbound)):
                         continue
                 elif kind is _CONSTANT:
                     continue
-                elif kind in _SCOPE_KINDS and not old.__dict__.get("ag_generated", False):
+                elif kind in _SCOPE_KINDS and not get(old, generated, False):
                     continue
                 method = methods.get(kind)
                 if method is None:
@@ -101,7 +101,7 @@ class LoadTransformer(gast.NodeTransformer):
         checks = []
         for target in node.targets:
             if (isinstance(target, gast.Name) and target.id in self.wrap
-                    and target.__dict__.get("ag_maybe_undefined", False)):
+                    and anno.getanno(target, anno.MAYBE_UNDEFINED, False)):
                 load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None,
                                  type_comment=None)
                 checks += templates.replace("ag__.ld(name)", node.lineno, name=load)
@@ -119,13 +119,13 @@ class LoadTransformer(gast.NodeTransformer):
         return node
 
     def visit_Name(self, node):
-        if node.__dict__.get("ag_maybe_unbound", False) and node.id not in self.bound[-1]:
+        if anno.getanno(node, anno.MAYBE_UNBOUND, False) and node.id not in self.bound[-1]:
             # A construct's state name that some paths leave unassigned and no enclosing
             # construct passes in: bind it to a marker at function entry.
             self.ctx.needs_init.add(node.id)
         if (isinstance(node.ctx, gast.Load)
-                and node.__dict__.get("ag_maybe_undefined", False)
-                and not node.__dict__.get("ag_generated", False)
+                and anno.getanno(node, anno.MAYBE_UNDEFINED, False)
+                and not anno.getanno(node, anno.GENERATED, False)
                 and node.id not in self.bound[-1] and node.id in self.ctx.graph.locals):
             if len(self.bound) > 1:
                 # Read from a generated function's closure: unassigned, Python would raise
@@ -134,8 +134,8 @@ class LoadTransformer(gast.NodeTransformer):
             else:
                 self.top_reads.add(node.id)     # (see transform: a local it may no longer bind)
         if (isinstance(node.ctx, gast.Load) and node.id in self.wrap
-                and node.__dict__.get("ag_maybe_undefined", False)
-                and not node.__dict__.get("ag_generated", False)):
+                and anno.getanno(node, anno.MAYBE_UNDEFINED, False)
+                and not anno.getanno(node, anno.GENERATED, False)):
             return templates.replace_as_expression("ag__.ld(name)", node.lineno, name=node)
         return node
 
@@ -217,16 +217,16 @@ def _nested_reads(node, names: set, kind, bound: frozenset) -> gast.AST:
     if t is gast.Name:
         if (kind is not None and node.id in names and node.id not in bound
                 and type(node.ctx) is gast.Load
-                and not node.__dict__.get("ag_generated", False)
-                and (kind != "here" or node.__dict__.get("ag_maybe_undefined", False))):
+                and not anno.getanno(node, anno.GENERATED, False)
+                and (kind != "here" or anno.getanno(node, anno.MAYBE_UNDEFINED, False))):
             op = "ld_free" if kind == "free" else "ld"
             return templates.replace_as_expression(f"ag__.{op}(name)", node.lineno, name=node)
         return node
     # (what a nested scope evaluates where it is defined, in the function's own code,
     # which LoadTransformer does not enter: "here", a read of the function's own)
     outside = "here" if kind is None else kind
-    if t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda) and not node.__dict__.get(
-            "ag_generated", False):
+    if t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda) and not anno.getanno(
+            node, anno.GENERATED, False):
         args = node.args
         _fields(args, ("defaults", "kw_defaults"), names, outside, bound)
         if t is not gast.Lambda:
@@ -284,7 +284,7 @@ _DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef
 
 
 def _user_scope(node) -> bool:
-    return isinstance(node, SCOPES) and not node.__dict__.get("ag_generated", False)
+    return isinstance(node, SCOPES) and not anno.getanno(node, anno.GENERATED, False)
 
 
 def _deleted(body: list) -> set:
