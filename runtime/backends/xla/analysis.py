@@ -1,24 +1,29 @@
-"""Static analyses of the graphs the XLA backend lowers (runtime/backends/xla/backend.py): which
-ops cannot lower and why (`reason`), which sub-graphs are calm (cheap, no effect: a cond may run both branches and select, a loop
-test may be XLA's cond_fun), which ops have deferred run-time checks, and which loop
-counters stay within a known bound (so indexing with them needs no check).
+"""Static analyses of the graphs the XLA backend lowers (`backend`): which ops cannot
+lower and why (`reason`), which sub-graphs are calm (cheap, no effect: a cond may run both
+branches and select, a loop test may be XLA's cond_fun), which ops have deferred run-time
+checks, and which loop counters stay within a known bound (so indexing with them needs no
+check).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ...core import control, dtypes
+from ... import control_flow
+from ...core import dtypes
 from ...core import opdef as core_opdef
-from .lowering import ELEMENTWISE, HOST_OPS, REDUCTIONS, RULES, STATIC
-from ...ops import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, slicing,
-                  string_ops, tensor_array)
+from ...ops import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops,
+                    reduce_ops, slicing, string_ops, tensor_array)
+from .rules import HOST_OPS, RULES
+
+_B = math_ops.BINARY
+_FLOOR_DIV_MOD = (_B["FloorDiv"], _B["FloorMod"])   # checked unless by a constant
 
 
 # -- calm sub-graphs: both branches of a cond may run (a select), a loop test in cond_fun --
 
 def _calm_ops():
-    calm = {d for d in ELEMENTWISE.values()} | set(REDUCTIONS.values())
-    calm -= {ELEMENTWISE["floordiv"], ELEMENTWISE["mod"]}  # unless by a constant (below)
+    calm = {*math_ops.UNARY.values(), *_B.values(), *reduce_ops.REDUCE.values()}
+    calm -= set(_FLOOR_DIV_MOD)  # unless by a constant (below)
     calm |= {core.IDENTITY, core.STOP_GRADIENT, core.FULL_LIKE, core.STACK, math_ops.CAST,
              math_ops.SELECT, math_ops.MATMUL, array_ops.RESHAPE, array_ops.TRANSPOSE,
              array_ops.EXPAND_DIMS, array_ops.SQUEEZE, array_ops.CONCAT, makers.FILL,
@@ -38,12 +43,12 @@ def calm_size(body, budget: int):
         d = op.opdef
         if d.feedable or d.constant:
             continue
-        if isinstance(d, control.CondDef):
+        if isinstance(d, control_flow.CondDef):
             inner = [calm_size(b, budget - count) for b in d.bodies(op)]
             if None in inner:
                 return None
             count += sum(inner)
-        elif d in CALM or (d in (ELEMENTWISE["floordiv"], ELEMENTWISE["mod"])
+        elif d in CALM or (d in _FLOOR_DIV_MOD
                            and (op.inputs[1].dtype.is_floating
                                 or (op.inputs[1].op.opdef.constant
                                     and np.all(op.inputs[1].op.attrs["value"])))):
@@ -55,9 +60,9 @@ def calm_size(body, budget: int):
     return count
 
 
-# (and the TensorArray and range ops: jax_arrays); a host call fails as a deferred check
-MAY_FAIL = {ELEMENTWISE["floordiv"], ELEMENTWISE["mod"], array_ops.GATHER, slicing.SLICE,
-            slicing.SLICE_GRAD, *HOST_OPS}
+# (a host call fails as a deferred check)
+MAY_FAIL = {*_FLOOR_DIV_MOD, array_ops.GATHER, slicing.SLICE,
+            slicing.SLICE_GRAD, *HOST_OPS, makers.RANGE, tensor_array.READ, tensor_array.WRITE}
 
 
 def may_fail(op) -> bool:
@@ -65,7 +70,7 @@ def may_fail(op) -> bool:
     d = op.opdef
     if d not in MAY_FAIL:
         return any(may_fail(o) for b in d.bodies(op) for o in b.graph.operations)
-    if d in (ELEMENTWISE["floordiv"], ELEMENTWISE["mod"]):
+    if d in _FLOOR_DIV_MOD:
         y = op.inputs[1]
         return y.dtype.is_integer and not (y.op.opdef.constant and np.all(y.op.attrs["value"]))
     if d is slicing.SLICE:
@@ -95,7 +100,7 @@ def loop_counters(op, values) -> list:
     n = op.attrs["num_loop_vars"]
     cond_body, body = op.opdef.bodies(op)
     test = cond_body.outputs[0].op
-    if test.opdef is not ELEMENTWISE["less"]:
+    if test.opdef is not _B["Less"]:
         return []
     a, b = test.inputs
     params = cond_body.params
@@ -104,7 +109,7 @@ def loop_counters(op, values) -> list:
     if k is None or j is None or not isinstance(values[k], (np.ndarray, np.generic)) or \
             values[k] < 0:
         return []
-    c = _step(body, k, ELEMENTWISE["add"])
+    c = _step(body, k, _B["AddV2"])
     if c is None or c < 0:
         return []
     bound = values[j]
@@ -135,12 +140,12 @@ def trip_bound(op, values, known_range) -> int | None:
     n = op.attrs["num_loop_vars"]
     cond_body, body = op.opdef.bodies(op)
     test = cond_body.outputs[0].op
-    if test.opdef is ELEMENTWISE["less"]:
+    if test.opdef is _B["Less"]:
         a, b = test.inputs
         k = next((i for i, p in enumerate(cond_body.params[:n]) if p is a), None)
         j = next((i for i, p in enumerate(cond_body.params) if p is b and i >= n), None)
         start = None if k is None else values[k]
-        c = None if k is None else _step(body, k, ELEMENTWISE["add"])
+        c = None if k is None else _step(body, k, _B["AddV2"])
         if isinstance(start, (np.ndarray, np.generic)) and start.dtype.kind in "iu" and \
                 c is not None and np.min(c) >= 1:
             limit = None
@@ -154,10 +159,10 @@ def trip_bound(op, values, known_range) -> int | None:
                     limit = known[1] - 1   # below the int: at most one less
             if limit is not None and np.ndim(limit) == 0 and np.ndim(start) == 0:
                 bounds.append(max(int(np.ceil(limit)) - int(start), 0))
-    elif test.opdef is ELEMENTWISE["greater_equal"]:   # k >= c, k counting down (a
+    elif test.opdef is _B["GreaterEqual"]:   # k >= c, k counting down (a
         a, b = test.inputs                              # backward loop of a gradient)
         k = next((i for i, p in enumerate(cond_body.params[:n]) if p is a), None)
-        c = None if k is None else _step(body, k, ELEMENTWISE["subtract"])
+        c = None if k is None else _step(body, k, _B["Sub"])
         if c is not None and np.min(c) >= 1 and b.op.opdef.constant and \
                 np.ndim(b.op.attrs["value"]) == 0:
             start = values[k]
@@ -179,7 +184,7 @@ def iteration_counters(op, values) -> list:
     body = op.opdef.bodies(op)[1]
     found = []
     for k in range(n):
-        c = _step(body, k, ELEMENTWISE["add"])
+        c = _step(body, k, _B["AddV2"])
         if c is not None and np.all(c == 1) and np.ndim(values[k]) == 0 and \
                 isinstance(values[k], (np.ndarray, np.generic)) and values[k].dtype.kind in "iu":
             found.append((k, int(values[k])))
@@ -203,20 +208,19 @@ def reason(op):
     d = op.opdef
     if d in _WHY:
         return _WHY[d]
-    if d.feedable or d.constant or isinstance(d, (control.CondDef, control.WhileDef)):
+    if d.feedable or d.constant or isinstance(d, (control_flow.CondDef, control_flow.WhileDef)):
         pass
     elif d not in RULES:
         return "the XLA backend has no rule for this op"
     for t in list(op.inputs) + list(op.outputs):
         if t.dtype is dtypes.string:
             return "XLA has no string type"
-    static = STATIC.get(d)
-    return static(op) if static is not None else None
+    return None
 
 
 def check_table_covers(registry: dict) -> list:
     """The registered ops with neither a rule nor a reason (tests keep this empty)."""
-    structural = (core_opdef.CONST, core_opdef.PLACEHOLDER, *control.OPS)
+    structural = (core_opdef.CONST, core_opdef.PLACEHOLDER, *control_flow.OPS)
     return sorted(name for name, d in registry.items()
                   if d not in RULES and d not in _WHY and d not in structural)
 

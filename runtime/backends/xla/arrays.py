@@ -1,7 +1,8 @@
 """The XLA backend's values that are not plain arrays while tracing: a TensorArray of
 known size as a fixed-size buffer, and an `rt.range` whose length is known only when the
-graph runs, kept as its bounds (a staged `for i in rt.range(n)` indexes it). Their rules
-join the table of runtime/backends/xla/lowering.py.
+graph runs, kept as its bounds (a staged `for i in rt.range(n)` indexes it). `RULES` are
+the rules of the ops that make and use them; `range_aware` wraps the rules of the ops that
+may take such a range.
 """
 from __future__ import annotations
 
@@ -11,15 +12,14 @@ from jax import lax
 import numpy as np
 
 from ...errors import InvalidArgumentError
-from .analysis import MAY_FAIL
-from .lowering import (RULES, Unsupported, gather_error, index_error, is_concrete, rule,
-                           static_ints)
 from ...ops import array_ops, core, makers, slicing, tensor_array
-from ...gradients.control_flow_grad import GRADIENT_STACK
+from ...control_flow import GRADIENT_STACK
+from ..rule_tables import registrar
+from .rule_helpers import (Unsupported, gather_error, index_error, is_concrete, np_dtype,
+                           static_ints)
 
-
-def _np(dtype):
-    return dtype.np_dtype
+RULES: dict = {}
+rule = registrar(RULES)
 
 
 @jax.tree_util.register_pytree_node_class
@@ -56,16 +56,13 @@ class RangeValue:
         return (self.start + jnp.asarray(i).astype(self.dtype) * self.delta).astype(self.dtype)
 
 
-RANGE_AWARE: set = set()  # the ops whose rule takes a RangeValue
-
-
 def _range_error(*_):
     return InvalidArgumentError("Requires delta != 0")
 
 
 @rule(makers.RANGE)
 def _range(lw, op, start, limit, delta):
-    dtype = _np(op.attrs["dtype"])
+    dtype = np_dtype(op.attrs["dtype"])
     lw.defer(op, delta == 0, _range_error)
     return RangeValue(start, limit, delta, dtype)
 
@@ -90,16 +87,13 @@ def _range_gather_error(shape):
     return make
 
 
-def _range_aware(d, on_range):
-    """`d`'s rule, with `on_range(lw, op, r, *args)` when its first input is a range."""
-    base = RULES[d]
-
+def _on_range(base, on_range):
+    """`base`, a rule, with `on_range(lw, op, r, *args)` when its first input is a range."""
     def lower(lw, op, x, *args):
         if isinstance(x, RangeValue):
             return on_range(lw, op, x, *args)
         return base(lw, op, x, *args)
-    RULES[d] = lower
-    RANGE_AWARE.add(d)
+    return lower
 
 
 def _range_slice(lw, op, x, *tensors):
@@ -111,34 +105,41 @@ def _range_slice(lw, op, x, *tensors):
     return range_index(lw, op, x, tensors[i[1] - 1] if isinstance(i, tuple) else i, "index")
 
 
-_range_aware(slicing.SLICE, _range_slice)
-_range_aware(array_ops.GATHER, lambda lw, op, r, indices: range_index(lw, op, r, indices,
-                                                                          "gather"))
-_gather_from = RULES[array_ops.GATHER]
-
-
-def _gather_by(lw, op, params, indices):
+def _gather_by(gather_from):
     """A gather whose indices may be a range: its values where its length is known while
     compiling; XLA cannot give the gather a shape otherwise."""
-    if isinstance(indices, RangeValue):
-        n = indices.length()
-        if not is_concrete(n):
-            raise Unsupported(
-                "its indices are an rt.range whose length is known only when the graph runs, "
-                "so its result has no shape while compiling (XLA needs every shape then; "
-                "Dataset.batch's last, smaller batch is one: batch with drop_remainder=True, "
-                "or pad the data to a multiple of the batch size)")
-        indices = indices.item(np.arange(int(n)))
-    return _gather_from(lw, op, params, indices)
+    def lower(lw, op, params, indices):
+        if isinstance(indices, RangeValue):
+            n = indices.length()
+            if not is_concrete(n):
+                raise Unsupported(
+                    "its indices are an rt.range whose length is known only when the graph "
+                    "runs, so its result has no shape while compiling (XLA needs every shape "
+                    "then; Dataset.batch's last, smaller batch is one: batch with "
+                    "drop_remainder=True, or pad the data to a multiple of the batch size)")
+            indices = indices.item(np.arange(int(n)))
+        return gather_from(lw, op, params, indices)
+    return lower
 
 
-RULES[array_ops.GATHER] = _gather_by
-_range_aware(array_ops.SHAPE, lambda lw, op, r: jnp.reshape(r.length(), (1,)).astype(
-    _np(op.attrs["out_type"])))
-_range_aware(array_ops.SIZE, lambda lw, op, r: r.length().astype(_np(op.attrs["out_type"])))
-_range_aware(array_ops.RANK, lambda lw, op, r: np.int32(1))
-RANGE_AWARE.update({makers.RANGE, core.IDENTITY})
-MAY_FAIL.update({makers.RANGE, tensor_array.READ, tensor_array.WRITE})
+# What an op whose first input is a range gives (the op's own rule otherwise).
+_ON_RANGE = {
+    slicing.SLICE: _range_slice,
+    array_ops.GATHER: lambda lw, op, r, indices: range_index(lw, op, r, indices, "gather"),
+    array_ops.SHAPE: lambda lw, op, r: jnp.reshape(r.length(), (1,)).astype(
+        np_dtype(op.attrs["out_type"])),
+    array_ops.SIZE: lambda lw, op, r: r.length().astype(np_dtype(op.attrs["out_type"])),
+    array_ops.RANK: lambda lw, op, r: np.int32(1),
+}
+RANGE_AWARE = frozenset({*_ON_RANGE, makers.RANGE, core.IDENTITY})  # rules that take a range
+
+
+def range_aware(rules: dict) -> dict:
+    """The rules of the ops of `_ON_RANGE`, each the op's rule in `rules` made to take a
+    range as its first input (and a gather, as its indices)."""
+    wrapped = {d: _on_range(rules[d], on_range) for d, on_range in _ON_RANGE.items()}
+    wrapped[array_ops.GATHER] = _gather_by(wrapped[array_ops.GATHER])
+    return wrapped
 
 
 # -- TensorArrays: fixed-size buffers --------------------------------------------------------
@@ -215,10 +216,10 @@ def _ta_create(lw, op, size):
     n = static_ints(op, size, "size")[0]
     shape, dtype = op.attrs["element_shape"], op.attrs["dtype"]
     if op.attrs["dynamic_size"]:
-        return TensorArrayValue(None, _np(dtype), None, np.int32(n), op)
-    buffer = (jnp.zeros([n] + shape.as_list(), dtype=_np(dtype))
+        return TensorArrayValue(None, np_dtype(dtype), None, np.int32(n), op)
+    buffer = (jnp.zeros([n] + shape.as_list(), dtype=np_dtype(dtype))
               if shape.is_fully_defined() else None)
-    return TensorArrayValue(n, _np(dtype), buffer)
+    return TensorArrayValue(n, np_dtype(dtype), buffer)
 
 
 def _sized(ta):
@@ -425,8 +426,6 @@ def size_arrays(carry, bound):
             v = TensorArrayValue(n, v.dtype, buffer, jnp.asarray(v.length, np.int32), v.origin)
         sized.append(v)
     return carry[0], carry[1], sized, carry[3]
-
-
 
 
 def allocate_arrays(step, carry):

@@ -4,58 +4,10 @@ Variables it reads), compiled once per plan with `jax.jit`.
     plan = JaxBackend().compile(graph, inputs, outputs)
     plan(*arrays) -> tuple of numpy arrays          # as the numpy executor's Plan
 
-How the graph's pieces lower (op rules: runtime/backends/xla/lowering.py; TensorArrays and ranges
-of run-time length: runtime/backends/xla/arrays.py; static analyses: runtime/backends/xla/analysis.py; the
-compiled plan's calls: runtime/backends/xla/plan.py):
-- the walk is `core.walk` (its Visitor): placeholders are the function's inputs, constants
-  numpy values known while tracing (ops whose inputs are all known are computed by their
-  own numpy kernel while tracing, so shapes and sizes stay static for XLA);
-- a cond becomes `lax.cond` (a branch known while tracing is lowered alone); when both
-  branches are calm (a few cheap ops, no effect, no check) it is a select, cheaper in a
-  loop (fizzbuzz's elif chain: 41 us against 46 us for 1000 iterations);
-- a while loop becomes `lax.while_loop`: a calm test is its cond_fun; any other test runs
-  before the loop and at the end of each iteration (its effects keep their order) and
-  the carry holds its result; a count joins the carry when it has maximum_iterations;
-  sub-graphs lower recursively;
-- Variables: their values enter as extra inputs and flow through the function as a
-  state (threaded through conds and loops); the values written come back as device
-  arrays the Variables keep (numpy when read on the host) and the next call takes;
-- the kernels' run-time errors (integer division by zero, indices out of range, a
-  TensorArray index past its size) are deferred checks: the state records the first
-  one that fails (a few selects, no conditional), and from then on no print, draw or
-  Variable write happens and loops stop; the plan raises it after the call with the
-  numpy backend's type and message. An index known to be in range (a counter of a
-  staged `for` below the length it indexes) is not checked at all;
-- rt.print runs the print op's own numpy kernel in an ordered host callback (exactly the
-  numpy backend's text, in program order); an assertion calls the host only when it
-  fails (a `lax.cond`: 0.4 us per assertion in a loop). A failed assertion, or a host
-  call whose kernel raises (a print to a closed stream), is recorded as a deferred
-  check is: nothing happens after it, the Variables keep what was assigned before it,
-  and the plan raises the numpy backend's error. A callback never raises: JAX would
-  leave its ordered-effects token failed, and on a GPU every later call would fail;
-- random ops draw with the op's own numpy generator, as the numpy backend does: the
-  same values, reproducible by the same seeds. At the top level they draw on the host
-  before the call (as inputs); inside control flow in ordered host callbacks. A host
-  callback inside a loop costs about 100 us per iteration with jax 0.10 on CPU: prints
-  and draws in hot loops are much slower than on the numpy backend;
-- TensorArrays of known size are fixed-size buffers (their element shape may come from
-  the first write), a dynamic-size one has room for the bound on its loop's iterations
-  (writes to one with no room yet, a gradient's, stay pending until it has a size);
-  `rt.range` of run-time length is kept as its bounds (indexed by a staged `for`).
-Ops that cannot lower (strings, py_function, staged lists) give one error at compile
-time naming each node and where the user made it; a dynamic-size TensorArray in a loop
-with no bound known while compiling gives it at the first call, as do shapes that
-depend on values known only when the graph runs. Transcendental functions (tanh, exp,
-...) are XLA's own approximations: equal to float rounding, not always bit for bit (on
-a GPU, float32 division too). Products (matmul, einsum, convolutions) ask for
-Precision.HIGHEST: a GPU would otherwise multiply float32 as TF32.
-
-jax is imported by these jax_* modules alone. Importing this one registers nothing:
-`core.backend_registry` imports it when "xla" is first asked for and registers `JaxBackend()`.
-64-bit dtypes
-are enabled (`jax.enable_x64`) around the calls of a plan whose graph uses them, leaving
-the process-wide JAX setting alone. One plan is not meant to be called from two threads
-at once (its failure record is per plan).
+The walk (`_Lowerer`) lowers control flow, Variables (a state threaded through the
+function) and the kernels' run-time errors (deferred checks, raised after the call);
+each op by its rule (`rules.RULES`). How each piece lowers: docs/architecture.md,
+"Backends".
 """
 from __future__ import annotations
 
@@ -66,23 +18,24 @@ from jax import lax
 from jax.experimental import io_callback
 
 from ...core import dtypes, walk
-from ...core.control import WhileInputs
+from ...control_flow import WhileInputs
 from ...core.opdef import quiet_numpy, restore_numpy
 from ...core.leaks import no_value_error
 from ...errors import InvalidGraphError, OpError
+from ...ops import math_ops, reduce_ops
 from .arrays import (RANGE_AWARE, RangeValue, TensorArrayValue, UnboundedArray,
-                         allocate_arrays, size_arrays)
+                     allocate_arrays, size_arrays)
 from .analysis import (calm_size, carry_change, iteration_counters, loop_counters,
-                           may_fail, reason, trip_bound)
-from .lowering import (ELEMENTWISE, HOST_OPS, PREDRAWN, REDUCTIONS, RULES, Unsupported,
-                           is_concrete)
-from .plan import XlaPlan, _op_error
+                       may_fail, reason, trip_bound)
+from .plan import XlaPlan, op_error
+from .rule_helpers import Unsupported, is_concrete
+from .rules import HOST_OPS, PREDRAWN, RULES
 
 __all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
 
 
 SELECT_BUDGET = 16  # a cond whose branches run at most this many cheap ops is a select
-_SHIFTS = {ELEMENTWISE["add"]: 1, ELEMENTWISE["subtract"]: -1}  # (see _Lowerer._shift_fact)
+_SHIFTS = {math_ops.BINARY["AddV2"]: 1, math_ops.BINARY["Sub"]: -1}  # (see _Lowerer._shift_fact)
 
 
 class XlaLoweringError(InvalidGraphError):
@@ -210,7 +163,7 @@ class _Lowerer(walk.Visitor):
         except (OpError, ValueError, TypeError, IndexError) as e:
             if isinstance(e, XlaLoweringError):
                 raise
-            raise _op_error(op, e) from None
+            raise op_error(op, e) from None
         if d in _SHIFTS and self.ctx.facts:
             self._shift_fact(args, results, _SHIFTS[d])
         self.bind(op, results)
@@ -533,7 +486,7 @@ def _scan(ctx: _Context, graph, outputs, problems: list) -> None:
             _scan(ctx, body.graph, body.outputs, problems)
 
 
-_WIDE_ON_INTEGERS = {REDUCTIONS["reduce_mean"]}
+_WIDE_ON_INTEGERS = {reduce_ops.REDUCE["Mean"]}
 
 
 def compile_graph(graph, inputs, outputs) -> XlaPlan:

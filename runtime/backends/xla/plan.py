@@ -1,4 +1,4 @@
-"""A graph compiled for XLA (`jax_backend.compile_graph` makes it): the jitted function
+"""A graph compiled for XLA (`backend.compile_graph` makes it): the jitted function
 called on the inputs and the Variables' values, the results waited for, the Variables
 given the values it wrote, a failed deferred check raised as the numpy backend raises
 it."""
@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import InvalidArgumentError, OpError
 
 
-def _op_error(op, e):
+def op_error(op, e):
     """`e` raised by node `op`, as the numpy backend reports it."""
     message = e.message if isinstance(e, OpError) else f"{type(e).__name__}: {e}"
     where = ""
@@ -133,6 +133,6 @@ class XlaPlan:
         failed = int(np.asarray(error[0])) if error else 0
         if failed:
             op, e = self.ctx.deferred_error(failed, [np.asarray(p) for p in error[1:]])
-            raise _op_error(op, e)
+            raise op_error(op, e)
         return results[:self.num_outputs]
 

@@ -1,7 +1,5 @@
-"""The XLA backend's rules for the ops of the math part (runtime/ops/math_extra.py,
-utility_ops.py, random_extra.py), in the form of runtime/backends/xla/lowering.py's rules; that
-module adds `RULES`, `HOST_OPS` and `PREDRAWN` to its own (this module imports none of
-ours above the ops, so no import cycle)."""
+"""The XLA rules of the ops of runtime/ops/math_extra.py, bitwise_ops.py, utility_ops.py
+and random_extra.py (whose draws run on the host, as rules_effects' random ops do)."""
 from __future__ import annotations
 
 import jax
@@ -11,25 +9,21 @@ import numpy as np
 from ...core.shapes import TensorShape
 from ...errors import InvalidArgumentError
 from ...ops import bitwise_ops, math_extra, random_extra, utility_ops
+from .rule_helpers import unary
 
 RULES: dict = {}
-
-
-def _unary(fn):
-    return lambda lw, op, x: fn(x)
-
 
 def _softplus(x):
     x = jnp.asarray(x)
     return jnp.logaddexp(x, jnp.zeros((), x.dtype))
 
 
-RULES[math_extra.FLOOR] = _unary(jnp.floor)
-RULES[math_extra.CEIL] = _unary(jnp.ceil)
-RULES[math_extra.ROUND] = _unary(jnp.round)  # half to even, as numpy
-RULES[math_extra.LOG1P] = _unary(jnp.log1p)
-RULES[math_extra.SOFTPLUS] = _unary(_softplus)
-RULES[bitwise_ops.INVERT] = _unary(jnp.invert)
+RULES[math_extra.FLOOR] = unary(jnp.floor)
+RULES[math_extra.CEIL] = unary(jnp.ceil)
+RULES[math_extra.ROUND] = unary(jnp.round)  # half to even, as numpy
+RULES[math_extra.LOG1P] = unary(jnp.log1p)
+RULES[math_extra.SOFTPLUS] = unary(_softplus)
+RULES[bitwise_ops.INVERT] = unary(jnp.invert)
 RULES[bitwise_ops.BITWISE_AND] = lambda lw, op, x, y: jnp.bitwise_and(x, y)
 RULES[bitwise_ops.BITWISE_OR] = lambda lw, op, x, y: jnp.bitwise_or(x, y)
 RULES[bitwise_ops.BITWISE_XOR] = lambda lw, op, x, y: jnp.bitwise_xor(x, y)
@@ -71,8 +65,8 @@ RULES[utility_ops.ENSURE_SHAPE] = _ensure_shape
 
 
 def _permutation(lw, op):
-    """Drawn by the op's numpy kernel and generator, as runtime/backends/xla/lowering.py's random
-    ops: before the call at the top level, in an ordered host callback elsewhere."""
+    """Drawn by the op's numpy kernel and generator, as rules_effects' random ops: before
+    the call at the top level, in an ordered host callback elsewhere."""
     drawn = lw.ctx.drawn.get(id(op))
     if drawn is not None:
         return drawn

@@ -1,5 +1,4 @@
-"""The XLA lowering of the ops of `runtime/ops/nn_ops.py` (convolution, pooling, Erf),
-registered in `jax_lowering.RULES` (this module is imported at the end of that one).
+"""The XLA rules of the ops of `runtime/ops/nn_ops.py` (convolution, pooling, Erf).
 
 Conv2D is `lax.conv_general_dilated` (NHWC / HWIO / NHWC) with the pads the numpy kernel
 computes; its two gradient ops are the transposes of that linear map (`jax.vjp`). The
@@ -13,8 +12,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .lowering import rule
 from ...ops import nn_ops
+from ..rule_tables import registrar
+
+RULES: dict = {}
+rule = registrar(RULES)
 
 _DIMS = ("NHWC", "HWIO", "NHWC")
 

@@ -1,6 +1,5 @@
-"""The XLA backend's rules for the structural ops (runtime/ops/structure_ops.py,
-sort_ops.py, einsum_ops.py, linalg_ops.py), in the form of runtime/backends/xla/lowering.py's
-rules; that module adds `RULES` to its own.
+"""The XLA rules of the structural ops (runtime/ops/structure_ops.py, sort_ops.py,
+einsum_ops.py, linalg_ops.py).
 
 A singular matrix: numpy's LAPACK raises where LU meets an exact zero pivot, and so does
 the kernel (InvalidArgumentError); XLA returns inf/nan instead, so the lowered inverse
@@ -13,8 +12,8 @@ import numpy as np
 from jax import lax
 
 from ...errors import InvalidArgumentError
-from .lowering import static_ints  # defined before jax_lowering imports this module
 from ...ops import einsum_ops, linalg_ops, sort_ops, structure_ops
+from .rule_helpers import static_ints
 
 RULES: dict = {}
 
