@@ -7,10 +7,7 @@ file, a name that names no function — is one line on stderr and exit code 1 (2
 malformed command line), and no output file is written: the output is written to a
 temporary file next to it and renamed into place only when complete.
 
-For a tree, a file that cannot be converted is copied unchanged and reported (one line
-each), and the exit code is 0 once the tree is written; unusable paths (a missing
-SRC_DIR, OUT_DIR inside SRC_DIR, no -o, --function given) are one line and exit code 1,
-before anything is written. A summary line goes to stderr (not with -q).
+The design in full: docs/architecture.md, under `autograph/cli.py`.
 """
 from __future__ import annotations
 

@@ -9,23 +9,7 @@ is its printed header and docstring, `if __ag__.staging:` with the printed conve
 then its original body's text as written (see `convert_function_node`). The output
 imports what converted code needs:
 
-    from autograph import operators as __ag__
-    from autograph.module_support import converted as __ag_converted__
-
-(dunder names, which `from module import *` and checks of a module's public names do
-not see; the generated code's `ag__` is printed as `__ag__`). Each converted `def` gets
-`@__ag_converted__` as its innermost decorator: it marks the function as converted
-already, so that `converted_call` and `to_graph` use it as it is rather than converting
-converted source again. A function that is not converted — generators, `async def`,
-functions that count stack frames and their callers (see `_frame_sensitive`), converter
-failures — stays as written, under a one-line comment saying why and
-`@__ag__.do_not_convert`.
-
-Unlike `to_graph`, there is no live function to look at: the names a function calls are
-resolved statically (see `module_namespace.py`). A name the module binds is unknown,
-so calls to it go through `__ag__.converted_call`, which decides at run time; only
-imports from the standard library, numpy and our packages resolve, so that calls to
-them stay plain calls, as in `to_code`.
+The design in full: docs/architecture.md, under `autograph/module_converter.py`.
 """
 from __future__ import annotations
 

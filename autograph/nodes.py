@@ -4,28 +4,7 @@ Every module of the converter reads its node classes from here, under gast's nam
 
     from autograph import nodes as gast
 
-`gast.Name` is then a class of this module's, a subclass of both `gast.Name` and
-`ast.Name` (`class Name(gast.Name, ast.Name)`). Conversion sees gast's fields and gast's
-tree shapes, as gast describes them; `compile()`, which reads a tree through `isinstance`
-and the fields' names, takes the converted tree as it stands. Without them a converted
-tree was copied class by class into `ast`'s before compiling (`parsing.to_ast`): a tenth
-of the time of converting a small function.
-
-Where the two libraries' trees differ, the node still compiles:
-  - a parameter is a gast `Name`, where `ast` has an `arg`: compile reads a parameter's
-    `arg`, `annotation`, `type_comment` and positions without testing its class, and a
-    `Name` of this module gives its `id` as `arg`;
-  - the name of `except E as name` is a `Name`, where `ast` has a str: `api` converts
-    the tree of a function with an `except` with `parsing.to_ast` before compiling it.
-    A tree compile refuses anyway (a node without a position, which compile requires:
-    conversion gives the nodes it makes their line) is converted with `to_ast`, which
-    gives it its parent's line, and compiled again.
-Contexts and operators are classes of this module too (`Load`, `Add`, ...), but not
-`Param`, which only parameters have, and which compile never reads.
-
-gast's functions that make trees of gast's own classes (`parse`, `ast_to_gast`) are not
-here: `parsing.parse` and `parsing.from_ast` make trees of these classes. Those that
-work on any tree (`walk`, `NodeTransformer`, `copy_location`, ...) are gast's.
+The design in full: docs/architecture.md, under `autograph/nodes.py`.
 """
 from __future__ import annotations
 

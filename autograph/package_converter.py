@@ -4,22 +4,7 @@
 
 Every file under SRC_DIR lands at the same relative path under OUT_DIR:
 
-* a `.py` file is converted (`module_converter.convert_source`);
-* a `.py` file with nothing to convert (no functions, empty), a file that cannot be
-  converted (a syntax error, undecodable bytes, a converter crash), and every other file
-  (data, `py.typed`, `.pyi`, ...) is copied byte for byte; the failures are reported;
-* `__pycache__` directories are skipped; a symlink (to a directory or a file) is
-  followed only when it points inside SRC_DIR, and written as a real directory or file;
-  links out of the tree, links to a directory that holds them (a loop) and dangling
-  links are skipped and reported.
-
-OUT_DIR may exist: the tree's files are written into it, over files of the same name,
-and nothing is ever deleted. Each file is written to a temporary file next to it and
-renamed into place, with the source file's permission bits. OUT_DIR must not be SRC_DIR
-or inside it, and no output path may land inside SRC_DIR.
-
-Files are converted by a pool of `jobs` fresh processes; the output does not depend on
-the number of jobs nor on the calling process, and reports come in path order.
+The design in full: docs/architecture.md, under `autograph/package_converter.py`.
 """
 from __future__ import annotations
 

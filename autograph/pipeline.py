@@ -1,30 +1,6 @@
 """The converters, in order, and why in that order.
 
-Per function scope (nested `def`s first, each with its own analysis):
-  0. walrus              `a and (y := b)` as `if`s (a `:=` cannot go in the thunk
-                         `and_` takes); first, so that every later pass sees plain `if`s.
-  1. return_statements   `return` in loops becomes `do_return`/`retval_` + `break`, so it
-                         must run before break_statements; the function-level
-                         continuation then makes every remaining `return` a tail.
-  2. break_statements    `break` becomes a flag; must precede the analyses, which then
-                         see the flag as loop state.
-  3. continue_statements needs no flag; after break_statements so that the code moved
-                         by both is moved once.
-  -- analyses: cfg, activity, liveness, reaching definitions (on the lowered tree) --
-  4. conditionals        `if` -> `ag__.if_stmt`; reads the analyses.
-  5. while_statements, for_statements
-                         -> `ag__.while_stmt` / `ag__.for_stmt`; after conditionals only
-                         so that each pass stays small (all read annotations of the
-                         original nodes, which they keep, and enter the functions the
-                         earlier passes generated).
-  6. variables           `ag__.ld` on reads that may see an `Undefined` marker; needs
-                         to know which names 4-5 gave markers.
-  7. tail_chains         a long chain of tail `if`s (1, converted by 4) kept shallow;
-                         last, on the generated functions as they will be.
-Then once over the whole tree (expressions; they need no analysis):
-  8. asserts, conditional_expressions, logical_expressions — after 4-5 so that the
-     `not break_` tests the flags introduced are converted too;
-  9. call_trees          last, so that it sees every call, and skips the `ag__.*` ones.
+The design in full: docs/architecture.md, under `autograph/pipeline.py`.
 """
 from __future__ import annotations
 

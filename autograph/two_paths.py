@@ -1,52 +1,7 @@
 """A converted function's two paths: its original body while nothing is staged, the
 converted body while a graph is being built (see `autograph.operators.python_path`).
 
-    def f(x):                         def f(x):
-        global g                          global g
-        ...original body...      +        ...converted body...
-                                 =
-                                      def f(x):
-                                          global g
-                                          if not ag__.staging:
-                                              ...original body...
-                                              return
-                                          def converted_body(x):
-                                              global g
-                                              ...converted body...
-                                          return converted_body(x)
-
-`global` and `nonlocal` statements of both bodies move to the top, once (a name declared
-after the original body used it would not compile), and are declared again in the
-nested function. The docstring stays first. The converted body is a function of its own
-(`_nested`) where its generated functions read variables of the original body: they are
-then its cells, not the original body's (which reads its locals as fast as the
-original). Elsewhere (`body_name` None: see Context.converted_body_scope) it follows in
-`fn` itself, one frame less. Works on `ast` and gast trees alike (the new nodes compile
-and print either way).
-
-Compiled (`to_graph`, `traced_lines`), the two bodies take the other order, as in the
-layout below: `if ag__.staging:` at the original body's first line, the converted body
-(ending in a `return`) under it, and the original body after it, as written. A tracer
-(`sys.settrace`: debuggers, coverage) then sees the original's line events: the test
-shares the first statement's line, and the original body ends as the original does (a
-`return` added after it would be one more line, wherever it stood).
-A lambda gets `lambda x: original if not ag__.staging else converted`.
-
-`autograph convert` writes another layout (`staging_first`), where the original body is
-the user's text, copied verbatim after the printed converted body:
-
-    def f(x):
-        '''Doc.'''
-        global g
-        if __ag__.staging:
-            def converted_body(x):
-                global g
-                ...converted body (printed)...
-            return converted_body(x)
-        ...original body, the user's text as written...
-
-(the original text's own function-level `global`/`nonlocal` statements become `pass`
-there, textually, since they would come after the converted body's uses).
+The design in full: docs/architecture.md, under `autograph/two_paths.py`.
 """
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
 """`break` as a flag that the loop tests.
 
-    while x > 0:                     break_ = False
-        x = x - 1                    while not break_ and x > 0:
-        if x == 3:           ->          x = x - 1
-            break                        if x == 3:
-        y = x                                break_ = True
-    else:                                else:
-        y = 0                                y = x
-                                     if not break_:
-                                         y = 0
-
-A `for` gets the test as `extra_test` (checked before the next item is fetched, so an
-iterator is consumed exactly as far as Python would). The `else` of a loop runs when
-no `break` happened; without a `break` it simply follows the loop. Where moving the code
-after a `break` would copy too much, or the `break` is under a `try` or `with`, the rest
-of the body runs under `if not break_:` instead (`continuation.guard`).
+The design in full: docs/architecture.md, under `autograph/converters/break_statements.py`.
 """
 from __future__ import annotations
 

@@ -5,16 +5,7 @@
 `ag__.converted(helper)` is the converted `helper` (cached), which the user's frame then
 calls: converted code adds no frame between the user's functions.
 
-A callee that the function's namespace resolves, at conversion time, to a builtin, a
-class, or a function of numpy / the standard library / our packages is left as a plain
-call: those are never converted, and the generated code stays readable. Zero-argument
-`super()` becomes `super(__class__, self)` so that it still works inside generated
-functions.
-
-Optional features (`ctx.features`): with `Feature.BUILTIN_FUNCTIONS`, `print(...)`
-becomes `ag__.print_(...)` (staged when a value is staged). A function converted with
-any features calls `ag__.converted_with(('BUILTIN_FUNCTIONS',), f)(x)`, which
-converts `f` with the same features: they follow the calls, lexically.
+The design in full: docs/architecture.md, under `autograph/converters/call_trees.py`.
 """
 from __future__ import annotations
 

@@ -7,20 +7,7 @@ that carries them when the construct is staged (see autograph/operators/composit
                                          composite=lambda: (('self.best',
                                              lambda: (self, 'best'), 'attr'),))
 
-Each carried attribute or item is one lambda, its owner (`lambda: (d, 'k')`, 'item'):
-the runtime reads and writes the place through it. Every lambda is a scope for which
-CPython's compiler copies the names of the scopes around it, so one lambda a place (not a
-getter, a setter and an owner) keeps the cost of converting and compiling down; a
-`global` name is its namespace (`globals()`, 'global'), no lambda. The other forms of a
-spec are listed in operators/composite.py.
-
-Places: attributes (`a.b.c = v`), items whose key does not change in the construct
-(`d["k"] = v`, `l[0] = v`, `d[k] = v`), `global`/`nonlocal` names, and — as writes that
-cannot be carried when the receiver is a Python container — method calls that change
-a container in place (`d.update(...)`). An item whose key the construct changes, or
-whose key or object is computed by a call, cannot be carried either. `xs.append(v)` /
-`xs.pop()` on a local name are not places: the name itself is the construct's state
-(a list that a staged loop appends to becomes a staged list).
+The design in full: docs/architecture.md, under `autograph/converters/composite.py`.
 """
 from __future__ import annotations
 

@@ -8,20 +8,7 @@
                                          return y
                                      y = ag__.if_stmt(x > 0, if_true, if_false, (), ('y',))
 
-The branch functions take as arguments the state that some branch reads before
-assigning it, or leaves as it was (`state`); they return all of it (`names`).
-
-An `if` that ends the function and returns (marked `return_form` by
-`return_statements`) becomes `return ag__.if_stmt(test, if_true, if_false)` whose
-branches return the result:
-
-    if x > 0:                        def if_true():
-        return x             ->          return x
-    else:                            def if_false():
-        return 0                         return 0
-                                     return ag__.if_stmt(x > 0, if_true, if_false)
-
-`elif` is an `if` in the `else` branch and is converted by the same rule (inner first).
+The design in full: docs/architecture.md, under `autograph/converters/conditionals.py`.
 """
 from __future__ import annotations
 

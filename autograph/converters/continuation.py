@@ -5,28 +5,7 @@
     rest                           else:
                                        rest
 
-`rest` goes into every branch that does not always jump (copied when both need it).
-This only works when the jump sits under `if`s alone; under `try` or `with` the code
-after them cannot be moved without changing when handlers and exits run, and
-`can_lower` says so. Copies can multiply (each of k such `if`s in a row doubles what
-follows it), so `can_lower` also refuses when the copies are not `cheap`.
-
-Where copying is refused, `guard` removes the jumps with a flag instead (as
-TensorFlow's AutoGraph does): the jump sets the flag, and what follows a statement
-that may have jumped runs under `if not flag:`:
-
-    if c:                          if c:
-        <jump>           ->            flag = True
-    rest                           if not flag:
-                                       rest
-
-No code is copied, and the jump may sit under `try` or `with`: the flag is set where
-the jump was, the rest of the `try`/`with` body is skipped by the guards, and the
-`finally` or `__exit__` runs at the same point as in Python. `can_guard` refuses what
-a flag cannot say: a jump inside a `finally` (which discards a pending exception or
-return) and a jump under a `finally`/`with` that is itself under an `except` or a
-suppressing `with` (an exception raised by that cleanup would discard the jump, and
-the handler's code would then follow).
+The design in full: docs/architecture.md, under `autograph/converters/continuation.py`.
 """
 from __future__ import annotations
 

@@ -9,13 +9,7 @@ No flag is needed: after the move, reaching the end of the body *is* continuing.
 Where the move would copy too much, or the `continue` is under a `try` or `with`, a
 flag reset at the start of each iteration does it (`continuation.guard`):
 
-    for x in xs:                     for x in xs:
-        with lock:                       continue_ = False
-            if x < 0:        ->          with lock:
-                continue                     if x < 0:
-            total += x                           continue_ = True
-                                             if not continue_:
-                                                 total += x
+The design in full: docs/architecture.md, under `autograph/converters/continue_statements.py`.
 """
 from __future__ import annotations
 

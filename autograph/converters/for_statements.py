@@ -5,12 +5,7 @@
                                          return s
                                      s = ag__.for_stmt(xs, loop_body, (s,), ('s',))
 
-The loop variable is the body's first argument; when it is also state (read after the
-loop) or not a plain name, the body receives the item as `itr` and assigns it.
-`range(...)` / `enumerate(...)` as the iterable become `ag__.range_(...)` /
-`ag__.enumerate_(...)`: the builtins for Python values, staged for tensors.
-`break_statements` leaves a `for` its flag test in the `extra_test` annotation, passed as
-`extra_test=`; a `for` that stays Python tests the flag at the end of each iteration.
+The design in full: docs/architecture.md, under `autograph/converters/for_statements.py`.
 """
 from __future__ import annotations
 

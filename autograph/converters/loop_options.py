@@ -8,21 +8,7 @@
                                                                opts={'maximum_iterations': 5,
                                                                      'shape_invariants': {'x': rt.TensorShape([None])}})
 
-A call statement directly in the body whose callee resolves, in the function's
-namespace, to `autograph.experimental.set_loop_options` (`ag.experimental...`,
-`rt.autograph.experimental...`, an imported name) is removed from the body; its
-arguments become the options, evaluated once before the loop (TensorFlow's meaning). The
-operators use them only when the loop is staged: a Python loop runs as written.
-
-`shape_invariants` is written as a list of `(variable, shape)` pairs; the backend wants
-a dict from a loop variable's name to its shape, and the code says the names: a literal
-list of pairs becomes `{'x': shape, ...}` (a pair naming something else than a plain
-name is keyed by its source text, `'self.x'`, which matches a carried attribute). The
-operator checks, when it stages the loop, that every key is a variable of that loop, and
-that `shape_invariants` is such a dict (a list built elsewhere cannot be read by name):
-a clear error at the loop's line otherwise. A call that Python itself would reject
-(unknown keyword, `*args`, too many arguments) stays in the body, where it fails as
-written.
+The design in full: docs/architecture.md, under `autograph/converters/loop_options.py`.
 """
 from __future__ import annotations
 

@@ -2,31 +2,7 @@
 
 In a loop, `return` becomes a `break` that records the value:
 
-    for x in xs:                     do_return = False
-        if x > 0:                    for x in xs:
-            return x         ->          if x > 0:
-    return -1                                do_return = True
-                                             retval_ = x
-                                             break
-                                     if do_return:
-                                         return retval_
-                                     return -1
-
-Then, at function level, code after an `if` that returns on some path moves into the
-paths that do not return (see `continuation`), so every `return` ends the function's
-last statement:
-
-    if t:                            if t:
-        return a             ->          return a
-    b = f(x)                         else:
-    return b                             b = f(x)
-                                         return b
-
-The `if` is then marked `return_form`: converted, it becomes `return ag__.if_stmt(...)`
-with each branch function returning the function's result. An early `return` under a
-tensor condition thus stages as a choice between `a` and the rest of the function.
-Each such `if` nests the rest one function deeper: tail_chains keeps long chains of them
-shallow.
+The design in full: docs/architecture.md, under `autograph/converters/return_statements.py`.
 """
 from __future__ import annotations
 

@@ -8,29 +8,7 @@ nested scope it copies the names bound in every enclosing function, and it hashe
 code object (the code nested in it included) as it adds it to its parent's constants.
 A 3,200-line function of such code compiled at twice the cost per line of a 200-line one.
 
-Past `DEPTH` nested functions, the branch function that goes on with the chain moves
-into the converted function's own body (before its last statement, the tail `if` that
-starts the chain), and the names it read from the functions it was nested in become more
-state of its tail `if`, which both branches take:
-
-    def if_false(a):                              def if_false3(a, total):
-        total = ...                                   ...the rest...
-        def if_true(a): ...                       ...
-        def if_false(a): ...the rest...    ->     def if_false(a):
-        return ag__.if_stmt(c, if_true,               total = ...
-                            if_false, (a,))           def if_true(a, total): ...
-                                                      return ag__.if_stmt(c, if_true,
-                                                          if_false3, (a, total))
-
-The names are those live where the `if` was (the liveness of the function before
-conversion): what the rest of the function reads. Their values are the ones the nested
-function would have read: the tail `if` is the last statement of every function on the
-way, so each has its final value when the branch runs. Where a function on the way might
-leave one unbound (a name its top-level statements do not surely assign, or one it
-deletes) the branch stays where it was; so does all code with a `global` or `nonlocal`
-declaration, variables that nested functions capture (generated code writes them with
-`nonlocal`), or a call that reads a frame's names (`locals()`). Shorter chains, most
-functions, are not changed.
+The design in full: docs/architecture.md, under `autograph/converters/tail_chains.py`.
 """
 from __future__ import annotations
 

@@ -8,11 +8,7 @@
 run-time check for a staged value whose `defined` flag the backend reported. Only
 names that some converted construct may have bound to a marker are wrapped.
 
-A function, lambda, class body or comprehension nested in the function that reads such a
-name reads the marker too (at any later time: a closure may outlive the call), so its
-reads go through `ag__.ld_free`, which raises Python's NameError for a free variable
-(`_nested_reads`; `ld` in a list, set or dict comprehension of the function itself on
-Python 3.12+, which inlines them).
+The design in full: docs/architecture.md, under `autograph/converters/variables.py`.
 """
 from __future__ import annotations
 

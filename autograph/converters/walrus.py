@@ -6,12 +6,7 @@
                                            if cond_value:
                                                use(y)
 
-`and`/`or` become functions of thunks (`lambda: ...`), and a `:=` inside a lambda would
-bind the lambda's own name; written as `if`s instead, the name is bound where Python
-binds it, only when Python evaluates that operand, and a tensor condition stages the
-`if`s like any other. Done for `if` tests, assignments of one target, `return` values
-and expression statements (a `while` test is evaluated again each iteration: see
-while_statements).
+The design in full: docs/architecture.md, under `autograph/converters/walrus.py`.
 """
 from __future__ import annotations
 

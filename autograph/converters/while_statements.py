@@ -8,9 +8,7 @@
                                          return i, s
                                      i, s = ag__.while_stmt(loop_test, loop_body, (i, s), ('i', 's'))
 
-State: the names the body assigns that are live at the test (carried between
-iterations) or after the loop. `break_statements` has already folded a `break` into
-the test (`not break_ and ...`) and moved an `else` after the loop.
+The design in full: docs/architecture.md, under `autograph/converters/while_statements.py`.
 """
 from __future__ import annotations
 

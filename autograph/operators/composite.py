@@ -5,32 +5,7 @@ it like a local: read before, passed through the branches or iterations, written
 after. The converter describes each such place by a spec, built only when the
 construct is staged (the `composite=` argument is a function returning the specs):
 
-    ("self.best", lambda: (self, "best"), "attr")     # the owner: object, attribute name
-    ("d['k']",    lambda: (d, "k"),       "item")     # the owner: container, key
-    ("g",         globals(),              "global")   # a `global` name: its namespace
-    ("n",         lambda: n,     set_n,   "local")    # a local written through (a cell)
-    ("out[i]",    lambda: out, None, "its index `i` changes inside the construct", lineno,
-                  "write")
-    ("xs",        lambda: xs, None, "`xs.update(...)` changes it in place", lineno, "method")
-
-An attribute or item is read and written through its owner, called again for every read
-and write (as `self.best` / `d["k"]` would evaluate `self` / `d` and `"k"` each time): a
-read is `getattr(obj, name)` / `obj[key]`, a write `set_attr(obj, name, v)` /
-`set_item(obj, key, v)`, whose errors (a property, a `__setattr__`, ...) name the
-construct's line. A name Python mangles is the owner's `ag__.attribute_name(lambda:
-self.__x)`. A place that is absent (no such attribute, key or global) reads as
-Undefined, and writing Undefined back removes it (a global stays unbound). (Code
-converted by earlier versions, which files `autograph convert` wrote may hold, gave a
-getter and a setter instead: `("d['k']", lambda: d["k"], lambda v: ag__.set_item(d, "k",
-v))`, and for an attribute its owner after them. That form is still read.)
-
-The specs of the last two forms have no setter: writes that cannot be carried. Staging
-the construct raises a StagingError at the write's line — except where the object
-written into turns out to change through staged ops itself (a staged list, whose item
-writes are ops), or, for a method call, not to be a Python container (a TensorArray, a
-user object).
-
-On the Python path none of this runs: the branches write the places themselves.
+The design in full: docs/architecture.md, under `autograph/operators/composite.py`.
 """
 from __future__ import annotations
 

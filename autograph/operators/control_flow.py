@@ -8,12 +8,7 @@ Converted code calls these with the construct's pieces as local functions:
     y = ag__.if_stmt(x > 0, if_true, None, (y,), ('y',))
     s = ag__.for_stmt(range(n), loop_body, (s,), ('s',))
 
-`state` holds the current values of the construct's state names (`names`); the
-functions take them as arguments and return their new values (a bare value for one
-name, a tuple for several). With `names=()` an `if_stmt` returns what the taken branch
-returns (a `return` inside both branches). Whether a construct is staged is decided
-by the value of its condition (or iterable), through the protocol in
-docs/staging_protocol.md: `type(value).__autograph_backend__`.
+The design in full: docs/architecture.md, under `autograph/operators/control_flow.py`.
 """
 from __future__ import annotations
 

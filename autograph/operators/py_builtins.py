@@ -6,11 +6,7 @@ with `Feature.BUILTIN_FUNCTIONS`, `print(t)`.
     x not in xs   ->   ag__.not_in(x, xs)
     print(x, y)   ->   ag__.print_(x, y)          (only with Feature.BUILTIN_FUNCTIONS)
 
-On Python values they are the builtins. On a staged value the backend answers
-(`backend.len`: an int when the length is known while tracing, else a staged int;
-`backend.contains`: a staged bool), because Python would insist on an int or a bool.
-A backend's values that are not staged but have a length Python cannot give (the
-runtime's TensorArray) get it from the function `register_len` registers for their type.
+The design in full: docs/architecture.md, under `autograph/operators/py_builtins.py`.
 """
 from __future__ import annotations
 

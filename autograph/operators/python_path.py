@@ -7,22 +7,7 @@ A converted function starts with
         return ...
     <the original body, as written>
 
-While no backend is building a graph, no value can be staged, and the converted body
-would do exactly what the original does, only slower and through more frames. So the
-original body runs: at the original's speed, with the original's frames (`logging`'s
-function names and lines, `warnings` stack levels, `inspect.stack()`, recursion depth,
-tracebacks). While a graph is being built in a thread, `ag__.staging` is true in that
-thread and the converted body runs there, staging control flow on the values that are
-staged; every other thread still runs original bodies.
-
-A backend holds a `Staging()` scope open, in the thread that builds the graph, while it
-may hand out staged values (the runtime does, for as long as a graph is the default
-graph: `Graph.as_default`, whose graph stack is per thread too).
-
-The test is read by every converted call, so it stays one attribute read in the common
-case: while no thread stages, `ag__.staging` is `False`, a plain module attribute. While
-some thread does, it is `THIS_THREAD`, whose truth is whether the calling thread has a
-scope open (one more dict lookup, only then).
+The design in full: docs/architecture.md, under `autograph/operators/python_path.py`.
 """
 from __future__ import annotations
 

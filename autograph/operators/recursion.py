@@ -1,18 +1,7 @@
 """Why a recursion in converted code reached Python's recursion limit sooner than the
 original does.
 
-A converted function runs its converted body only while a graph is being built (see
-python_path); there each `if` and loop runs through an operator and a generated branch or
-body function, so each level of a recursion costs about three frames instead of one (four
-in a module written by `autograph convert`, whose converted body is a nested function),
-and a recursion on Python values reaches about a third of the depth it reaches as plain
-Python. Python has one recursion limit for every thread, so it is not raised for the
-thread that stages (another thread would run deeper than its program allows, with its C
-stack). Instead, a RecursionError leaving an operator is explained: its message gets the
-function that recursed, how deep, through how many frames a level, and what to do. The
-error stays a RecursionError (a handler for it still catches it); `error.ag_recursion`
-holds the explanation (None where there is none: no recursion found, or no frames to
-look at), which the runtime's own message for a trace that hit the limit uses.
+The design in full: docs/architecture.md, under `autograph/operators/recursion.py`.
 """
 from __future__ import annotations
 

@@ -1,30 +1,6 @@
 """Changes a staged construct makes to Python state through the functions it calls.
 
-Staging traces both branches of an `if` (and a loop's body once), so a change that a
-branch makes through a call — `helper(d)` setting `d["k"]`, `o.set(x)`, a function that
-rebinds a global, `setattr(o, "a", x)` — happens while tracing whatever the condition,
-and the converter cannot carry what it does not see. Before the construct is traced,
-`Watch` takes a fingerprint of the Python objects its functions can reach: their
-closure (its variables too: a `nonlocal` assignment in a helper rebinds one), the globals
-they name and their module's globals, the globals of other (users') modules they name
-and what those hold under the names they use, and what
-bound methods (builtin ones too: `push = xs.append`), `functools.partial`s and tuples
-among them hold; from there, the functions they may call (three levels of helpers, with
-their default arguments; a user's class's methods and properties) and what objects hold
-(four levels: items, attributes, `__slots__`, the containers of an instance's class).
-Python's own iterators and itertools' are fingerprinted by where they are (`next(it)` in
-a branch moves them), generators by that and their variables, and a few standard-library
-objects by their state (`_LIBRARY_STATE`: buffers, queues, random generators). After
-each branch or body is traced it compares them, and a difference is
-a StagingError at the construct's line instead of a silently different answer. Changes
-the construct makes itself are carried (operators/composite.py) and put back before the
-comparison. The objects a branch or loop body is given (the construct's variables) are
-watched the same way, for each traced call (`control_flow._Tracer`). Not seen: arrays of
-100,000 elements or more, and objects deeper than that.
-
-A list or dict that a construct's branch or body gives a variable, where it is one of
-those objects, comes out of the construct as a new one (the backend rebuilds it): it then
-refuses changes in place (`refuse_changes`), which in Python would reach the object.
+The design in full: docs/architecture.md, under `autograph/operators/watch.py`.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Red-team round 5 (the converter on Python values): functions whose converted body
-differed from the original (see test_converter_round5.py)."""
+"""Functions whose converted body once differed from the original on Python values
+(see test_converted_body_cases.py)."""
 
 
 def deleted_parameter(a, c):

@@ -1,11 +1,11 @@
-"""Red-team round 5: the converted body (as while staging) on Python values gives the
+"""The converted body (as while staging) on Python values gives the
 original's results and errors, for `del` of a local or a parameter on some path, a `:=`
 in a `for`'s iterable, and zero-argument `super()` (after `self` is rebound, in a nested
 function, in a generator expression)."""
 import pytest
 
 import autograph as ag
-import converter_round5 as programs
+import converted_body_cases as programs
 
 
 def outcome(fn, *args):
