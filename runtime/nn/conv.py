@@ -1,23 +1,17 @@
 """`rt.nn`'s convolution and pooling (NHWC, as TensorFlow's): `conv2d`, `max_pool2d`,
-`avg_pool2d` — argument checks and layout here, the ops in `runtime/ops/nn_ops.py`."""
+`avg_pool2d` — argument checks and layout here, the ops in `runtime/ops/nn_ops.py` — and
+`bias_add`, a bias along the channel axis."""
 from __future__ import annotations
 
 from typing import Optional
 
 import numpy as np
 
-from .core.tensor import Tensor
-from .errors import InvalidArgumentError
-from .ops import nn_ops
-from .ops.array_ops import transpose
-from .ops.core import apply_op, convert_to_tensor
-from .ops.math_ops import FLOAT, check_kind
-
-
-def _tensor(x, opname, kind=FLOAT):
-    x = convert_to_tensor(x)
-    check_kind(opname, x.dtype, kind)
-    return x
+from ..core.tensor import Tensor
+from ..errors import InvalidArgumentError
+from ..ops import nn_ops
+from ..ops.array_ops import reshape, transpose
+from ..ops.core import apply_op, convert_to_tensor
 
 
 # -- convolution and pooling ------------------------------------------------------------------
@@ -185,3 +179,50 @@ def avg_pool2d(input, ksize, strides, padding, data_format: str = "NHWC",  # noq
      [1. 1.]], shape=(2, 2), dtype=float32)
     """
     return _pool(nn_ops.AVG_POOL, "AvgPool", input, ksize, strides, padding, data_format, name)
+
+
+def bias_add(value, bias, data_format: Optional[str] = None, name: Optional[str] = None):
+    """value + bias, with the 1-D `bias` added along the channel axis.
+
+    The channel axis is the last one (data_format None, "NHWC", "N...C") or axis 1 ("NCHW",
+    "NC...").
+
+    Args:
+      value: a tensor of rank >= 2.
+      bias: a 1-D tensor of value's dtype, as long as value's channel axis.
+      data_format: None, "NHWC", "N...C", "NCHW" or "NC...".
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of value's shape and dtype.
+
+    Raises:
+      TypeError: when the dtypes differ.
+      ValueError: for a bad data_format, ranks or a channel count mismatch.
+
+    >>> print(rt.nn.bias_add([[1.0, 2.0]], [10.0, 20.0]))
+    rt.Tensor([[11. 22.]], shape=(1, 2), dtype=float32)
+    """
+    v = convert_to_tensor(value)
+    b = convert_to_tensor(bias, dtype=v.dtype) if not isinstance(bias, Tensor) else bias
+    if b.dtype is not v.dtype:
+        raise TypeError(f"bias_add: bias has dtype {b.dtype.name} but value has "
+                        f"{v.dtype.name}")
+    if data_format not in (None, "NHWC", "N...C", "NCHW", "NC..."):
+        raise ValueError(f"data_format must be None, 'NHWC', 'N...C', 'NCHW' or 'NC...', got "
+                         f"{data_format!r}")
+    if b.shape.rank not in (1, None):
+        raise ValueError(f"bias_add: bias must be 1-D, got shape {b.shape}")
+    if v.shape.rank is not None and v.shape.rank < 2:
+        raise ValueError(f"bias_add: value must be at least 2-D, got shape {v.shape}")
+    channels_first = data_format in ("NCHW", "NC...")
+    if v.shape.rank is not None and b.shape.rank == 1:
+        c = v.shape[1 if channels_first else -1]
+        if c is not None and b.shape[0] is not None and c != b.shape[0]:
+            raise ValueError(f"bias_add: bias has {b.shape[0]} values but value has {c} "
+                             f"channels (shape {v.shape}); they must match")
+    if channels_first:
+        if v.shape.rank is None:
+            raise ValueError("bias_add with data_format NCHW needs value's rank")
+        b = reshape(b, [-1] + [1] * (v.shape.rank - 2))
+    return v + b
