@@ -49,7 +49,6 @@ from .ops.tensor_array import TensorArray
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, SymbolicTensor, Tensor
 from . import autograph_backend  # noqa: E402,F401  (autograph stages symbolic tensors through it)
-from .gradients import control_flow_grad  # noqa: E402,F401  (the cond/while gradient rules)
 from . import random  # noqa: E402
 from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
 # rt.data: input pipelines, tf.data's Dataset

@@ -16,7 +16,7 @@ from autograph.operators import py_builtins as _builtins
 from autograph.operators import python_path as _staging
 from autograph.operators import unrolling as _unrolling
 
-from .control_flow import stage_cond
+from .control_flow import stage_cond, stage_while
 from .data.base import Dataset, DatasetType
 from .data.iterator import Iterator as DatasetIterator
 from .core import dtypes, hooks
@@ -31,7 +31,6 @@ from .ops.math_ops import cast, equal, logical_not
 from .ops.reduce_ops import reduce_any
 from .ops.tensor_array import TensorArray
 from .truth import truth_value
-from .while_staging import stage_while
 
 
 def _numpy_indexes_one_element_arrays() -> bool:

@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 
 from .core import hooks, walk
-from .core.control import CondDef, WhileInputs
+from .control_flow import CondDef, WhileInputs
 
 _STYLE = {
     "placeholder": 'shape=ellipse, fillcolor="#dbeafe"',

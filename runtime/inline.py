@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .core import walk
-from .core.control import Body
+from .control_flow import Body
 from .core.graph import current_graph, name_scope
 from .errors import InvalidArgumentError
 from .optimize.rewrite import rebuild

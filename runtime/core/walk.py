@@ -9,7 +9,7 @@ re-deciding placeholders, constants and control flow by op name:
         def placeholder(self, op): ...
         def const(self, op): ...
         def cond(self, op): ...          # op.opdef.bodies(op): its then/else Bodies
-        def while_loop(self, op): ...    # control.WhileInputs.of(op): its input layout
+        def while_loop(self, op): ...    # loops.WhileInputs.of(op): its input layout
         def op(self, op): ...            # every other op
     Printer().walk(graph, outputs)
 
@@ -22,8 +22,6 @@ outputs)` the ops needed in the graph and in the sub-graphs of the control flow 
 from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
-
-from .control import CondDef, WhileDef
 
 
 def needed(graph, outputs: Iterable) -> set:
@@ -134,7 +132,9 @@ def last_reads(ops: Sequence, keep: Iterable = ()) -> dict:
 
 class Visitor:
     """Dispatches each op of a walk on what it is. Override what you handle; by default
-    placeholders are skipped and constants, conds and loops go to `op`."""
+    placeholders are skipped and constants, conds and loops go to `op`. An op with
+    sub-graphs (`body_attrs`) picks its method itself: `opdef.visit(visitor, op)` calls
+    `cond` or `while_loop` (the control-flow ops are defined above the core)."""
 
     def walk(self, graph, outputs: Optional[Iterable] = None) -> None:
         for op in schedule(graph, outputs):
@@ -146,10 +146,8 @@ class Visitor:
             return self.placeholder(op)
         if d.constant:
             return self.const(op)
-        if isinstance(d, CondDef):
-            return self.cond(op)
-        if isinstance(d, WhileDef):
-            return self.while_loop(op)
+        if d.body_attrs:
+            return d.visit(self, op)
         return self.op(op)
 
     def placeholder(self, op):

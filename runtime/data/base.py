@@ -27,7 +27,7 @@ from ..core.tensor import Tensor
 from ..function import function as rt_function
 from ..ops.core import constant, constant_value
 from ..ops.math_ops import add, cast, greater, less, maximum, minimum, where
-from ..while_staging import stage_while
+from ..control_flow import stage_while
 from .counts import i64, is_dynamic
 from .structure import TracedFunction, relaxed, structure_of, to_tensors, zeros_for
 

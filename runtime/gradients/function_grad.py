@@ -20,7 +20,7 @@ from .. import concrete, nest
 from ..concrete import Placeholder
 from ..core import walk
 from ..core.apply import apply_op
-from ..core.control import WhileInputs
+from ..control_flow import WhileInputs
 from ..core.graph import Graph
 from ..core.opdef import placeholder_op, to_numpy, wrap
 from ..core.tensor import EagerTensor, Tensor

@@ -1,9 +1,10 @@
 """The ops. Each module defines its OpDefs beside the functions users call; `REGISTRY`
-maps every op's name to its OpDef (used to load saved graphs), built from the explicit
-lists below rather than as a side effect of imports."""
+maps the name of every op here to its OpDef (used to load saved graphs, with the
+control-flow ops of `runtime.control_flow`), built from the explicit lists below rather
+than as a side effect of imports."""
 from __future__ import annotations
 
-from ..core import control, opdef
+from ..core import opdef
 from . import (array_ops, broadcast_ops, core, io_ops, list_ops, makers, math_ops, operators,
                pad_ops, random_ops, reduce_ops, state_ops, string_ops, tensor_array)
 from . import nn_ops  # rt.nn: convolution, pooling, Erf
@@ -14,7 +15,7 @@ from . import bitwise_ops  # rt.bitwise; `& | ^ ~` on integer tensors
 def _registry() -> dict:
     table = {}
     for module_ops in (core_ops(), math_ops.OPS, array_ops.OPS, io_ops.OPS, random_ops.OPS,
-                       state_ops.OPS, string_ops.OPS, tensor_array.OPS, control.OPS,
+                       state_ops.OPS, string_ops.OPS, tensor_array.OPS,
                        broadcast_ops.OPS, reduce_ops.OPS, makers.OPS, list_ops.OPS, pad_ops.OPS,
                        nn_ops.OPS, math_extra.OPS, random_extra.OPS, utility_ops.OPS,
                        bitwise_ops.OPS):

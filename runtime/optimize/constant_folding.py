@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes, walk
-from ..core.control import is_cond
+from ..control_flow import is_cond
 from ..errors import InvalidArgumentError
 from ..ops.core import IDENTITY
 from .rewrite import bodies, const_value, is_control_flow, rebuild

@@ -17,7 +17,7 @@ them, as the executor already does.
 from __future__ import annotations
 
 from ..core import walk
-from ..core.control import Body, is_cond
+from ..control_flow import Body, is_cond
 from .rewrite import bodies, is_control_flow, rebuild
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import walk
-from ..core.control import Body, WhileInputs, is_cond
+from ..control_flow import Body, WhileInputs, is_cond
 from ..core.graph import Graph, Operation
 from ..core.opdef import CONST, const_specs
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.control import IF, IF_STATEFUL, WHILE, WHILE_STATEFUL, Body
+from ..control_flow import IF, IF_STATEFUL, WHILE, WHILE_STATEFUL, Body
 from ..core.opdef import CONST, PLACEHOLDER, constant_value
 from ..core.shapes import TensorShape
 from ..ops import array_ops, io_ops, makers, slicing, state_ops, tensor_array

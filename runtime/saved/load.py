@@ -1,8 +1,7 @@
 """`rt.saved.load`: rebuilds saved concrete functions as Graphs of registered ops, without
 the Python that defined them. Nothing in the files is executed: each node's op is looked
-up in `runtime.ops.registry()`, its attributes are read through the kind table of
-format.py, and its inference rule must agree with the shapes and dtypes the file
-declares."""
+up in `schema.registry()`, its attributes are read through the kind table of format.py,
+and its inference rule must agree with the shapes and dtypes the file declares."""
 from __future__ import annotations
 
 import inspect
@@ -11,14 +10,14 @@ from typing import Optional
 
 from .. import nest
 from ..concrete import ConcreteFunction, Placeholder
-from ..core.control import Body
+from ..control_flow import Body
 from ..core.graph import Graph
 from ..errors import InvalidGraphError
-from ..ops import registry
 from ..ops.state_ops import Variable
 from ..core.shapes import TensorShape, TensorSpec
 from . import format as fmt
 from . import schema
+from .schema import registry
 from .checks import CHECKS
 from .files import DEFAULT_MAX_BYTES, Arrays, Directory, read_json
 from .format import FormatError, Reader

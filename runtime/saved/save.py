@@ -12,16 +12,16 @@ import numpy as np
 
 from ..concrete import ConcreteFunction, Placeholder, WeakArg
 from ..core import walk
-from ..core.control import Body
+from ..control_flow import Body
 from ..core.tensor import Tensor
 from ..errors import InvalidGraphError
 from ..function import Function
 from ..module import Module
-from ..ops import registry
 from ..ops.io_ops import PRINT
 from ..ops.state_ops import Variable
 from ..version import __version__
 from . import format as fmt
+from .schema import registry
 
 logger = logging.getLogger("runtime")
 

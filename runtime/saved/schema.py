@@ -13,9 +13,11 @@ import re
 
 import numpy as np
 
-from ..core import control, dtypes, opdef
-from ..core.control import Body
+from .. import control_flow
+from ..control_flow import Body
+from ..core import dtypes, opdef
 from ..core.shapes import TensorShape
+from ..ops import registry as ops_registry
 from ..ops import (array_ops, bitwise_ops, broadcast_ops, core, einsum_ops, io_ops, linalg_ops,
                    list_ops, makers, math_extra, math_ops, nn_ops, pad_ops, random_extra, random_ops,
                    reduce_ops, sort_ops, state_ops, string_ops, structure_ops, tensor_array,
@@ -161,9 +163,24 @@ ATTRS.update({
     tensor_array.CREATE: {"dtype": DTYPE, "dynamic_size": BOOL, "element_shape": SHAPE},
     tensor_array.READ: _ELEMENT, tensor_array.STACK: _ELEMENT,
     tensor_array.UNSTACK: {"dtype_holder": DTYPE, "dynamic_size": BOOL},
-    control.IF: _IF, control.IF_STATEFUL: _IF,
-    control.WHILE: _WHILE, control.WHILE_STATEFUL: _WHILE,
+    control_flow.IF: _IF, control_flow.IF_STATEFUL: _IF,
+    control_flow.WHILE: _WHILE, control_flow.WHILE_STATEFUL: _WHILE,
 })
+
+_BY_NAME: dict = {}
+
+
+def registry() -> dict:
+    """Every op by name, as saved graphs name them: `runtime.ops.registry()` and the
+    control-flow ops (`runtime.control_flow.OPS`)."""
+    if not _BY_NAME:
+        table = dict(ops_registry())
+        for op in control_flow.OPS:
+            if op.name in table and table[op.name] is not op:
+                raise RuntimeError(f"two ops are named {op.name}")
+            table[op.name] = op
+        _BY_NAME.update(table)
+    return _BY_NAME
 
 
 def describe(v) -> str:

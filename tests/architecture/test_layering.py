@@ -116,7 +116,7 @@ def _cycles(edges: dict) -> list:
 def _op_name_comparisons() -> list:
     """`op.type == "Const"`-like comparisons: a string constant naming a registered op,
     compared with anything, in runtime/."""
-    from runtime.ops import registry
+    from runtime.saved.schema import registry   # every op: runtime.ops' and control flow's
     names = set(registry())
     hits = []
     for module, tree in TREES.items():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import while_staging
+from runtime.control_flow import loops
 
 
 class Hang(Exception):
@@ -126,12 +126,12 @@ def test_one_graph_serves_every_trip_count():
 
 def test_settled_shapes_are_as_specific_as_true(monkeypatch):
     shapes_seen = []
-    real = while_staging._trace
+    real = loops._trace
 
     def counting(*args, **kwargs):
         shapes_seen.append([str(s) for s in args[6]])
         return real(*args, **kwargs)
-    monkeypatch.setattr(while_staging, "_trace", counting)
+    monkeypatch.setattr(loops, "_trace", counting)
     with deadline():
         cf = rt.function(relay).get_concrete_function(rt.TensorSpec([], rt.int32))
     # seven variables relaxed one per retrace: eight traces, more than any fixed small limit
@@ -149,12 +149,12 @@ def test_traces_are_bounded_even_when_every_trace_changes_something(monkeypatch)
     """A body that makes a variable's shape less specific at every trace, one dimension
     at a time: the relaxation turns coarse after the first retraces, so it still ends."""
     calls = []
-    real = while_staging._trace
+    real = loops._trace
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
-    monkeypatch.setattr(while_staging, "_trace", counting)
+    monkeypatch.setattr(loops, "_trace", counting)
 
     def drop_one_dim(x):  # rank 6: (1, ..., 1) -> one more unknown dimension per trace
         dims = x.shape.as_list()
@@ -170,7 +170,7 @@ def test_traces_are_bounded_even_when_every_trace_changes_something(monkeypatch)
         be = type(n).__autograph_backend__
         (i, x), _ = be.while_loop(lambda i, x: i < n, lambda i, x: (i + 1, drop_one_dim(x)),
                                   (0, rt.ones([1] * 6)), ("i", "x"), lambda v: False, {})
-    assert len(calls) == while_staging._PRECISE_RETRACES + 2  # precise, precise, coarse, settled
+    assert len(calls) == loops._PRECISE_RETRACES + 2  # precise, precise, coarse, settled
     assert x.shape == rt.TensorShape([None] * 6)
     assert g.run(x, {n: 3}).numpy().shape == (1,) * 6
 

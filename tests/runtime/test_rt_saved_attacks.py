@@ -17,7 +17,6 @@ import runtime as rt
 from rt_helpers import saved_doc as _doc, saved_node as _node
 from rt_helpers import saved_nodes as _nodes, write_saved_doc as _write
 from runtime import saved
-from runtime.ops import registry
 from runtime.saved import schema
 from runtime.saved.load import _attr_names
 
@@ -280,7 +279,7 @@ def test_py_function_is_never_loadable(small):
 
 
 def test_the_loadable_ops_are_an_explicit_list_with_typed_attributes():
-    table = registry()
+    table = schema.registry()
     assert table["EagerPyFunc"] not in schema.ATTRS
     for opdef, types in schema.ATTRS.items():
         assert table[opdef.name] is opdef

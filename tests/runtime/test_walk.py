@@ -5,7 +5,7 @@ import pytest
 
 import runtime as rt
 from runtime.core import walk
-from runtime.core.control import IF, Body
+from runtime.control_flow import IF, Body
 from runtime.core.graph import Operation
 from runtime.core.opdef import CONST
 from runtime.ops.io_ops import print_

@@ -1,29 +1,108 @@
-"""Staged control flow: `cond` and `while_loop`.
-
-Each branch (and a loop's test and body) is traced into its own sub-graph. The node in
-the enclosing graph takes the predicate or the initial loop values, plus every outer
-tensor a sub-graph captured; a `Body` says which placeholder of the sub-graph receives
-which of those inputs, and which of its tensors are the results.
-"""
+"""The staged `cond`: its node (`IF`, `IF_STATEFUL`), the tracing of both branches into
+it, and its gradient rule (a `cond` of the branches' gradients)."""
 from __future__ import annotations
 
 from typing import Callable, Optional
 
-from . import control_values as cv
-from . import nest
-from .core import dtypes
-from .core.control import IF, IF_STATEFUL, Body
-from .core.graph import Graph, current_graph
-from .core.tensor import SymbolicTensor, Tensor
-from .errors import DTypeMismatchError
-from .ops.core import constant, convert_to_tensor
-from .truth import truth_value
-from .while_staging import placeholder_value, stage_while
+from .. import nest
+from ..core import dtypes
+from ..core.graph import Graph, current_graph
+from ..core.opdef import OpDef
+from ..core.tensor import SymbolicTensor, Tensor
+from ..errors import DTypeMismatchError
+from ..gradients.backprop import Grads, ancestors, body_gradients, differentiable, zeros_for
+from ..ops.core import constant, convert_to_tensor
+from ..ops.makers import zeros
+from ..truth import truth_value
+from . import values as cv
+from .body import Body
 
 
-# -- helpers ------------------------------------------------------------------------------
+# -- the node -----------------------------------------------------------------------------
 
-# -- cond ---------------------------------------------------------------------------------
+class CondDef(OpDef):
+    """A two-way branch: `then_body` or `else_body` runs on the captured inputs.
+
+    A cond node's inputs are `[pred, *captured]`; its attributes `then_body` and
+    `else_body` (`Body`s fed the captured inputs) and `out_specs`."""
+
+    __slots__ = ()
+
+    def __init__(self, name, side_effect):
+        super().__init__(name, _cond_specs, None, side_effect=side_effect, default_name="cond")
+        self.body_attrs = ("then_body", "else_body")
+        self.grad = cond_grad
+
+    def visit(self, visitor, op):
+        """`visitor`'s method for this node (core.walk.Visitor dispatches through it)."""
+        return visitor.cond(op)
+
+
+# (The inference function's parameters name the attributes: saved graphs are checked
+# against them.)
+def _cond_specs(inputs, then_body, else_body, out_specs):
+    return out_specs
+
+
+def is_cond(op) -> bool:
+    return isinstance(op.opdef, CondDef)
+
+
+# -- gradient -----------------------------------------------------------------------------
+# A `cond` on the same predicate whose branches are the branches' gradients (each
+# recomputes its branch's forward values from the node's inputs, then runs their rules),
+# so only the branch taken contributes.
+
+def _connected(bodies, outputs_with_grads, wrt) -> tuple:
+    """Which of the params `wrt` (indices) and which Variables some body's seeded
+    outputs depend on."""
+    params, variables = set(), {}
+    for body in bodies:
+        outs = [body.outputs[i] for i in outputs_with_grads]
+        tensors, found = ancestors(body.graph, outs)
+        for k in wrt:
+            p = body.params[k]
+            if p is not None and id(p) in tensors:
+                params.add(k)
+        variables.update(found)
+    return [k for k in wrt if k in params], cv.float_variables(variables.values())
+
+
+def cond_grad(inputs, outputs, grads, then_body, else_body, out_specs):
+    pred, ext = inputs[0], list(inputs[1:])
+    seeded = [i for i, (o, g) in enumerate(zip(outputs, grads))
+              if g is not None and differentiable(o)]
+    if not seeded:
+        return [None] * len(inputs)
+    floats = [k for k, t in enumerate(ext) if differentiable(t)]
+    wrt, variables = _connected((then_body, else_body), seeded, floats)
+    if not wrt and not variables:
+        return [None] * len(inputs)
+    seeds = [grads[i] if i in seeded else None for i in range(len(outputs))]
+
+    def branch(body):
+        def fn():
+            g_params, g_vars = body_gradients(body, ext, seeds, wrt)
+            out = [g if g is not None else zeros_for(ext[k]) for k, g in zip(wrt, g_params)]
+            for var in variables:
+                found = g_vars.get(id(var))
+                out.append(found[1] if found is not None else zeros(var.shape, var.dtype))
+            return out
+        return fn
+
+    results = list(cond(cv.in_current_graph(pred), branch(then_body), branch(else_body)))
+    in_grads = [None] * len(inputs)
+    for k, g in zip(wrt, results):
+        in_grads[1 + k] = g
+    var_grads = {id(v): (v, g) for v, g in zip(variables, results[len(wrt):])}
+    return Grads(in_grads, var_grads)
+
+
+IF = CondDef("StatelessIf", side_effect=False)
+IF_STATEFUL = CondDef("If", side_effect=True)
+
+
+# -- staging ------------------------------------------------------------------------------
 
 def cond(pred, true_fn: Callable, false_fn: Callable, name: Optional[str] = None):
     """`true_fn()` if `pred` else `false_fn()`.
@@ -124,7 +203,7 @@ def _fill_undefined(outs_t, outs_f, gt, gf, is_undefined) -> list:
             outs[i] = None
             continue
         with graph.as_default():
-            outs[i] = nest.map_structure(placeholder_value, template, expand_composites=True)
+            outs[i] = nest.map_structure(cv.placeholder_value, template, expand_composites=True)
         flags[i] = not ua
     return flags
 
@@ -203,64 +282,3 @@ def _branch_tensor(v, other):
         if isinstance(v, (int, float)) and not isinstance(v, bool) and (isinstance(v, float) or isinstance(other, float)):
             hint = dtypes.float32
     return convert_to_tensor(v, dtype_hint=hint)
-
-
-# -- while_loop -----------------------------------------------------------------------------
-
-def while_loop(cond: Callable, body: Callable, loop_vars, shape_invariants=None,
-               maximum_iterations=None, name: Optional[str] = None):
-    """Repeats `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`.
-
-    In a graph the body is traced once and runs as many times as the data says; eagerly it
-    is a Python loop.
-
-    Args:
-      cond: a callable taking the loop variables, returning a scalar bool.
-      body: a callable taking the loop variables, returning new ones (same structure).
-      loop_vars: a tensor, or a list/tuple (nest) of them.
-      shape_invariants: optional TensorShapes (structured like loop_vars) the variables may
-        take as the loop runs.
-      maximum_iterations: an optional cap on the number of iterations.
-      name: an optional name for the op.
-
-    Returns:
-      The final loop variables, structured like loop_vars.
-
-    Raises:
-      ValueError: when shape_invariants is not structured like loop_vars.
-
-    >>> i, s = rt.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s + i),
-    ...                      (rt.constant(0), rt.constant(0)))
-    >>> print(i, s)
-    rt.Tensor(5, shape=(), dtype=int32) rt.Tensor(10, shape=(), dtype=int32)
-    >>> g = rt.function(lambda n: rt.while_loop(lambda i: i < n, lambda i: i * 2, [1]))
-    >>> print(g(rt.constant(100))[0])
-    rt.Tensor(128, shape=(), dtype=int32)
-    """
-    single = not isinstance(loop_vars, (list, tuple))
-    vars_ = [loop_vars] if single else list(loop_vars)
-    graph = current_graph()
-    if graph is None:
-        n = 0
-        while (maximum_iterations is None or n < int(maximum_iterations)) and bool(cond(*vars_)):
-            out = body(*vars_)
-            vars_ = cv.as_var_list(out, len(vars_))
-            n += 1
-        return cv.like(loop_vars, vars_, single)
-    names = cv.path_names(vars_, "loop_vars")
-    invariants = None
-    if shape_invariants is not None:
-        if any(nest.is_composite(v) for v in nest.flatten(vars_)):
-            raise NotImplementedError("rt.while_loop: shape_invariants with SparseTensor loop "
-                                      "variables are not supported")
-        inv = [shape_invariants] if single else list(shape_invariants)
-        invariants = nest.flatten(inv) if nest.same_structure(inv, vars_) else None
-        if invariants is None:
-            raise ValueError("shape_invariants must have the same structure as loop_vars")
-    outs, _ = stage_while(cond, body, tuple(vars_), names=None, leaf_names=names,
-                          shape_invariants=invariants, maximum_iterations=maximum_iterations,
-                          relax_shapes=False, name=name)
-    return cv.like(loop_vars, list(outs), single)
-
-
-

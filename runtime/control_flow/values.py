@@ -1,19 +1,20 @@
-"""What travels through staged control flow, shared by `cond` (control_flow.py) and
-`while_loop` (while_staging.py): values made tensors and back (TensorArrays and staged
-lists travel as their handle tensor), the names of a structure's leaves, and the outer
-tensors that sub-graphs capture."""
+"""What travels through staged control flow, shared by `cond` and `while_loop`: values
+made tensors and back (TensorArrays and staged lists travel as their handle tensor), the
+names of a structure's leaves, and the outer tensors that sub-graphs capture."""
 from __future__ import annotations
 
 from typing import Sequence
 
-from . import nest
-from .core import dtypes
-from .core.apply import in_graph
-from .core.graph import Graph
-from .core.tensor import Tensor
-from .ops.core import convert_to_tensor
-from .ops.list_ops import StagedList
-from .ops.tensor_array import TensorArray
+import numpy as np
+
+from .. import nest
+from ..core import dtypes
+from ..core.apply import in_graph
+from ..core.graph import Graph, current_graph
+from ..core.tensor import Tensor
+from ..ops.core import constant, convert_to_tensor
+from ..ops.list_ops import StagedList
+from ..ops.tensor_array import TensorArray
 
 HANDLED = (TensorArray, StagedList)   # values that travel as their handle tensor
 
@@ -94,6 +95,33 @@ def in_graph_tensor(g, t):
     """`t` as a tensor owned by `g` (so the branch returns it from inside)."""
     with g.as_default():
         return in_graph(g, t)
+
+
+def in_current_graph(t):
+    """`t` as a tensor of the graph being built (a capture when it is an outer one):
+    staging takes a node's direct inputs as they are."""
+    return t if t is None else in_graph(current_graph(), t)
+
+
+def placeholder_value(template):
+    """A zero value with `template`'s dtype and (known part of its) shape, made without
+    referring to `template` (which may live in a sibling graph)."""
+    if isinstance(template, HANDLED):
+        return template._empty_like()
+    if isinstance(template, Tensor):
+        dims = template.shape.dims
+        shape = () if dims is None else tuple(d or 0 for d in dims)
+        dtype = template.dtype
+    else:
+        dtype = dtypes.infer_dtype(template)
+        shape = np.shape(template)
+    fill = b"" if dtype.is_string else 0
+    return constant(np.full(shape, fill, dtype=dtype.np_dtype), dtype)
+
+
+def float_variables(variables) -> list:
+    """The Variables among `variables` that have gradients (the floating ones)."""
+    return [v for v in variables if v.dtype.is_floating]
 
 
 def as_var_list(out, n):
