@@ -10,10 +10,10 @@ placeholder tensors the outputs and side effects read).
         def compile(self, graph, inputs, outputs): ...   # -> a plan
     backends.register(MyBackend())
 
-The numpy executor (`runtime.backends.numpy.executor`) registers itself as "numpy", the default.
-`ConcreteFunction` picks the backend its function asks for (`rt.function(jit_compile=
-True)` asks for "xla": `runtime/backends/xla/loader.py` registers it lazily, and it imports JAX only
-then), and gradients through a function run on the same one.
+`runtime/backends/__init__.py` registers ours: the numpy executor as "numpy", the
+default, and XLA as "xla", lazily (JAX is imported when a function first asks for it,
+`rt.function(jit_compile=True)`). `ConcreteFunction` picks the backend its function asks
+for, and gradients through a function run on the same one.
 """
 from __future__ import annotations
 

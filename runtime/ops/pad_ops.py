@@ -102,9 +102,7 @@ def _pad_kernel(x, paddings, value):
     return np.pad(x, widths, mode="constant", constant_values=value)
 
 
-PAD = OpDef("PadV2", _pad_infer, _pad_kernel, default_name="Pad",
-            grad=lambda inputs, outputs, grads: [
-                _input_grad(grads[0], inputs[0], inputs[1], "CONSTANT"), None, None])
+PAD = OpDef("PadV2", _pad_infer, _pad_kernel, default_name="Pad")
 
 
 def _mirror_infer(inputs, mode):
@@ -119,9 +117,7 @@ def _mirror_kernel(x, paddings, mode):
     return np.pad(np.asarray(x), widths, mode=mode.lower())
 
 
-MIRROR_PAD = OpDef("MirrorPad", _mirror_infer, _mirror_kernel,
-                   grad=lambda inputs, outputs, grads, mode: [
-                       _input_grad(grads[0], inputs[0], inputs[1], mode), None])
+MIRROR_PAD = OpDef("MirrorPad", _mirror_infer, _mirror_kernel)
 
 
 # -- gradients ----------------------------------------------------------------------------
@@ -152,9 +148,7 @@ def _grad_kernel(g, paddings, mode):
     return out.reshape(shape)
 
 
-PAD_GRAD = OpDef("PadGrad", _grad_infer, _grad_kernel,
-                 grad=lambda inputs, outputs, grads, mode: [
-                     _forward(grads[0], inputs[1], mode), None])
+PAD_GRAD = OpDef("PadGrad", _grad_infer, _grad_kernel)
 
 
 def _forward(g, paddings, mode):
@@ -168,6 +162,12 @@ def _input_grad(g, x, paddings, mode):
     out.set_shape(x.shape)
     return out
 
+
+PAD.grad = lambda inputs, outputs, grads: [
+    _input_grad(grads[0], inputs[0], inputs[1], "CONSTANT"), None, None]
+MIRROR_PAD.grad = lambda inputs, outputs, grads, mode: [
+    _input_grad(grads[0], inputs[0], inputs[1], mode), None]
+PAD_GRAD.grad = lambda inputs, outputs, grads, mode: [_forward(grads[0], inputs[1], mode), None]
 
 OPS = [PAD, MIRROR_PAD, PAD_GRAD]
 

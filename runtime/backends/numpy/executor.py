@@ -1,25 +1,9 @@
-"""Compiles a graph once into straight-line Python that calls the kernels.
-
-For the outputs asked for, the executor keeps the ops they need plus every side effect
-(non-strict execution), in creation order, and writes one Python function:
-
-    def run(x, y):
-        t2 = k_MatMul(x, y)
-        t3 = k_AddV2(t2, c1)
-        if t4:                       # a staged cond
-            ...
-        while True:                  # a staged while_loop
-            ...
-        return (t3,)
-
-Constants and kernels (with their attributes bound) are globals of that function. Nothing
-is looked up per node at run time. A line number of the generated code maps back to its
-node, so a kernel's error names the node and where the user created it.
-
-No value of a graph becomes source text: attribute values an op's `emit` puts in its
-expression are bound as globals too (`args.const(value)`), so a graph loaded from a
-stranger's file cannot write code. A graph with `run_guards` (rt.saved.load's: a loop
-iteration limit, a deadline, an element limit) gets them checked as it runs.
+"""Compiles a graph once into straight-line Python that calls the kernels: for the outputs
+asked for, the ops they need plus every side effect, in creation order, as one Python
+function (a staged cond an `if`, a staged while_loop a `while True`), constants and
+kernels its globals. A line of the generated code maps back to its node, so a kernel's
+error names the node and where the user created it. No value of a graph becomes source
+text. How and why: docs/architecture.md, "Backends".
 """
 from __future__ import annotations
 

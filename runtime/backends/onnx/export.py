@@ -1,25 +1,10 @@
 """`rt.onnx.export(concrete_fn, path)`: a concrete function as an ONNX model, so that a
 function written with plain Python control flow runs where there is no Python.
 
-A staged `cond` becomes an ONNX `If` whose branches are sub-graphs; a staged
-`while_loop` becomes a `Loop`: ONNX tests the condition before the first iteration
-(the `cond` input) and then after each one (the body's first output), so the loop's test
-is written twice, once before the `Loop` and once at the end of its body. Sub-graphs
-read the enclosing graph's values by name (ONNX scoping), which is how captured tensors
-reach them. Variables are read at export time and become constants.
-
-Needs the `onnx` package (`pip install 'autograph-rt[onnx]'`), imported only when
-`export` is called. Ops with no ONNX equivalent (rt.print, assertions, py_function,
-variable writes, string ops) give one error naming each of them; prints and assertions
-may be dropped instead. The per-op rules are in onnx_rules.py.
-
-TensorArrays become ONNX sequences. One made with a size and a fully known element_shape
-starts as `size` zeros, as ours reads and stacks its elements never written. Otherwise
-the sequence holds only the written items: writes in order (0, 1, 2, ... as loops do)
-and overwrites behave as ours, but `size()` of a TensorArray made with a size counts
-the items written so far, reading or writing past the written items fails in
-onnxruntime, and a write just past the end of a TensorArray that is not dynamic_size
-appends (ours raises).
+A staged `cond` becomes an ONNX `If`, a staged `while_loop` a `Loop`; TensorArrays become
+ONNX sequences; Variables are read at export time and become constants. The op rules are
+`rules.RULES`. Needs the `onnx` package, imported only when `export` is called. How each
+piece is written and where a model differs from ours: docs/architecture.md, "Backends".
 """
 from __future__ import annotations
 
@@ -33,7 +18,8 @@ from ...core import walk
 from ...control_flow import WhileInputs
 from ...errors import InvalidGraphError
 from ...function import Function
-from .rules import RULES, TENSOR_ARRAY_DTYPE, lower_const, unsupported_reason
+from .rules import RULES, unsupported_reason
+from .rules_layout import TENSOR_ARRAY_DTYPE, lower_const
 from ...ops.io_ops import ASSERT, PRINT
 
 OPSET = 17

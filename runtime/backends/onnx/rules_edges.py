@@ -1,19 +1,8 @@
-"""ONNX rules for the ops whose nearest ONNX operator differs from ours on NaN, empty or
-out-of-range inputs, in the form of runtime/backends/onnx/rules.py's, which adds `RULES` to its own.
-
-- ReduceMax/ReduceMin skip NaN and ArgMax/ArgMin ignore it: ours (numpy's, TensorFlow's)
-  propagate NaN and give the index of the first NaN.
-- ReduceMean of no elements is 0; ours is NaN (a sum divided by a count of 0).
-- Any as ReduceMax of no elements is the lowest integer, true; ours is false.
-- Float floor division and modulo follow numpy's divmod (fmod, then Python's sign rule),
-  which Floor(Div) does not where the quotient is infinite or tiny.
-- Where our kernel raises and ONNX gives a value (a negative Gather index, which ONNX
-  counts from the end; an integer to a negative power; REFLECT padding of at least the
-  dimension's size; negative padding, which ONNX crops by), the model fails in
-  onnxruntime: `fail_where` adds a Gather that is out of range exactly then, named after
-  our error.
-- An Einsum with an empty operand, a ConcatFromSequence of no elements and Softplus of
-  float64 crash or fail in onnxruntime: guarded or written out.
+"""The ONNX rules of the ops whose nearest ONNX operator differs from ours on NaN, empty
+or out-of-range inputs (max/min and arg-max/min reductions, mean, any, float floor
+division and modulo, gather, padding, einsum, TensorArray stacks, softplus, log1p):
+written out to give ours, or made to fail in onnxruntime exactly where our kernel raises
+(`fail_where`). Each difference: docs/architecture.md, "Backends".
 """
 from __future__ import annotations
 

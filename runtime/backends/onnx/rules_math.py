@@ -1,15 +1,11 @@
-"""ONNX rules for the ops of the math part (runtime/ops/math_extra.py,
-utility_ops.py, random_extra.py), in the form of runtime/backends/onnx/rules.py's, which adds
-`RULES`, `NO_EQUIVALENT` and `LIMITS` to its own."""
+"""The ONNX rules of the ops of runtime/ops/math_extra.py and utility_ops.py, their limits,
+and the reasons for those with none (bitwise ops, cumulative products, permutations)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...ops import bitwise_ops, math_extra, random_extra, utility_ops
-
-
-def _same(onnx_type):
-    return lambda ex, op, ins: [ex.one(onnx_type, ins)]
+from .rule_helpers import same
 
 
 def _round(ex, op, ins):
@@ -41,9 +37,9 @@ def _ensure_shape_limits(op):
 
 
 RULES = {
-    math_extra.FLOOR: _same("Floor"), math_extra.CEIL: _same("Ceil"),
+    math_extra.FLOOR: same("Floor"), math_extra.CEIL: same("Ceil"),
     math_extra.ROUND: _round, math_extra.CUMSUM: _cumsum,
-    utility_ops.ENSURE_SHAPE: _same("Identity"),
+    utility_ops.ENSURE_SHAPE: same("Identity"),
 }
 NO_EQUIVALENT = {
     math_extra.CUMPROD: "ONNX opset 17 has no cumulative product",

@@ -1,5 +1,5 @@
-"""The ONNX rules of the ops of `runtime/ops/nn_ops.py`, registered in `onnx_rules.RULES`
-(this module is imported at the end of that one), and the reasons for those with none.
+"""The ONNX rules of the ops of `runtime/ops/nn_ops.py`, their limits, and the reasons for
+those with none.
 
 ONNX convolutions and pools are NCHW (filters OIHW): the rules transpose around them.
 The pads are TensorFlow's, written out when the spatial sizes are known while exporting,
@@ -9,7 +9,6 @@ count_include_pad=0.
 """
 from __future__ import annotations
 
-from . import rules as onnx_rules
 from ...ops import nn_ops
 
 TO_NCHW, TO_NHWC, HWIO_TO_OIHW = [0, 3, 1, 2], [0, 2, 3, 1], [3, 2, 0, 1]
@@ -66,15 +65,15 @@ def _max_pool_dtype(op):
     return None
 
 
-onnx_rules.RULES.update({
+RULES = {
     nn_ops.CONV2D: _conv2d,
     nn_ops.MAX_POOL: _pool("MaxPool"),
     nn_ops.AVG_POOL: _pool("AveragePool", count_include_pad=0),
     nn_ops.ERF: lambda ex, op, ins: [ex.one("Erf", ins)],
-})
-onnx_rules.LIMITS.update({nn_ops.CONV2D: _conv_filter_known, nn_ops.MAX_POOL: _max_pool_dtype})
+}
+LIMITS = {nn_ops.CONV2D: _conv_filter_known, nn_ops.MAX_POOL: _max_pool_dtype}
 _GRADIENT = ("the gradient ops of convolution and pooling are not exported (ONNX models are "
              "for inference: export the forward function)")
-onnx_rules.NO_EQUIVALENT.update({d: _GRADIENT for d in (
+NO_EQUIVALENT = {d: _GRADIENT for d in (
     nn_ops.CONV2D_BACKPROP_INPUT, nn_ops.CONV2D_BACKPROP_FILTER, nn_ops.MAX_POOL_GRAD,
-    nn_ops.MAX_POOL_GRAD_GRAD, nn_ops.AVG_POOL_GRAD)})
+    nn_ops.MAX_POOL_GRAD_GRAD, nn_ops.AVG_POOL_GRAD)}

@@ -1,6 +1,5 @@
-"""ONNX rules for the structural ops (runtime/ops/structure_ops.py, sort_ops.py,
-einsum_ops.py, linalg_ops.py), in the form of runtime/backends/onnx/rules.py's, which adds
-`RULES` and `NO_EQUIVALENT` to its own."""
+"""The ONNX rules of the structural ops (runtime/ops/structure_ops.py, sort_ops.py,
+linalg_ops.py), and the reasons for those with none (einsum's rule is rules_edges')."""
 from __future__ import annotations
 
 import numpy as np
