@@ -1,24 +1,7 @@
-"""How an op is defined: `OpDef` puts one op's pieces side by side — its name, its
-shape/dtype inference, its numpy kernel, and its *traits*, which tell every pass and
-backend what it may do with the op without knowing the op's name:
-
-- effects: `pure` (same inputs, same outputs, nothing else happens: may be folded,
-  deduplicated, dropped when unused) and `side_effect` (must run even when unused, in
-  program order: print, assert, variable writes);
-- `allocates`: its result is a new array that shares no memory with its inputs (the
-  numpy backend may then write into a dead input's buffer);
-- `reads_variables` / `writes_variables`: it reads or writes a Variable's state;
-- `observer`: a side effect that only looks (print, assert): it changes no state, so
-  replaying or differentiating a graph may leave it out;
-- `calls_python`: it runs a Python function (`py_function`): it cannot be saved or
-  exported, only run where that function lives;
-- `body_attrs`: the attributes holding its sub-graphs (`Body`s), for control flow (see
-  `core.control`), which also describes its input layout;
-- `feedable` (placeholders) and `constant` (the Const op): the two ops every graph
-  walker meets first.
-
-The structural ops every graph has (`CONST`, `PLACEHOLDER`) are defined here; the
-others beside the functions users call (`runtime.ops`, `core.control`).
+"""How an op is defined: `OpDef` holds one op whole — its name, shape/dtype inference,
+numpy kernel, gradient and inlined expression, and the traits every pass and backend asks
+instead of knowing ops by name. The two ops every graph has (`CONST`, `PLACEHOLDER`) are
+defined here; the others beside the functions users call (`runtime.ops`, `runtime.control_flow`).
 """
 from __future__ import annotations
 
@@ -33,28 +16,59 @@ from .tensor import EagerTensor
 
 
 class OpDef:
-    """One op: inference and kernel side by side, and its traits (module docstring).
+    """One op: inference, kernel, gradient and emitter side by side, and its traits.
 
     infer(inputs, **attrs) -> list of (TensorShape, DType), one per output. `inputs` are
         tensors (only `.shape` and `.dtype` may be read). Raises on bad input.
     kernel(*arrays, **attrs) -> array, or a tuple of arrays when the op has several
         outputs (`multi_output`).
+    grad(inputs, outputs, grads, **attrs) -> a gradient per input (None: no gradient rule).
     emit(op, args) -> a Python expression computing the op from the variables named in
         `args`, or None to call the kernel (the numpy backend inlines it: `a % b` on
         numpy scalars costs 45 ns where the ufunc call `np.mod(a, b)` costs over 1 us).
-    grad(inputs, outputs, grads, **attrs) -> a gradient per input, set beside the op.
+
+    Traits (keyword arguments, all optional):
+    - effects: `pure` (same inputs, same outputs, nothing else happens: may be folded,
+      deduplicated, dropped when unused) and `side_effect` (must run even when unused, in
+      program order: print, assert, variable writes);
+    - `observer`: a side effect that only looks (print, assert): replaying or
+      differentiating a graph may leave it out;
+    - `repeatable`: a side effect that running once more would not show (an assert, a
+      staged list read), so tracing a function twice may run it twice;
+    - `effect`: what the side effect does, in words, for messages ("prints");
+    - `allocates`: its result is a new array that shares no memory with its inputs (the
+      numpy backend may then write into a dead input's buffer);
+    - `reads_variables` / `writes_variables`: it reads or writes a Variable's state;
+    - `calls_python`: it runs a Python function (`py_function`): it cannot be saved or
+      exported, only run where that function lives;
+    - `elementwise`: each output element comes from the inputs' elements at its position
+      (inputs broadcast), with no attributes;
+    - `unit`: the value u with `x op u == u op x == x` (1 for Mul, 0 for AddV2), and
+      `right_unit` the u with `x op u == x` only (1 for RealDiv, 0 for Sub);
+    - `of_shape`: its value follows from its input's static shape alone (Shape, Size, Rank);
+    - `public_name`: the function users call for it, where tables make both (`add`);
+    - `body_attrs`: the attributes holding its sub-graphs (`Body`s), for control flow (see
+      `runtime.control_flow`), which also describes its input layout;
+    - `feedable` (placeholders) and `constant` (the Const op): the two ops every graph
+      walker meets first.
     """
 
     __slots__ = ("name", "default_name", "infer", "kernel", "pure", "side_effect",
                  "multi_output", "grad", "emit", "allocates", "reads_variables",
                  "writes_variables", "observer", "calls_python", "body_attrs", "feedable",
-                 "constant")
+                 "constant", "elementwise", "unit", "right_unit", "repeatable", "effect",
+                 "of_shape", "public_name")
 
     def __init__(self, name: str, infer: Callable, kernel: Optional[Callable], *,
                  pure: bool = True, side_effect: bool = False, multi_output: bool = False,
                  default_name: Optional[str] = None, allocates: Optional[bool] = None,
                  reads_variables: bool = False, writes_variables: bool = False,
-                 observer: bool = False, calls_python: bool = False):
+                 observer: bool = False, calls_python: bool = False,
+                 grad: Optional[Callable] = None, emit: Optional[Callable] = None,
+                 body_attrs: tuple = (), feedable: bool = False, constant: bool = False,
+                 elementwise: bool = False, unit=None, right_unit=None,
+                 repeatable: bool = False, effect: Optional[str] = None,
+                 of_shape: bool = False, public_name: Optional[str] = None):
         self.name = name
         self.default_name = default_name or name
         self.infer = infer
@@ -69,11 +83,18 @@ class OpDef:
         self.writes_variables = writes_variables
         self.observer = observer
         self.calls_python = calls_python
-        self.body_attrs: tuple = ()
-        self.feedable = False
-        self.constant = False
-        self.grad = None
-        self.emit = None
+        self.body_attrs = tuple(body_attrs)
+        self.feedable = feedable
+        self.constant = constant
+        self.grad = grad
+        self.emit = emit
+        self.elementwise = elementwise
+        self.unit = unit
+        self.right_unit = right_unit
+        self.repeatable = repeatable
+        self.effect = effect
+        self.of_shape = of_shape
+        self.public_name = public_name
 
     def bodies(self, op) -> list:
         """The op's sub-graphs (`Body`s), in attribute order; [] for a plain op."""
@@ -200,8 +221,7 @@ def _const_kernel(value, dtype):
     return value
 
 
-CONST = OpDef("Const", const_specs, _const_kernel)
-CONST.constant = True
+CONST = OpDef("Const", const_specs, _const_kernel, constant=True)
 
 
 def constant_value(t):
@@ -224,8 +244,8 @@ def _placeholder_kernel(dtype, shape):
     raise InvalidArgumentError("a placeholder was not fed")
 
 
-PLACEHOLDER = OpDef("Placeholder", _placeholder_infer, _placeholder_kernel, pure=False)
-PLACEHOLDER.feedable = True
+PLACEHOLDER = OpDef("Placeholder", _placeholder_infer, _placeholder_kernel, pure=False,
+                    feedable=True)
 
 
 def placeholder_op(graph, dtype, shape, name="Placeholder"):

@@ -67,7 +67,8 @@ def _reshape_kernel(x, shape):
     return np.reshape(x, shape)
 
 
-RESHAPE = OpDef("Reshape", _reshape_infer, _reshape_kernel)
+RESHAPE = OpDef("Reshape", _reshape_infer, _reshape_kernel,
+                grad=lambda inputs, outputs, grads, shape: [_reshape_back(grads[0], inputs[0])])
 
 
 def _reshape_back(g, x):
@@ -75,9 +76,6 @@ def _reshape_back(g, x):
     if x.shape.is_fully_defined():
         return apply_op(RESHAPE, [g], {"shape": tuple(x.shape.as_list())})
     return apply_op(RESHAPE_DYNAMIC, [g, shape(x)])
-
-
-RESHAPE.grad = lambda inputs, outputs, grads, shape: [_reshape_back(grads[0], inputs[0])]
 
 
 def _reshape_dyn_infer(inputs):
@@ -91,8 +89,8 @@ def _reshape_dyn_kernel(x, shape):
 
 
 RESHAPE_DYNAMIC = OpDef("ReshapeDynamic", _reshape_dyn_infer, _reshape_dyn_kernel,
-                        default_name="Reshape")
-RESHAPE_DYNAMIC.grad = lambda inputs, outputs, grads: [_reshape_back(grads[0], inputs[0]), None]
+                        default_name="Reshape", grad=lambda inputs, outputs, grads: [
+                            _reshape_back(grads[0], inputs[0]), None])
 
 
 def reshape(tensor, shape, name: Optional[str] = None):
@@ -143,15 +141,12 @@ def _transpose_kernel(x, perm):
     return np.transpose(x, perm)
 
 
-TRANSPOSE = OpDef("Transpose", _transpose_infer, _transpose_kernel)
-
-
 def _transpose_grad(inputs, outputs, grads, perm):
     inverse = None if perm is None else tuple(int(i) for i in np.argsort(perm))
     return [apply_op(TRANSPOSE, [grads[0]], {"perm": inverse})]
 
 
-TRANSPOSE.grad = _transpose_grad
+TRANSPOSE = OpDef("Transpose", _transpose_infer, _transpose_kernel, grad=_transpose_grad)
 
 
 def transpose(a, perm=None, name: Optional[str] = None):
@@ -197,8 +192,8 @@ def _expand_kernel(x, axis):
     return np.expand_dims(x, axis)
 
 
-EXPAND_DIMS = OpDef("ExpandDims", _expand_infer, _expand_kernel)
-EXPAND_DIMS.grad = lambda inputs, outputs, grads, axis: [_reshape_back(grads[0], inputs[0])]
+EXPAND_DIMS = OpDef("ExpandDims", _expand_infer, _expand_kernel,
+                    grad=lambda inputs, outputs, grads, axis: [_reshape_back(grads[0], inputs[0])])
 
 
 def expand_dims(input, axis, name: Optional[str] = None):  # noqa: A002
@@ -242,8 +237,8 @@ def _squeeze_kernel(x, axis):
     return np.squeeze(x, axis=axis)
 
 
-SQUEEZE = OpDef("Squeeze", _squeeze_infer, _squeeze_kernel)
-SQUEEZE.grad = lambda inputs, outputs, grads, axis: [_reshape_back(grads[0], inputs[0])]
+SQUEEZE = OpDef("Squeeze", _squeeze_infer, _squeeze_kernel,
+                grad=lambda inputs, outputs, grads, axis: [_reshape_back(grads[0], inputs[0])])
 
 
 def squeeze(input, axis=None, name: Optional[str] = None):  # noqa: A002
@@ -302,9 +297,6 @@ def _concat_kernel(*xs, axis):
     return np.concatenate(xs, axis=axis)
 
 
-CONCAT = OpDef("ConcatV2", _concat_infer, _concat_kernel)
-
-
 def _concat_grad(inputs, outputs, grads, axis):
     g = grads[0]
     rank = g.shape.rank if g.shape.rank is not None else inputs[0].shape.rank
@@ -319,7 +311,7 @@ def _concat_grad(inputs, outputs, grads, axis):
     return out
 
 
-CONCAT.grad = _concat_grad
+CONCAT = OpDef("ConcatV2", _concat_infer, _concat_kernel, grad=_concat_grad)
 
 
 def concat(values, axis, name: Optional[str] = None):
@@ -392,7 +384,15 @@ def _gather_kernel(params, indices, axis):
     return np.take(params, indices, axis=axis)
 
 
-GATHER = OpDef("GatherV2", _gather_infer, _gather_kernel)
+def _gather_grad(inputs, outputs, grads, axis):
+    params, indices = inputs
+    axis %= max(params.shape.rank or 1, 1)
+    out = apply_op(GATHER_GRAD, [grads[0], indices, shape(params)], {"axis": axis})
+    out.set_shape(params.shape)
+    return [out, None]
+
+
+GATHER = OpDef("GatherV2", _gather_infer, _gather_kernel, grad=_gather_grad)
 
 
 def _gather_grad_infer(inputs, axis):
@@ -416,20 +416,9 @@ def _gather_grad_kernel(g, indices, params_shape, axis):
     return out
 
 
-GATHER_GRAD = OpDef("GatherGrad", _gather_grad_infer, _gather_grad_kernel)
-
-
-def _gather_grad(inputs, outputs, grads, axis):
-    params, indices = inputs
-    axis %= max(params.shape.rank or 1, 1)
-    out = apply_op(GATHER_GRAD, [grads[0], indices, shape(params)], {"axis": axis})
-    out.set_shape(params.shape)
-    return [out, None]
-
-
-GATHER.grad = _gather_grad
-GATHER_GRAD.grad = lambda inputs, outputs, grads, axis: [gather(grads[0], inputs[1], axis), None,
-                                                         None]
+GATHER_GRAD = OpDef("GatherGrad", _gather_grad_infer, _gather_grad_kernel,
+                    grad=lambda inputs, outputs, grads, axis: [
+                        gather(grads[0], inputs[1], axis), None, None])
 
 
 def gather(params, indices, axis: int = 0, name: Optional[str] = None):
@@ -470,7 +459,7 @@ def _shape_kernel(x, out_type):
     return np.asarray(np.shape(x), dtype=out_type.np_dtype)
 
 
-SHAPE = OpDef("Shape", _shape_infer, _shape_kernel)
+SHAPE = OpDef("Shape", _shape_infer, _shape_kernel, of_shape=True)
 
 
 def shape(input, out_type=dtypes.int32, name: Optional[str] = None):  # noqa: A002
@@ -511,7 +500,7 @@ def _size_kernel(x, out_type):
     return np.asarray(np.size(x), dtype=out_type.np_dtype)
 
 
-SIZE = OpDef("Size", _size_infer, _size_kernel)
+SIZE = OpDef("Size", _size_infer, _size_kernel, of_shape=True)
 
 
 def size(input, out_type=dtypes.int32, name: Optional[str] = None):  # noqa: A002
@@ -547,7 +536,7 @@ def _rank_kernel(x):
     return np.asarray(np.ndim(x), dtype=np.int32)
 
 
-RANK = OpDef("Rank", _rank_infer, _rank_kernel)
+RANK = OpDef("Rank", _rank_infer, _rank_kernel, of_shape=True)
 
 
 def rank(input, name: Optional[str] = None):  # noqa: A002
@@ -572,7 +561,6 @@ def rank(input, name: Optional[str] = None):  # noqa: A002
     if x.shape.rank is not None:
         return constant(np.int32(x.shape.rank), name=name or "Rank")
     return apply_op(RANK, [x], name=name)
-
 
 
 OPS = [RESHAPE, RESHAPE_DYNAMIC, TRANSPOSE, EXPAND_DIMS, SQUEEZE, CONCAT,

@@ -15,13 +15,21 @@ from .core import OpDef, apply_op, convert_to_tensor
 from .math_ops import (INTEGER, binary_infer, binary_operands, logical_and, logical_not,
                        logical_or, not_equal, unary_infer)
 
-BITWISE_AND = OpDef("BitwiseAnd", binary_infer("BitwiseAnd", INTEGER, None), np.bitwise_and)
-BITWISE_OR = OpDef("BitwiseOr", binary_infer("BitwiseOr", INTEGER, None), np.bitwise_or)
-BITWISE_XOR = OpDef("BitwiseXor", binary_infer("BitwiseXor", INTEGER, None), np.bitwise_xor)
-INVERT = OpDef("Invert", unary_infer("Invert", INTEGER), np.invert)
+
+
+def _no_grad(inputs, outputs, grads):
+    return [None] * len(inputs)
+
+
+def _bitwise(name, infer, kernel):
+    return OpDef(name, infer, kernel, grad=_no_grad, elementwise=True)
+
+
+BITWISE_AND = _bitwise("BitwiseAnd", binary_infer("BitwiseAnd", INTEGER, None), np.bitwise_and)
+BITWISE_OR = _bitwise("BitwiseOr", binary_infer("BitwiseOr", INTEGER, None), np.bitwise_or)
+BITWISE_XOR = _bitwise("BitwiseXor", binary_infer("BitwiseXor", INTEGER, None), np.bitwise_xor)
+INVERT = _bitwise("Invert", unary_infer("Invert", INTEGER), np.invert)
 OPS = [BITWISE_AND, BITWISE_OR, BITWISE_XOR, INVERT]
-for _op in OPS:
-    _op.grad = lambda inputs, outputs, grads: [None] * len(inputs)
 
 
 def _binary(opdef: OpDef, public: str, which: str, example: str):

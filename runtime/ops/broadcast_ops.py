@@ -42,7 +42,11 @@ def _sum_to_kernel(g, shape):
     return _sum_to_shape(g, shape)
 
 
-SUM_TO = OpDef("SumTo", _sum_to_infer, _sum_to_kernel)
+def _sum_to_grad(inputs, outputs, grads, shape):
+    return [broadcast_like(grads[0], inputs[0])]
+
+
+SUM_TO = OpDef("SumTo", _sum_to_infer, _sum_to_kernel, grad=_sum_to_grad)
 
 
 def _sum_like_infer(inputs):
@@ -53,7 +57,11 @@ def _sum_like_kernel(g, x):
     return _sum_to_shape(g, np.shape(x))
 
 
-SUM_LIKE = OpDef("SumLike", _sum_like_infer, _sum_like_kernel)
+def _sum_like_grad(inputs, outputs, grads):
+    return [broadcast_like(grads[0], inputs[0]), None]
+
+
+SUM_LIKE = OpDef("SumLike", _sum_like_infer, _sum_like_kernel, grad=_sum_like_grad)
 
 
 def _broadcast_to_infer(inputs, shape):
@@ -66,7 +74,12 @@ def _broadcast_to_kernel(g, shape):
     return np.array(np.broadcast_to(g, shape))
 
 
-BROADCAST_TO = OpDef("BroadcastTo", _broadcast_to_infer, _broadcast_to_kernel)
+def _broadcast_to_grad(inputs, outputs, grads, shape):
+    return [sum_to(grads[0], inputs[0])]
+
+
+BROADCAST_TO = OpDef("BroadcastTo", _broadcast_to_infer, _broadcast_to_kernel,
+                     grad=_broadcast_to_grad)
 
 
 def _broadcast_like_infer(inputs):
@@ -77,7 +90,12 @@ def _broadcast_like_kernel(g, x):
     return np.array(np.broadcast_to(g, np.shape(x)))
 
 
-BROADCAST_LIKE = OpDef("BroadcastLike", _broadcast_like_infer, _broadcast_like_kernel)
+def _broadcast_like_grad(inputs, outputs, grads):
+    return [sum_to(grads[0], inputs[0]), None]
+
+
+BROADCAST_LIKE = OpDef("BroadcastLike", _broadcast_like_infer, _broadcast_like_kernel,
+                       grad=_broadcast_like_grad)
 
 
 def sum_to(g, x):
@@ -99,26 +117,5 @@ def broadcast_like(g, x):
         return apply_op(BROADCAST_TO, [g], {"shape": shape})
     return apply_op(BROADCAST_LIKE, [g, x])
 
-
-def _sum_to_grad(inputs, outputs, grads, shape):
-    return [broadcast_like(grads[0], inputs[0])]
-
-
-def _sum_like_grad(inputs, outputs, grads):
-    return [broadcast_like(grads[0], inputs[0]), None]
-
-
-def _broadcast_to_grad(inputs, outputs, grads, shape):
-    return [sum_to(grads[0], inputs[0])]
-
-
-def _broadcast_like_grad(inputs, outputs, grads):
-    return [sum_to(grads[0], inputs[0]), None]
-
-
-SUM_TO.grad = _sum_to_grad
-SUM_LIKE.grad = _sum_like_grad
-BROADCAST_TO.grad = _broadcast_to_grad
-BROADCAST_LIKE.grad = _broadcast_like_grad
 
 OPS = [SUM_TO, SUM_LIKE, BROADCAST_TO, BROADCAST_LIKE]

@@ -86,11 +86,10 @@ def _identity_kernel(x):
     return x
 
 
-IDENTITY = OpDef("Identity", _same_infer, _identity_kernel)
-IDENTITY.grad = lambda inputs, outputs, grads: [grads[0]]
-STOP_GRADIENT = OpDef("StopGradient", _same_infer, _identity_kernel)
-STOP_GRADIENT.grad = lambda inputs, outputs, grads: [None]  # its whole point
-IDENTITY.emit = lambda op, args: args[0]
+IDENTITY = OpDef("Identity", _same_infer, _identity_kernel,
+                 grad=lambda inputs, outputs, grads: [grads[0]], emit=lambda op, args: args[0])
+STOP_GRADIENT = OpDef("StopGradient", _same_infer, _identity_kernel,
+                      grad=lambda inputs, outputs, grads: [None])  # its whole point
 
 
 def identity(x, name: Optional[str] = None) -> Tensor:
@@ -138,8 +137,8 @@ def _like_kernel(x, fill_value, dtype):
     return np.full(np.shape(x), fill_value, dtype=dtype.np_dtype)
 
 
-FULL_LIKE = OpDef("FullLike", _like_infer, _like_kernel)
-FULL_LIKE.grad = lambda inputs, outputs, grads, fill_value, dtype: [None]  # constant in x
+FULL_LIKE = OpDef("FullLike", _like_infer, _like_kernel,
+                  grad=lambda inputs, outputs, grads, fill_value, dtype: [None])  # constant in x
 
 
 def zeros_like(input, dtype=None, name: Optional[str] = None):  # noqa: A002
@@ -237,8 +236,9 @@ def _stack_kernel(*xs, axis):
     return np.stack(xs, axis=axis)
 
 
-STACK = OpDef("Pack", _stack_infer, _stack_kernel)
-STACK.grad = lambda inputs, outputs, grads, axis: unstack(grads[0], num=len(inputs), axis=axis)
+STACK = OpDef("Pack", _stack_infer, _stack_kernel,
+              grad=lambda inputs, outputs, grads, axis: unstack(grads[0], num=len(inputs),
+                                                                axis=axis))
 
 
 def stack(values, axis: int = 0, name: Optional[str] = None):
@@ -292,8 +292,8 @@ def _unstack_kernel(x, axis, num):
     return tuple(np.take(x, i, axis=axis) for i in range(num))
 
 
-UNSTACK = OpDef("Unpack", _unstack_infer, _unstack_kernel, multi_output=True)
-UNSTACK.grad = lambda inputs, outputs, grads, axis, num: [stack(grads, axis=axis)]
+UNSTACK = OpDef("Unpack", _unstack_infer, _unstack_kernel, multi_output=True,
+                grad=lambda inputs, outputs, grads, axis, num: [stack(grads, axis=axis)])
 
 
 def unstack(value, num=None, axis: int = 0, name: Optional[str] = None):

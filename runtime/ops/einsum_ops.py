@@ -114,9 +114,6 @@ def _einsum_kernel(*xs, equation):
         raise InvalidArgumentError(f"einsum {equation!r}: {e}") from None
 
 
-EINSUM = OpDef("Einsum", _einsum_infer, _einsum_kernel, allocates=True)
-
-
 def _einsum_grad(inputs, outputs, grads, equation):
     ins, out = parse(equation, len(inputs))
     g = grads[0]
@@ -143,6 +140,9 @@ def _einsum_grad(inputs, outputs, grads, equation):
     return result
 
 
+EINSUM = OpDef("Einsum", _einsum_infer, _einsum_kernel, allocates=True, grad=_einsum_grad)
+
+
 def _expand_missing(gi, t, elsewhere):
     """`gi` (subscripts: those of `t` found `elsewhere`) with a dimension of 1 for each
     subscript of `t` that is not: left to right before the '...', right to left after."""
@@ -155,8 +155,6 @@ def _expand_missing(gi, t, elsewhere):
             gi = array_ops.expand_dims(gi, pos - len(t))
     return gi
 
-
-EINSUM.grad = _einsum_grad
 
 OPS = [EINSUM]
 

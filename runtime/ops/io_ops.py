@@ -76,7 +76,7 @@ def _print_kernel(*values, template, sep, end, stream, summarize):
 
 
 PRINT = OpDef("PrintV2", _print_infer, _print_kernel, side_effect=True, multi_output=True,
-              observer=True)
+              observer=True, effect="prints")
 
 
 def print_(*inputs, sep: str = " ", end: str = "\n", output_stream=None, summarize: int = 3,
@@ -175,7 +175,7 @@ ASSERTION_ERRORS = {"invalid_argument": InvalidArgumentError, "out_of_range": Ou
 
 
 ASSERT = OpDef("Assert", _assert_infer, _assert_kernel, side_effect=True, multi_output=True,
-               observer=True)
+               observer=True, repeatable=True)
 OPS = [PRINT, ASSERT]
 
 
@@ -528,7 +528,7 @@ def _py_kernel(*args, func, tout, single):
 
 
 PY_FUNC = OpDef("EagerPyFunc", _py_infer, _py_kernel, side_effect=True, multi_output=True,
-                calls_python=True)
+                calls_python=True, effect="calls Python (rt.py_function)")
 OPS.append(PY_FUNC)
 
 

@@ -50,15 +50,13 @@ def _inverse_kernel(x):
         raise InvalidArgumentError("Input is not invertible.") from None
 
 
-MATRIX_INVERSE = OpDef("MatrixInverse", _inverse_infer, _inverse_kernel, allocates=True)
-
-
 def _inverse_grad(inputs, outputs, grads):
     inv = outputs[0]
     return [-matmul(inv, matmul(grads[0], inv, transpose_b=True), transpose_a=True)]
 
 
-MATRIX_INVERSE.grad = _inverse_grad
+MATRIX_INVERSE = OpDef("MatrixInverse", _inverse_infer, _inverse_kernel, allocates=True,
+                       grad=_inverse_grad)
 
 
 def _det_infer(inputs):
@@ -76,14 +74,15 @@ def _det_kernel(x):
     return det
 
 
-MATRIX_DETERMINANT = OpDef("MatrixDeterminant", _det_infer, _det_kernel, allocates=True)
-
-
 def _det_grad(inputs, outputs, grads):
     a, det = inputs[0], outputs[0]
     scale = array_ops.expand_dims(array_ops.expand_dims(grads[0] * det, -1), -1)
     inv = apply_op(MATRIX_INVERSE, [a])
     return [scale * array_ops.transpose(inv, _swap_last(a.shape.rank))]
+
+
+MATRIX_DETERMINANT = OpDef("MatrixDeterminant", _det_infer, _det_kernel, allocates=True,
+                           grad=_det_grad)
 
 
 def _swap_last(rank):
@@ -92,9 +91,6 @@ def _swap_last(rank):
     perm = list(range(rank))
     perm[-1], perm[-2] = perm[-2], perm[-1]
     return perm
-
-
-MATRIX_DETERMINANT.grad = _det_grad
 
 
 def _solve_infer(inputs):
@@ -132,9 +128,6 @@ def _solve_kernel(a, b):
         raise InvalidArgumentError("Input matrix is not invertible.") from None
 
 
-MATRIX_SOLVE = OpDef("MatrixSolve", _solve_infer, _solve_kernel, allocates=True)
-
-
 def _solve_grad(inputs, outputs, grads):
     a, _ = inputs
     x = outputs[0]
@@ -144,8 +137,7 @@ def _solve_grad(inputs, outputs, grads):
     return [ga, gb]
 
 
-MATRIX_SOLVE.grad = _solve_grad
-
+MATRIX_SOLVE = OpDef("MatrixSolve", _solve_infer, _solve_kernel, allocates=True, grad=_solve_grad)
 
 
 def _cholesky_infer(inputs):
@@ -164,18 +156,6 @@ def _cholesky_kernel(x):
         raise InvalidArgumentError(CHOLESKY_FAILED) from None
 
 
-CHOLESKY = OpDef("Cholesky", _cholesky_infer, _cholesky_kernel, allocates=True)
-
-
-def _lower_half_diagonal(m):
-    """The lower triangle of `m` with its diagonal halved (TensorFlow's Cholesky grad)."""
-    n = m.shape[-1]
-    if n is None:
-        raise ValueError("the gradient of rt.linalg.cholesky needs the matrix size known")
-    mask = np.tril(np.ones((n, n), m.dtype.np_dtype)) - 0.5 * np.eye(n, dtype=m.dtype.np_dtype)
-    return m * constant(mask)
-
-
 def _cholesky_grad(inputs, outputs, grads):
     """Murray's formula, as TensorFlow's: with P = Phi(L^T g) (the lower triangle, the
     diagonal halved), grad A = sym(L^-T P L^-1) / 2."""
@@ -186,6 +166,17 @@ def _cholesky_grad(inputs, outputs, grads):
     return [(ga + array_ops.transpose(ga, _swap_last(low.shape.rank))) * 0.5]
 
 
-CHOLESKY.grad = _cholesky_grad
+CHOLESKY = OpDef("Cholesky", _cholesky_infer, _cholesky_kernel, allocates=True,
+                 grad=_cholesky_grad)
+
+
+def _lower_half_diagonal(m):
+    """The lower triangle of `m` with its diagonal halved (TensorFlow's Cholesky grad)."""
+    n = m.shape[-1]
+    if n is None:
+        raise ValueError("the gradient of rt.linalg.cholesky needs the matrix size known")
+    mask = np.tril(np.ones((n, n), m.dtype.np_dtype)) - 0.5 * np.eye(n, dtype=m.dtype.np_dtype)
+    return m * constant(mask)
+
 
 OPS = [MATRIX_INVERSE, MATRIX_DETERMINANT, MATRIX_SOLVE, CHOLESKY]

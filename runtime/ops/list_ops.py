@@ -74,21 +74,27 @@ def _element(inputs, dtype, element_shape):
     return [(element_shape, dtype)]
 
 
-NEW = OpDef("StagedListNew", lambda inputs: _HANDLE, lambda *items: _Storage(list(items)),
-            side_effect=True, default_name="StagedList")
-APPEND = OpDef("StagedListAppend", lambda inputs: [],
-               lambda storage, value: storage.items.append(value), side_effect=True,
-               multi_output=True)
-POP = OpDef("StagedListPop", _element, _pop_kernel, side_effect=True)
-GET = OpDef("StagedListGet", _element,
-            lambda storage, index, dtype, element_shape: storage.items[_index(storage, index)],
-            side_effect=True)
-SET = OpDef("StagedListSet", lambda inputs: [], _set_kernel, side_effect=True, multi_output=True)
-LENGTH = OpDef("StagedListLength", lambda inputs: [(TensorShape(()), dtypes.int32)],
-               lambda storage: np.int32(len(storage.items)), side_effect=True)
-STACK = OpDef("StagedListStack",
-              lambda inputs, dtype, element_shape: [(_stacked_shape(element_shape), dtype)],
-              _stack_kernel, side_effect=True)
+def _list_op(name, infer, kernel, **traits):
+    """A staged list's op: a side effect in program order (reads included: a read sees
+    the writes before it); reads may run again (`repeatable`)."""
+    return OpDef(name, infer, kernel, side_effect=True,
+                 effect=f"changes a staged list ({name})", **traits)
+
+
+NEW = _list_op("StagedListNew", lambda inputs: _HANDLE, lambda *items: _Storage(list(items)),
+               default_name="StagedList")
+APPEND = _list_op("StagedListAppend", lambda inputs: [],
+                  lambda storage, value: storage.items.append(value), multi_output=True)
+POP = _list_op("StagedListPop", _element, _pop_kernel)
+GET = _list_op("StagedListGet", _element,
+               lambda storage, index, dtype, element_shape: storage.items[_index(storage, index)],
+               repeatable=True)
+SET = _list_op("StagedListSet", lambda inputs: [], _set_kernel, multi_output=True)
+LENGTH = _list_op("StagedListLength", lambda inputs: [(TensorShape(()), dtypes.int32)],
+                  lambda storage: np.int32(len(storage.items)), repeatable=True)
+STACK = _list_op("StagedListStack",
+                 lambda inputs, dtype, element_shape: [(_stacked_shape(element_shape), dtype)],
+                 _stack_kernel, repeatable=True)
 OPS = [NEW, APPEND, POP, GET, SET, LENGTH, STACK]
 
 

@@ -28,8 +28,8 @@ def _fill_kernel(value, shape):
     return np.full(shape, value, dtype=np.asarray(value).dtype)
 
 
-FILL = OpDef("Fill", _fill_infer, _fill_kernel)
-FILL.grad = lambda inputs, outputs, grads, shape: [reduce_sum(grads[0])]
+FILL = OpDef("Fill", _fill_infer, _fill_kernel,
+             grad=lambda inputs, outputs, grads, shape: [reduce_sum(grads[0])])
 
 
 def _fill_dyn_infer(inputs):
@@ -45,8 +45,8 @@ def _fill_dyn_kernel(dims, value):
     return np.full(tuple(int(d) for d in dims), value, dtype=np.asarray(value).dtype)
 
 
-FILL_DYNAMIC = OpDef("FillDynamic", _fill_dyn_infer, _fill_dyn_kernel, default_name="Fill")
-FILL_DYNAMIC.grad = lambda inputs, outputs, grads: [None, reduce_sum(grads[0])]
+FILL_DYNAMIC = OpDef("FillDynamic", _fill_dyn_infer, _fill_dyn_kernel, default_name="Fill",
+                     grad=lambda inputs, outputs, grads: [None, reduce_sum(grads[0])])
 
 
 def fill(dims, value, name: Optional[str] = None):
@@ -185,8 +185,8 @@ def _range_kernel(start, limit, delta, dtype):
     return np.arange(start, limit, delta, dtype=dtype.np_dtype)
 
 
-RANGE = OpDef("Range", _range_infer, _range_kernel)
-RANGE.grad = lambda inputs, outputs, grads, dtype: [None, None, None]
+RANGE = OpDef("Range", _range_infer, _range_kernel,
+              grad=lambda inputs, outputs, grads, dtype: [None, None, None])
 
 
 def range(start, limit=None, delta=1, dtype=None, name: Optional[str] = None):  # noqa: A001

@@ -26,18 +26,18 @@ def _softplus(x):
     return np.logaddexp(x, np.zeros((), x.dtype))  # log(1 + e^x) without overflow
 
 
-FLOOR = OpDef("Floor", unary_infer("Floor", FLOAT), np.floor)
-CEIL = OpDef("Ceil", unary_infer("Ceil", FLOAT), np.ceil)
-ROUND = OpDef("Round", unary_infer("Round", NUMERIC), _round, allocates=True)
-LOG1P = OpDef("Log1p", unary_infer("Log1p", FLOAT), np.log1p)
-SOFTPLUS = OpDef("Softplus", unary_infer("Softplus", FLOAT), _softplus, allocates=True)
-
 # As TensorFlow: floor, ceil and round are piecewise constant, no gradient flows through.
-FLOOR.grad = lambda inputs, outputs, grads: [None]
-CEIL.grad = lambda inputs, outputs, grads: [None]
-ROUND.grad = lambda inputs, outputs, grads: [None]
-LOG1P.grad = lambda inputs, outputs, grads: [grads[0] / (inputs[0] + 1)]
-SOFTPLUS.grad = lambda inputs, outputs, grads: [grads[0] * sigmoid(inputs[0])]
+FLOOR = OpDef("Floor", unary_infer("Floor", FLOAT), np.floor, elementwise=True,
+              grad=lambda inputs, outputs, grads: [None])
+CEIL = OpDef("Ceil", unary_infer("Ceil", FLOAT), np.ceil, elementwise=True,
+             grad=lambda inputs, outputs, grads: [None])
+ROUND = OpDef("Round", unary_infer("Round", NUMERIC), _round, allocates=True, elementwise=True,
+              grad=lambda inputs, outputs, grads: [None])
+LOG1P = OpDef("Log1p", unary_infer("Log1p", FLOAT), np.log1p, elementwise=True,
+              grad=lambda inputs, outputs, grads: [grads[0] / (inputs[0] + 1)])
+SOFTPLUS = OpDef("Softplus", unary_infer("Softplus", FLOAT), _softplus, allocates=True,
+                 elementwise=True,
+                 grad=lambda inputs, outputs, grads: [grads[0] * sigmoid(inputs[0])])
 
 
 def floor(x, name: Optional[str] = None):
@@ -269,12 +269,12 @@ def _scan_kernel(fn, identity):
     return kernel
 
 
-CUMSUM = OpDef("Cumsum", _scan_infer("Cumsum"), _scan_kernel(np.cumsum, 0), allocates=True)
-CUMPROD = OpDef("Cumprod", _scan_infer("Cumprod"), _scan_kernel(np.cumprod, 1), allocates=True)
-
-
 def _cumsum_grad(inputs, outputs, grads, axis, exclusive, reverse):
     return [cumsum(grads[0], axis, exclusive=exclusive, reverse=not reverse)]
+
+
+CUMSUM = OpDef("Cumsum", _scan_infer("Cumsum"), _scan_kernel(np.cumsum, 0), allocates=True,
+               grad=_cumsum_grad)
 
 
 def _cumprod_grad(inputs, outputs, grads, axis, exclusive, reverse):
@@ -285,8 +285,8 @@ def _cumprod_grad(inputs, outputs, grads, axis, exclusive, reverse):
     return [out / x]
 
 
-CUMSUM.grad = _cumsum_grad
-CUMPROD.grad = _cumprod_grad
+CUMPROD = OpDef("Cumprod", _scan_infer("Cumprod"), _scan_kernel(np.cumprod, 1), allocates=True,
+                grad=_cumprod_grad)
 
 
 def _scan(opdef, what, x, axis, exclusive, reverse, name):

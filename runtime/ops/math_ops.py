@@ -40,23 +40,6 @@ def _sigmoid(x):
     return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
 
 
-# name, public function name, kernel, accepted kind
-UNARY_TABLE = [
-    ("Neg", "negative", np.negative, NUMERIC),
-    ("Abs", "abs", np.abs, NUMERIC),
-    ("Sign", "sign", np.sign, NUMERIC),
-    ("Square", "square", np.square, NUMERIC),
-    ("Sqrt", "sqrt", np.sqrt, FLOAT),
-    ("Exp", "exp", np.exp, FLOAT),
-    ("Log", "log", np.log, FLOAT),
-    ("Tanh", "tanh", np.tanh, FLOAT),
-    ("Sigmoid", "sigmoid", _sigmoid, FLOAT),
-    ("Sin", "sin", np.sin, FLOAT),
-    ("Cos", "cos", np.cos, FLOAT),
-    ("LogicalNot", "logical_not", np.logical_not, BOOL),
-]
-
-
 def _truediv(x, y):
     if x.dtype.kind in "iu":  # TensorFlow: int32 / int32 -> float64
         return np.true_divide(x, y, dtype=np.float64)
@@ -71,28 +54,6 @@ def _integer_checked(fn):
         return fn(x, y)
     kernel.__name__ = fn.__name__
     return kernel
-
-
-# name, public function name, kernel, accepted kind, output dtype (None: the inputs')
-BINARY_TABLE = [
-    ("AddV2", "add", np.add, NOT_BOOL, None),
-    ("Sub", "subtract", np.subtract, NUMERIC, None),
-    ("Mul", "multiply", np.multiply, NUMERIC, None),
-    ("RealDiv", "divide", _truediv, NUMERIC, "div"),
-    ("FloorDiv", "floordiv", _integer_checked(np.floor_divide), NUMERIC, None),
-    ("FloorMod", "mod", _integer_checked(np.mod), NUMERIC, None),
-    ("Pow", "pow", np.power, NUMERIC, None),
-    ("Maximum", "maximum", np.maximum, NUMERIC, None),
-    ("Minimum", "minimum", np.minimum, NUMERIC, None),
-    ("Equal", "equal", np.equal, ANY, dtypes.bool_),
-    ("NotEqual", "not_equal", np.not_equal, ANY, dtypes.bool_),
-    ("Less", "less", np.less, NUMERIC, dtypes.bool_),
-    ("LessEqual", "less_equal", np.less_equal, NUMERIC, dtypes.bool_),
-    ("Greater", "greater", np.greater, NUMERIC, dtypes.bool_),
-    ("GreaterEqual", "greater_equal", np.greater_equal, NUMERIC, dtypes.bool_),
-    ("LogicalAnd", "logical_and", np.logical_and, BOOL, None),
-    ("LogicalOr", "logical_or", np.logical_or, BOOL, None),
-]
 
 
 def unary_infer(opname, kind):
@@ -122,20 +83,18 @@ def binary_infer(opname, kind, out):
     return infer
 
 
-UNARY = {name: OpDef(name, unary_infer(name, kind), kernel) for name, _, kernel, kind in UNARY_TABLE}
-BINARY = {name: OpDef(name, binary_infer(name, kind, out), kernel)
-          for name, _, kernel, kind, out in BINARY_TABLE}
+# -- the elementwise ops: gradient rules (grad(inputs, outputs, output_grads)), then the
+# tables that make the OpDefs. Comparisons and logic give bool outputs: no gradient flows.
 
-# Python operators that compute exactly what the ufunc does on numpy operands (arrays or
-# numpy scalars), at a fraction of the cost on scalars. Integer `//` and `%` keep their
-# kernel (which raises on a zero divisor) unless the divisor is a non-zero constant.
-OPERATORS = {"AddV2": "+", "Sub": "-", "Mul": "*", "Pow": "**", "Equal": "==",
-             "NotEqual": "!=", "Less": "<", "LessEqual": "<=", "Greater": ">",
-             "GreaterEqual": ">=", "LogicalAnd": "&", "LogicalOr": "|", "FloorDiv": "//",
-             "FloorMod": "%"}
+_sum_to = sum_to
+_wanted = hooks.wanted
 
 
 def _operator_emit(symbol):
+    """Python's operator `symbol`, which computes exactly what the ufunc does on numpy
+    operands (arrays or numpy scalars), at a fraction of the cost on scalars. Integer `//`
+    and `%` keep their kernel (which raises on a zero divisor) unless the divisor is a
+    non-zero constant."""
     def emit(op, args):
         x, y = op.inputs
         if x.dtype.is_string and symbol not in ("+", "==", "!="):
@@ -148,9 +107,125 @@ def _operator_emit(symbol):
     return emit
 
 
-for _name, _symbol in OPERATORS.items():
-    BINARY[_name].emit = _operator_emit(_symbol)
-UNARY["Neg"].emit = lambda op, args: f"(-{args[0]})"
+def _add_grad(inputs, outputs, grads):
+    x, y = inputs
+    return [_sum_to(grads[0], x), _sum_to(grads[0], y)]
+
+
+def _sub_grad(inputs, outputs, grads):
+    x, y = inputs
+    return [_sum_to(grads[0], x), _sum_to(negative(grads[0]), y)]
+
+
+def _mul_grad(inputs, outputs, grads):
+    x, y = inputs
+    g = grads[0]
+    return [_sum_to(g * y, x) if _wanted(0) else None, _sum_to(g * x, y) if _wanted(1) else None]
+
+
+def _div_grad(inputs, outputs, grads):
+    x, y = inputs
+    g = grads[0]
+    return [_sum_to(g / y, x) if _wanted(0) else None,
+            _sum_to(negative(g) * outputs[0] / y, y) if _wanted(1) else None]
+
+
+def _floormod_grad(inputs, outputs, grads):
+    x, y = inputs
+    g = grads[0]
+    return [_sum_to(g, x), _sum_to(negative(g) * floordiv(x, y), y)]
+
+
+def _pow_grad(inputs, outputs, grads):
+    x, y = inputs
+    g, z = grads[0], outputs[0]
+    gx = g * y * pow(x, y - 1)
+    safe_log = where(x > 0, log(where(x > 0, x, _ones_like(x))), _zeros_like(x))
+    return [_sum_to(gx, x), _sum_to(g * z * safe_log, y)]
+
+
+def _select_between(mask, g):
+    zero = _zeros_like(g)
+    return where(mask, g, zero), where(mask, zero, g)
+
+
+def _maximum_grad(inputs, outputs, grads):
+    x, y = inputs
+    gx, gy = _select_between(greater_equal(x, y), grads[0])
+    return [_sum_to(gx, x), _sum_to(gy, y)]
+
+
+def _minimum_grad(inputs, outputs, grads):
+    x, y = inputs
+    gx, gy = _select_between(less_equal(x, y), grads[0])
+    return [_sum_to(gx, x), _sum_to(gy, y)]
+
+
+def _unary(name, public, kernel, kind, grad=None, emit=None):
+    return OpDef(name, unary_infer(name, kind), kernel, grad=grad, emit=emit,
+                 elementwise=True, public_name=public)
+
+
+def _binary(name, public, kernel, kind, out=None, operator=None, grad=None, **traits):
+    """`out`: the output dtype (None: the inputs'; "div": float64 for integers);
+    `operator`: the Python operator the numpy backend may inline (`_operator_emit`)."""
+    return OpDef(name, binary_infer(name, kind, out), kernel, grad=grad,
+                 emit=None if operator is None else _operator_emit(operator),
+                 elementwise=True, public_name=public, **traits)
+
+
+# name, public function name, kernel, accepted kind, gradient (None: none flows), emitter
+UNARY = {d.name: d for d in [
+    _unary("Neg", "negative", np.negative, NUMERIC,
+           lambda inputs, outputs, grads: [negative(grads[0])],
+           emit=lambda op, args: f"(-{args[0]})"),
+    _unary("Abs", "abs", np.abs, NUMERIC,
+           lambda inputs, outputs, grads: [grads[0] * sign(inputs[0])]),
+    _unary("Sign", "sign", np.sign, NUMERIC,
+           lambda inputs, outputs, grads: [_zeros_like(inputs[0])]),
+    _unary("Square", "square", np.square, NUMERIC,
+           lambda inputs, outputs, grads: [grads[0] * (inputs[0] * 2)]),
+    _unary("Sqrt", "sqrt", np.sqrt, FLOAT,
+           lambda inputs, outputs, grads: [grads[0] / (outputs[0] * 2)]),
+    _unary("Exp", "exp", np.exp, FLOAT,
+           lambda inputs, outputs, grads: [grads[0] * outputs[0]]),
+    _unary("Log", "log", np.log, FLOAT,
+           lambda inputs, outputs, grads: [grads[0] / inputs[0]]),
+    _unary("Tanh", "tanh", np.tanh, FLOAT,
+           lambda inputs, outputs, grads: [grads[0] * (1 - square(outputs[0]))]),
+    _unary("Sigmoid", "sigmoid", _sigmoid, FLOAT,
+           lambda inputs, outputs, grads: [grads[0] * (outputs[0] * (1 - outputs[0]))]),
+    _unary("Sin", "sin", np.sin, FLOAT,
+           lambda inputs, outputs, grads: [grads[0] * cos(inputs[0])]),
+    _unary("Cos", "cos", np.cos, FLOAT,
+           lambda inputs, outputs, grads: [negative(grads[0]) * sin(inputs[0])]),
+    _unary("LogicalNot", "logical_not", np.logical_not, BOOL),
+]}
+
+# `unit`: x op u == u op x == x; `right_unit`: x op u == x (runtime.optimize.simplify)
+BINARY = {d.name: d for d in [
+    _binary("AddV2", "add", np.add, NOT_BOOL, operator="+", grad=_add_grad, unit=0),
+    _binary("Sub", "subtract", np.subtract, NUMERIC, operator="-", grad=_sub_grad,
+            right_unit=0),
+    _binary("Mul", "multiply", np.multiply, NUMERIC, operator="*", grad=_mul_grad, unit=1),
+    _binary("RealDiv", "divide", _truediv, NUMERIC, "div", grad=_div_grad, right_unit=1),
+    _binary("FloorDiv", "floordiv", _integer_checked(np.floor_divide), NUMERIC, operator="//",
+            grad=lambda inputs, outputs, grads: [None, None]),  # piecewise constant
+    _binary("FloorMod", "mod", _integer_checked(np.mod), NUMERIC, operator="%",
+            grad=_floormod_grad),
+    _binary("Pow", "pow", np.power, NUMERIC, operator="**", grad=_pow_grad),
+    _binary("Maximum", "maximum", np.maximum, NUMERIC, grad=_maximum_grad),
+    _binary("Minimum", "minimum", np.minimum, NUMERIC, grad=_minimum_grad),
+    _binary("Equal", "equal", np.equal, ANY, dtypes.bool_, operator="=="),
+    _binary("NotEqual", "not_equal", np.not_equal, ANY, dtypes.bool_, operator="!="),
+    _binary("Less", "less", np.less, NUMERIC, dtypes.bool_, operator="<"),
+    _binary("LessEqual", "less_equal", np.less_equal, NUMERIC, dtypes.bool_, operator="<="),
+    _binary("Greater", "greater", np.greater, NUMERIC, dtypes.bool_, operator=">"),
+    _binary("GreaterEqual", "greater_equal", np.greater_equal, NUMERIC, dtypes.bool_,
+            operator=">="),
+    _binary("LogicalAnd", "logical_and", np.logical_and, BOOL, operator="&"),
+    _binary("LogicalOr", "logical_or", np.logical_or, BOOL, operator="|"),
+]}
 
 
 def binary_operands(x, y):
@@ -228,9 +303,6 @@ def _numpy_fits(value, dtype) -> Optional[bool]:
         kind == dtype.np_dtype.kind)
 
 
-_PUBLIC_NAMES = {row[0]: row[1] for row in UNARY_TABLE + BINARY_TABLE}
-
-
 def _named(fn, public_name: str, doc: str):
     fn.__name__ = fn.__qualname__ = public_name
     fn.__doc__ = doc
@@ -238,7 +310,7 @@ def _named(fn, public_name: str, doc: str):
 
 
 def _make_unary(opdef):
-    public_name = _PUBLIC_NAMES[opdef.name]
+    public_name = opdef.public_name
 
     def fn(x, name: Optional[str] = None):
         return apply_op(opdef, [convert_to_tensor(x)], name=name)
@@ -246,7 +318,7 @@ def _make_unary(opdef):
 
 
 def _make_binary(opdef):
-    public_name = _PUBLIC_NAMES[opdef.name]
+    public_name = opdef.public_name
 
     def fn(x, y, name: Optional[str] = None):
         return apply_op(opdef, list(binary_operands(x, y)), name=name)
@@ -285,94 +357,6 @@ logical_and = _make_binary(BINARY["LogicalAnd"])
 logical_or = _make_binary(BINARY["LogicalOr"])
 
 
-# -- gradient rules of the elementwise ops (grad(inputs, outputs, output_grads)) ----------
-# Comparisons and logic give bool outputs: no gradient flows through them.
-
-_sum_to = sum_to
-
-
-_wanted = hooks.wanted
-
-
-UNARY["Neg"].grad = lambda inputs, outputs, grads: [negative(grads[0])]
-UNARY["Abs"].grad = lambda inputs, outputs, grads: [grads[0] * sign(inputs[0])]
-UNARY["Sign"].grad = lambda inputs, outputs, grads: [_zeros_like(inputs[0])]
-UNARY["Square"].grad = lambda inputs, outputs, grads: [grads[0] * (inputs[0] * 2)]
-UNARY["Sqrt"].grad = lambda inputs, outputs, grads: [grads[0] / (outputs[0] * 2)]
-UNARY["Exp"].grad = lambda inputs, outputs, grads: [grads[0] * outputs[0]]
-UNARY["Log"].grad = lambda inputs, outputs, grads: [grads[0] / inputs[0]]
-UNARY["Tanh"].grad = lambda inputs, outputs, grads: [grads[0] * (1 - square(outputs[0]))]
-UNARY["Sigmoid"].grad = lambda inputs, outputs, grads: [
-    grads[0] * (outputs[0] * (1 - outputs[0]))]
-UNARY["Sin"].grad = lambda inputs, outputs, grads: [grads[0] * cos(inputs[0])]
-UNARY["Cos"].grad = lambda inputs, outputs, grads: [negative(grads[0]) * sin(inputs[0])]
-
-
-def _add_grad(inputs, outputs, grads):
-    x, y = inputs
-    return [_sum_to(grads[0], x), _sum_to(grads[0], y)]
-
-
-def _sub_grad(inputs, outputs, grads):
-    x, y = inputs
-    return [_sum_to(grads[0], x), _sum_to(negative(grads[0]), y)]
-
-
-def _mul_grad(inputs, outputs, grads):
-    x, y = inputs
-    g = grads[0]
-    return [_sum_to(g * y, x) if _wanted(0) else None, _sum_to(g * x, y) if _wanted(1) else None]
-
-
-def _div_grad(inputs, outputs, grads):
-    x, y = inputs
-    g = grads[0]
-    return [_sum_to(g / y, x) if _wanted(0) else None,
-            _sum_to(negative(g) * outputs[0] / y, y) if _wanted(1) else None]
-
-
-def _floormod_grad(inputs, outputs, grads):
-    x, y = inputs
-    g = grads[0]
-    return [_sum_to(g, x), _sum_to(negative(g) * floordiv(x, y), y)]
-
-
-def _pow_grad(inputs, outputs, grads):
-    x, y = inputs
-    g, z = grads[0], outputs[0]
-    gx = g * y * pow(x, y - 1)
-    safe_log = where(x > 0, log(where(x > 0, x, _ones_like(x))), _zeros_like(x))
-    return [_sum_to(gx, x), _sum_to(g * z * safe_log, y)]
-
-
-def _select_between(mask, g):
-    zero = _zeros_like(g)
-    return where(mask, g, zero), where(mask, zero, g)
-
-
-def _maximum_grad(inputs, outputs, grads):
-    x, y = inputs
-    gx, gy = _select_between(greater_equal(x, y), grads[0])
-    return [_sum_to(gx, x), _sum_to(gy, y)]
-
-
-def _minimum_grad(inputs, outputs, grads):
-    x, y = inputs
-    gx, gy = _select_between(less_equal(x, y), grads[0])
-    return [_sum_to(gx, x), _sum_to(gy, y)]
-
-
-BINARY["AddV2"].grad = _add_grad
-BINARY["Sub"].grad = _sub_grad
-BINARY["Mul"].grad = _mul_grad
-BINARY["RealDiv"].grad = _div_grad
-BINARY["FloorDiv"].grad = lambda inputs, outputs, grads: [None, None]  # piecewise constant
-BINARY["FloorMod"].grad = _floormod_grad
-BINARY["Pow"].grad = _pow_grad
-BINARY["Maximum"].grad = _maximum_grad
-BINARY["Minimum"].grad = _minimum_grad
-
-
 # -- matmul -----------------------------------------------------------------------------
 
 def _matmul_infer(inputs, transpose_a, transpose_b):
@@ -402,9 +386,6 @@ def _matmul_kernel(a, b, transpose_a, transpose_b):
     return np.matmul(a, b)
 
 
-MATMUL = OpDef("MatMul", _matmul_infer, _matmul_kernel, allocates=True)
-
-
 def _matmul_grad(inputs, outputs, grads, transpose_a, transpose_b):
     a, b = inputs
     g = grads[0]
@@ -420,9 +401,9 @@ def _matmul_grad(inputs, outputs, grads, transpose_a, transpose_b):
     return [ga, gb]
 
 
-MATMUL.grad = _matmul_grad
-MATMUL.emit = lambda op, args: (None if op.attrs["transpose_a"] or op.attrs["transpose_b"]
-                                else f"({args[0]} @ {args[1]})")
+MATMUL = OpDef("MatMul", _matmul_infer, _matmul_kernel, allocates=True, grad=_matmul_grad,
+               emit=lambda op, args: (None if op.attrs["transpose_a"] or op.attrs["transpose_b"]
+                                      else f"({args[0]} @ {args[1]})"))
 
 
 def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name: Optional[str] = None):
@@ -467,16 +448,13 @@ def _select_infer(inputs):
     return [(shape, x.dtype)]
 
 
-SELECT = OpDef("SelectV2", _select_infer, np.where)
-
-
 def _select_grad(inputs, outputs, grads):
     c, x, y = inputs
     gx, gy = _select_between(c, grads[0])
     return [None, _sum_to(gx, x), _sum_to(gy, y)]
 
 
-SELECT.grad = _select_grad
+SELECT = OpDef("SelectV2", _select_infer, np.where, grad=_select_grad)
 
 
 def _where_indices_infer(inputs):
@@ -534,9 +512,6 @@ def _cast_kernel(x, dtype):
     return np.asarray(x).astype(dtype.np_dtype)
 
 
-CAST = OpDef("Cast", _cast_infer, _cast_kernel)
-
-
 def _cast_grad(inputs, outputs, grads, dtype):
     x = inputs[0]
     if x.dtype.is_floating and dtype.is_floating:
@@ -544,7 +519,7 @@ def _cast_grad(inputs, outputs, grads, dtype):
     return [None]  # through an integer or bool value no gradient flows
 
 
-CAST.grad = _cast_grad
+CAST = OpDef("Cast", _cast_infer, _cast_kernel, grad=_cast_grad)
 
 
 def cast(x, dtype, name: Optional[str] = None):

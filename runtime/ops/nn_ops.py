@@ -174,7 +174,10 @@ def _conv_kernel(x, w, strides, padding, dilations):
     return np.tensordot(win, w, axes=([4, 5, 3], [0, 1, 2])).astype(x.dtype, copy=False)
 
 
-CONV2D = OpDef("Conv2D", _conv_infer, _conv_kernel, allocates=True)
+CONV2D = OpDef("Conv2D", _conv_infer, _conv_kernel, allocates=True,
+               grad=lambda inputs, outputs, grads, **attrs: [
+                   conv2d_backprop_input(inputs[0], inputs[1], grads[0], attrs),
+                   conv2d_backprop_filter(inputs[0], inputs[1], grads[0], attrs)])
 
 
 def _bp_input_infer(inputs, strides, padding, dilations):
@@ -198,8 +201,12 @@ def _bp_input_kernel(sizes, w, g, strides, padding, dilations):
     return _crop(out, x_shape, geo)
 
 
-CONV2D_BACKPROP_INPUT = OpDef("Conv2DBackpropInput", _bp_input_infer, _bp_input_kernel,
-                              allocates=True)
+# Both gradient ops are linear in each operand: their gradients are the other two ops.
+CONV2D_BACKPROP_INPUT = OpDef(
+    "Conv2DBackpropInput", _bp_input_infer, _bp_input_kernel, allocates=True,
+    grad=lambda inputs, outputs, grads, **attrs: [
+        None, conv2d_backprop_filter(grads[0], inputs[1], inputs[2], attrs),
+        conv2d_op(grads[0], inputs[1], attrs)])
 
 
 def _bp_filter_infer(inputs, strides, padding, dilations):
@@ -220,8 +227,11 @@ def _bp_filter_kernel(x, sizes, g, strides, padding, dilations):
     return dw.reshape(kh, kw, c, -1).astype(g.dtype, copy=False)
 
 
-CONV2D_BACKPROP_FILTER = OpDef("Conv2DBackpropFilter", _bp_filter_infer, _bp_filter_kernel,
-                               allocates=True)
+CONV2D_BACKPROP_FILTER = OpDef(
+    "Conv2DBackpropFilter", _bp_filter_infer, _bp_filter_kernel, allocates=True,
+    grad=lambda inputs, outputs, grads, **attrs: [
+        conv2d_backprop_input(inputs[0], grads[0], inputs[2], attrs), None,
+        conv2d_op(inputs[0], grads[0], attrs)])
 
 
 def conv2d_op(x, w, attrs, name=None):
@@ -239,17 +249,6 @@ def conv2d_backprop_filter(x, w_like, g, attrs):
     out.set_shape(w_like.shape)
     return out
 
-
-CONV2D.grad = lambda inputs, outputs, grads, **attrs: [
-    conv2d_backprop_input(inputs[0], inputs[1], grads[0], attrs),
-    conv2d_backprop_filter(inputs[0], inputs[1], grads[0], attrs)]
-# Both gradient ops are linear in each operand: their gradients are the other two ops.
-CONV2D_BACKPROP_INPUT.grad = lambda inputs, outputs, grads, **attrs: [
-    None, conv2d_backprop_filter(grads[0], inputs[1], inputs[2], attrs),
-    conv2d_op(grads[0], inputs[1], attrs)]
-CONV2D_BACKPROP_FILTER.grad = lambda inputs, outputs, grads, **attrs: [
-    conv2d_backprop_input(inputs[0], grads[0], inputs[2], attrs), None,
-    conv2d_op(inputs[0], grads[0], attrs)]
 
 
 # -- pooling ----------------------------------------------------------------------------------
@@ -314,7 +313,9 @@ def _max_pool_grad_grad_kernel(x, gg, ksize, strides, padding):
                               axis=-1)[..., 0]
 
 
-MAX_POOL = OpDef("MaxPool", _pool_infer("MaxPool", False), _max_pool_kernel, allocates=True)
+MAX_POOL = OpDef("MaxPool", _pool_infer("MaxPool", False), _max_pool_kernel, allocates=True,
+                 grad=lambda inputs, outputs, grads, **attrs: [
+                     _max_pool_grad(inputs[0], grads[0], attrs)])
 
 
 def _like_infer(index):
@@ -327,9 +328,15 @@ def _grad_grad_infer(inputs, ksize, strides, padding):
     return _pool_infer("MaxPoolGradGrad", False)([inputs[0]], ksize, strides, padding)
 
 
-MAX_POOL_GRAD = OpDef("MaxPoolGrad", _like_infer(0), _max_pool_grad_kernel, allocates=True)
-MAX_POOL_GRAD_GRAD = OpDef("MaxPoolGradGrad", _grad_grad_infer, _max_pool_grad_grad_kernel,
-                           allocates=True)
+# MaxPoolGrad and MaxPoolGradGrad are linear in their second input and adjoint to each
+# other (for a fixed x, whose windows' maxima choose the positions).
+MAX_POOL_GRAD = OpDef("MaxPoolGrad", _like_infer(0), _max_pool_grad_kernel, allocates=True,
+                      grad=lambda inputs, outputs, grads, **attrs: [
+                          None, _max_pool_grad_grad(inputs[0], grads[0], attrs)])
+MAX_POOL_GRAD_GRAD = OpDef(
+    "MaxPoolGradGrad", _grad_grad_infer, _max_pool_grad_grad_kernel, allocates=True,
+    grad=lambda inputs, outputs, grads, **attrs: [
+        None, _max_pool_grad(inputs[0], grads[0], attrs)])
 
 
 def avg_counts(hw, ksize, strides, padding):
@@ -348,7 +355,9 @@ def _avg_pool_kernel(x, ksize, strides, padding):
     return (win.sum(axis=(4, 5)) / counts[None, :, :, None].astype(x.dtype)).astype(x.dtype)
 
 
-AVG_POOL = OpDef("AvgPool", _pool_infer("AvgPool", True), _avg_pool_kernel, allocates=True)
+AVG_POOL = OpDef("AvgPool", _pool_infer("AvgPool", True), _avg_pool_kernel, allocates=True,
+                 grad=lambda inputs, outputs, grads, **attrs: [
+                     _avg_pool_grad(inputs[0], grads[0], attrs)])
 
 
 def _avg_grad_infer(inputs, ksize, strides, padding):
@@ -364,7 +373,9 @@ def _avg_pool_grad_kernel(sizes, g, ksize, strides, padding):
     return _scatter_windows(cols, x_shape, ksize, strides, ONE, geo, g.dtype)
 
 
-AVG_POOL_GRAD = OpDef("AvgPoolGrad", _avg_grad_infer, _avg_pool_grad_kernel, allocates=True)
+AVG_POOL_GRAD = OpDef("AvgPoolGrad", _avg_grad_infer, _avg_pool_grad_kernel, allocates=True,
+                      grad=lambda inputs, outputs, grads, **attrs: [
+                          None, apply_op(AVG_POOL, [grads[0]], attrs)])
 
 
 def _max_pool_grad(x, g, attrs):
@@ -379,20 +390,6 @@ def _avg_pool_grad(x_like, g, attrs):
     out = apply_op(AVG_POOL_GRAD, [_shape_tensor(x_like), g], attrs)
     out.set_shape(x_like.shape)
     return out
-
-
-MAX_POOL.grad = lambda inputs, outputs, grads, **attrs: [
-    _max_pool_grad(inputs[0], grads[0], attrs)]
-# MaxPoolGrad and MaxPoolGradGrad are linear in their second input and adjoint to each
-# other (for a fixed x, whose windows' maxima choose the positions).
-MAX_POOL_GRAD.grad = lambda inputs, outputs, grads, **attrs: [
-    None, _max_pool_grad_grad(inputs[0], grads[0], attrs)]
-MAX_POOL_GRAD_GRAD.grad = lambda inputs, outputs, grads, **attrs: [
-    None, _max_pool_grad(inputs[0], grads[0], attrs)]
-AVG_POOL.grad = lambda inputs, outputs, grads, **attrs: [
-    _avg_pool_grad(inputs[0], grads[0], attrs)]
-AVG_POOL_GRAD.grad = lambda inputs, outputs, grads, **attrs: [
-    None, apply_op(AVG_POOL, [grads[0]], attrs)]
 
 
 # -- Erf --------------------------------------------------------------------------------------
@@ -418,15 +415,13 @@ def _erf_infer(inputs):
     return [(inputs[0].shape, inputs[0].dtype)]
 
 
-ERF = OpDef("Erf", _erf_infer, _erf_kernel)
-
-
 def _erf_grad(inputs, outputs, grads):
     x = inputs[0]
     return [grads[0] * (exp(-square(x)) * constant(2 / math.sqrt(math.pi), x.dtype))]
 
 
-ERF.grad = _erf_grad
+ERF = OpDef("Erf", _erf_infer, _erf_kernel, grad=_erf_grad, elementwise=True)
+
 
 OPS = [CONV2D, CONV2D_BACKPROP_INPUT, CONV2D_BACKPROP_FILTER, MAX_POOL, MAX_POOL_GRAD,
        MAX_POOL_GRAD_GRAD, AVG_POOL, AVG_POOL_GRAD, ERF]

@@ -102,7 +102,9 @@ def _pad_kernel(x, paddings, value):
     return np.pad(x, widths, mode="constant", constant_values=value)
 
 
-PAD = OpDef("PadV2", _pad_infer, _pad_kernel, default_name="Pad")
+PAD = OpDef("PadV2", _pad_infer, _pad_kernel, default_name="Pad",
+            grad=lambda inputs, outputs, grads: [
+                _input_grad(grads[0], inputs[0], inputs[1], "CONSTANT"), None, None])
 
 
 def _mirror_infer(inputs, mode):
@@ -117,7 +119,9 @@ def _mirror_kernel(x, paddings, mode):
     return np.pad(np.asarray(x), widths, mode=mode.lower())
 
 
-MIRROR_PAD = OpDef("MirrorPad", _mirror_infer, _mirror_kernel)
+MIRROR_PAD = OpDef("MirrorPad", _mirror_infer, _mirror_kernel,
+                   grad=lambda inputs, outputs, grads, mode: [
+                       _input_grad(grads[0], inputs[0], inputs[1], mode), None])
 
 
 # -- gradients ----------------------------------------------------------------------------
@@ -148,7 +152,9 @@ def _grad_kernel(g, paddings, mode):
     return out.reshape(shape)
 
 
-PAD_GRAD = OpDef("PadGrad", _grad_infer, _grad_kernel)
+PAD_GRAD = OpDef("PadGrad", _grad_infer, _grad_kernel,
+                 grad=lambda inputs, outputs, grads, mode: [
+                     _forward(grads[0], inputs[1], mode), None])
 
 
 def _forward(g, paddings, mode):
@@ -162,12 +168,6 @@ def _input_grad(g, x, paddings, mode):
     out.set_shape(x.shape)
     return out
 
-
-PAD.grad = lambda inputs, outputs, grads: [
-    _input_grad(grads[0], inputs[0], inputs[1], "CONSTANT"), None, None]
-MIRROR_PAD.grad = lambda inputs, outputs, grads, mode: [
-    _input_grad(grads[0], inputs[0], inputs[1], mode), None]
-PAD_GRAD.grad = lambda inputs, outputs, grads, mode: [_forward(grads[0], inputs[1], mode), None]
 
 OPS = [PAD, MIRROR_PAD, PAD_GRAD]
 

@@ -44,8 +44,8 @@ def _permutation_of_kernel(x, dtype, rng):
 # A permutation of range(shape[0]); of range(len(x)) for x known only when the graph runs.
 PERMUTATION = OpDef("RandomPermutation", _permutation_infer, _permutation_kernel, pure=False)
 PERMUTATION_OF = OpDef("RandomPermutationOf", _permutation_of_infer, _permutation_of_kernel,
-                       pure=False)
-PERMUTATION_OF.grad = lambda inputs, outputs, grads, dtype, rng: [None]  # integer output
+                       pure=False,
+                       grad=lambda inputs, outputs, grads, dtype, rng: [None])  # integer output
 
 
 def shuffle(value, seed: Optional[int] = None, name: Optional[str] = None):

@@ -67,19 +67,6 @@ def _all(x, axis, keepdims):
     return np.all(x, axis=axis, keepdims=keepdims)
 
 
-REDUCE_TABLE = [
-    ("Sum", "reduce_sum", _sum, NUMERIC),
-    ("Mean", "reduce_mean", _mean, NUMERIC),
-    ("Max", "reduce_max", _extreme(np.max), NUMERIC),
-    ("Min", "reduce_min", _extreme(np.min), NUMERIC),
-    ("Prod", "reduce_prod", _prod, NUMERIC),
-    ("Any", "reduce_any", _any, BOOL),
-    ("All", "reduce_all", _all, BOOL),
-]
-REDUCE = {name: OpDef(name, _reduce_infer(name, kind), kernel, allocates=True)
-          for name, _, kernel, kind in REDUCE_TABLE}
-
-
 def _keepdims_grad(g, x, axis, keepdims):
     """A reduction's output gradient with the reduced axes back as 1s (broadcastable
     against `x`)."""
@@ -124,6 +111,49 @@ def _prod_grad(inputs, outputs, grads, axis, keepdims):
     return [g * apply_op(PROD_OTHERS, [x], {"axis": axis})]
 
 
+def _reduce_emit(method, floats_only=False, nonempty=False):
+    """The array method (`x.sum(axis)`) where it gives the kernel's result: float sums keep
+    their dtype (integer sums would widen to int64), and max/min need a known non-empty
+    input (the kernel gives the reduction's identity for an empty one)."""
+    def emit(op, args):
+        x = op.inputs[0]
+        if floats_only and not x.dtype.is_floating:
+            return None
+        if nonempty and not (x.shape.is_fully_defined() and x.shape.num_elements()):
+            return None
+        axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
+        # the axis is bound as a value (args.const), never written as source text
+        axis = "None" if axis is None else args.const(axis)
+        return f"{args[0]}.{method}(axis={axis}{', keepdims=True' if keepdims else ''})"
+    return emit
+
+
+_KIND_OF: dict = {}  # OpDef -> the dtypes it takes, for its docstring
+
+
+def _reduction(name, public, kernel, kind, grad=None, emit=None):
+    op = OpDef(name, _reduce_infer(name, kind), kernel, allocates=True, grad=grad, emit=emit,
+               public_name=public)
+    _KIND_OF[op] = "bool" if kind is BOOL else "numeric"
+    return op
+
+
+# name, public function name, kernel, accepted kind, gradient, emitter
+REDUCE = {d.name: d for d in [
+    _reduction("Sum", "reduce_sum", _sum, NUMERIC, _sum_grad,
+               _reduce_emit("sum", floats_only=True)),
+    _reduction("Mean", "reduce_mean", _mean, NUMERIC, _mean_grad),
+    _reduction("Max", "reduce_max", _extreme(np.max), NUMERIC, _extreme_grad,
+               _reduce_emit("max", nonempty=True)),
+    _reduction("Min", "reduce_min", _extreme(np.min), NUMERIC, _extreme_grad,
+               _reduce_emit("min", nonempty=True)),
+    _reduction("Prod", "reduce_prod", _prod, NUMERIC, _prod_grad,
+               _reduce_emit("prod", floats_only=True)),
+    _reduction("Any", "reduce_any", _any, BOOL, emit=_reduce_emit("any")),
+    _reduction("All", "reduce_all", _all, BOOL, emit=_reduce_emit("all")),
+]}
+
+
 def _prod_others_infer(inputs, axis):
     return [(inputs[0].shape, inputs[0].dtype)]
 
@@ -142,9 +172,6 @@ def _prod_others_kernel(x, axis):
     right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
     out = (left * right).reshape(moved.shape)
     return np.transpose(out, np.argsort(rest + axes)).astype(x.dtype, copy=False)
-
-
-PROD_OTHERS = OpDef("ProdOthers", _prod_others_infer, _prod_others_kernel)
 
 
 def _prod_others_grad(inputs, outputs, grads, axis):
@@ -170,41 +197,10 @@ def _prod_others_grad(inputs, outputs, grads, axis):
                                                             zeros_like(x))))]
 
 
-PROD_OTHERS.grad = _prod_others_grad
-REDUCE["Sum"].grad = _sum_grad
-REDUCE["Mean"].grad = _mean_grad
-REDUCE["Max"].grad = _extreme_grad
-REDUCE["Min"].grad = _extreme_grad
-REDUCE["Prod"].grad = _prod_grad
+PROD_OTHERS = OpDef("ProdOthers", _prod_others_infer, _prod_others_kernel,
+                    grad=_prod_others_grad)
 
 
-def _reduce_emit(method, floats_only=False, nonempty=False):
-    """The array method (`x.sum(axis)`) where it gives the kernel's result: float sums keep
-    their dtype (integer sums would widen to int64), and max/min need a known non-empty
-    input (the kernel gives the reduction's identity for an empty one)."""
-    def emit(op, args):
-        x = op.inputs[0]
-        if floats_only and not x.dtype.is_floating:
-            return None
-        if nonempty and not (x.shape.is_fully_defined() and x.shape.num_elements()):
-            return None
-        axis, keepdims = op.attrs["axis"], op.attrs["keepdims"]
-        # the axis is bound as a value (args.const), never written as source text
-        axis = "None" if axis is None else args.const(axis)
-        return f"{args[0]}.{method}(axis={axis}{', keepdims=True' if keepdims else ''})"
-    return emit
-
-
-REDUCE["Sum"].emit = _reduce_emit("sum", floats_only=True)
-REDUCE["Prod"].emit = _reduce_emit("prod", floats_only=True)
-REDUCE["Max"].emit = _reduce_emit("max", nonempty=True)
-REDUCE["Min"].emit = _reduce_emit("min", nonempty=True)
-REDUCE["Any"].emit = _reduce_emit("any")
-REDUCE["All"].emit = _reduce_emit("all")
-
-
-_KINDS = [(REDUCE[name], "bool" if kind is BOOL else "numeric")
-          for name, _, _, kind in REDUCE_TABLE]
 _REDUCE_DOC = """{summary}
 
 Reduces `input_tensor` along the dimensions in `axis` (an int or a list of ints, negative
@@ -232,7 +228,7 @@ def _make_reduce(opdef, public_name: str = "", summary: str = "", notes: str = "
         return apply_op(opdef, [x], {"axis": axes, "keepdims": bool(keepdims)}, name=name)
     if public_name:
         fn.__name__ = fn.__qualname__ = public_name
-        kind = next(kind for row_opdef, kind in _KINDS if row_opdef is opdef)
+        kind = _KIND_OF[opdef]
         fn.__doc__ = _REDUCE_DOC.format(summary=summary, notes=notes, kind=kind,
                                         example=textwrap.dedent(example).strip())
     return fn

@@ -125,32 +125,9 @@ def _slice_kernel(x, *tensors, spec):
         raise InvalidArgumentError(f"slice index out of bounds: {e}") from None
 
 
-SLICE = OpDef("StridedSlice", _slice_infer, _slice_kernel, default_name="strided_slice")
-
-
-def _slice_grad_infer(inputs, spec):
-    return [(inputs[1].shape, inputs[0].dtype)]
-
-
-def _slice_grad_kernel(g, x, *tensors, spec):
-    """The gradient of a slice: zeros shaped like `x` with `g` where the slice was."""
-    out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
-    index = _slice_kernel(np.arange(out.size).reshape(out.shape), *tensors, spec=spec)
-    out.reshape(-1)[np.asarray(index).reshape(-1)] = np.asarray(g).reshape(-1)
-    return out
-
-
-SLICE_GRAD = OpDef("StridedSliceGrad", _slice_grad_infer, _slice_grad_kernel)
-
-
 def _slice_grad(inputs, outputs, grads, spec):
     x, *tensors = inputs
     return [apply_op(SLICE_GRAD, [grads[0], x, *tensors], {"spec": spec})] + [None] * len(tensors)
-
-
-SLICE.grad = _slice_grad
-SLICE_GRAD.grad = lambda inputs, outputs, grads, spec: [
-    apply_op(SLICE, [grads[0], *inputs[2:]], {"spec": spec}), None] + [None] * (len(inputs) - 2)
 
 
 def _slice_emit(op, args):
@@ -175,7 +152,26 @@ def _slice_emit(op, args):
     return f"{args[0]}[{', '.join(items)}{',' if len(items) == 1 and items[0] == '...' else ''}]"
 
 
-SLICE.emit = _slice_emit
+SLICE = OpDef("StridedSlice", _slice_infer, _slice_kernel, default_name="strided_slice",
+              grad=_slice_grad, emit=_slice_emit)
+
+
+def _slice_grad_infer(inputs, spec):
+    return [(inputs[1].shape, inputs[0].dtype)]
+
+
+def _slice_grad_kernel(g, x, *tensors, spec):
+    """The gradient of a slice: zeros shaped like `x` with `g` where the slice was."""
+    out = np.zeros(np.shape(x), dtype=np.asarray(g).dtype)
+    index = _slice_kernel(np.arange(out.size).reshape(out.shape), *tensors, spec=spec)
+    out.reshape(-1)[np.asarray(index).reshape(-1)] = np.asarray(g).reshape(-1)
+    return out
+
+
+SLICE_GRAD = OpDef("StridedSliceGrad", _slice_grad_infer, _slice_grad_kernel,
+                   grad=lambda inputs, outputs, grads, spec: [
+                       apply_op(SLICE, [grads[0], *inputs[2:]], {"spec": spec}), None]
+                   + [None] * (len(inputs) - 2))
 
 
 def getitem(tensor, key):

@@ -55,9 +55,8 @@ def _argsort_kernel(x, axis, descending):
     return stable_argsort(np, x, axis, descending).astype(np.int32)
 
 
-ARGSORT = OpDef("ArgSort", _argsort_infer, _argsort_kernel, allocates=True)
-ARGSORT.grad = lambda inputs, outputs, grads, axis, descending: [None]  # integer positions
-
+ARGSORT = OpDef("ArgSort", _argsort_infer, _argsort_kernel, allocates=True,
+                grad=lambda inputs, outputs, grads, axis, descending: [None])  # integer positions
 
 
 def _sort_kernel(x, axis, descending):
@@ -68,9 +67,6 @@ def _sort_kernel(x, axis, descending):
     return np.flip(out, axis=axis) if descending else out
 
 
-SORT = OpDef("Sort", _sort_infer, _sort_kernel)
-
-
 def _sort_grad(inputs, outputs, grads, axis, descending):
     """g[j] belongs to x[idx[j]]: x's gradient is g gathered by the inverse permutation."""
     x = inputs[0]
@@ -79,7 +75,8 @@ def _sort_grad(inputs, outputs, grads, axis, descending):
     return [take_along_axis(grads[0], inverse, axis)]
 
 
-SORT.grad = _sort_grad
+SORT = OpDef("Sort", _sort_infer, _sort_kernel, grad=_sort_grad)
+
 
 OPS = [ARGSORT, SORT]
 

@@ -61,8 +61,8 @@ def _assign_kernel(value, variable, mode):
 
 
 ASSIGN = OpDef("AssignVariableOp", _assign_infer, _assign_kernel, side_effect=True,
-               writes_variables=True)
-ASSIGN.grad = lambda inputs, outputs, grads, variable, mode: [None]  # TensorFlow: no gradient
+               writes_variables=True, effect="changes a Variable",
+               grad=lambda inputs, outputs, grads, variable, mode: [None])  # TensorFlow: none
 OPS = [READ, ASSIGN]
 
 

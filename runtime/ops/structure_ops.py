@@ -81,9 +81,6 @@ def _tile_kernel(x, multiples):
     return np.tile(np.asarray(x), reps)
 
 
-TILE = OpDef("Tile", _tile_infer, _tile_kernel, allocates=True)
-
-
 def _tile_grad(inputs, outputs, grads):
     """Each tile's gradient summed: `g` seen as [m0, d0, m1, d1, ...], summed over the m's."""
     x, multiples = inputs
@@ -106,7 +103,7 @@ def _tile_grad(inputs, outputs, grads):
     return [out, None]
 
 
-TILE.grad = _tile_grad
+TILE = OpDef("Tile", _tile_infer, _tile_kernel, allocates=True, grad=_tile_grad)
 
 
 def tile(input, multiples, name: Optional[str] = None):  # noqa: A002
@@ -370,9 +367,6 @@ def _one_hot_kernel(indices, on, off, depth, axis):
     return out if axis == idx.ndim else np.moveaxis(out, -1, axis)
 
 
-ONE_HOT = OpDef("OneHot", _one_hot_infer, _one_hot_kernel)
-
-
 def _one_hot_grad(inputs, outputs, grads, depth, axis):
     """on_value's gradient: the sum of g where an index is hot; off_value's: the rest."""
     g = grads[0]
@@ -382,7 +376,9 @@ def _one_hot_grad(inputs, outputs, grads, depth, axis):
     return [None, on, reduce_ops.reduce_sum(g) - on]
 
 
-ONE_HOT.grad = _one_hot_grad
+ONE_HOT = OpDef("OneHot", _one_hot_infer, _one_hot_kernel, grad=_one_hot_grad)
+
+
 OPS.append(ONE_HOT)
 
 

@@ -138,12 +138,42 @@ def _unstack_kernel(value, dtype_holder, dynamic_size):
 
 
 CREATE = OpDef("TensorArrayV3", _create_infer, _create_kernel, pure=False, default_name="TensorArray")
+
+
+def _write_grad(inputs, outputs, grads):
+    handle, index, value = inputs
+    g = grads[0]
+    return [g, None, apply_op(GRAD_READ, [g, index, value])]
+
+
 WRITE = OpDef("TensorArrayWriteV3", _write_infer, _write_kernel, pure=False,
-              default_name="TensorArrayWrite")
-READ = OpDef("TensorArrayReadV3", _read_infer, _read_kernel, pure=False, default_name="TensorArrayRead")
-STACK = OpDef("TensorArrayStack", _stack_infer, _stack_kernel, pure=False)
+              default_name="TensorArrayWrite", grad=_write_grad)
+
+
+def _read_grad(inputs, outputs, grads, dtype, element_shape):
+    handle, index = inputs
+    g = apply_op(WRITE, [empty_gradient(), index, grads[0]])
+    return [g, None]
+
+
+READ = OpDef("TensorArrayReadV3", _read_infer, _read_kernel, pure=False, default_name="TensorArrayRead",
+             grad=_read_grad)
+
+
+def _stack_grad(inputs, outputs, grads, dtype, element_shape):
+    return [apply_op(UNSTACK, [grads[0]], {"dtype_holder": dtype, "dynamic_size": True})]
+
+
+STACK = OpDef("TensorArrayStack", _stack_infer, _stack_kernel, pure=False, grad=_stack_grad)
 SIZE = OpDef("TensorArraySizeV3", _size_infer, _size_kernel, pure=False, default_name="TensorArraySize")
-UNSTACK = OpDef("TensorArrayUnstack", _unstack_infer, _unstack_kernel, pure=False)
+
+
+def _unstack_grad(inputs, outputs, grads, dtype_holder, dynamic_size):
+    return [apply_op(GRAD_STACK, [grads[0], inputs[0]])]
+
+
+UNSTACK = OpDef("TensorArrayUnstack", _unstack_infer, _unstack_kernel, pure=False,
+                grad=_unstack_grad)
 
 
 # -- gradients ---------------------------------------------------------------------------
@@ -188,9 +218,14 @@ def _add_kernel(a, b):
     return out
 
 
-GRAD_READ = OpDef("TensorArrayGradRead", _grad_read_infer, _grad_read_kernel, pure=False)
-GRAD_STACK = OpDef("TensorArrayGradStack", _grad_stack_infer, _grad_stack_kernel, pure=False)
-ADD = OpDef("TensorArrayAdd", _add_infer, _add_kernel, pure=False)
+GRAD_READ = OpDef("TensorArrayGradRead", _grad_read_infer, _grad_read_kernel, pure=False,
+                  grad=lambda inputs, outputs, grads: [
+                      apply_op(WRITE, [empty_gradient(), inputs[1], grads[0]]), None, None])
+GRAD_STACK = OpDef("TensorArrayGradStack", _grad_stack_infer, _grad_stack_kernel, pure=False,
+                   grad=lambda inputs, outputs, grads: [
+                       apply_op(UNSTACK, [grads[0]], {"dtype_holder": grads[0].dtype, "dynamic_size": True}), None])
+ADD = OpDef("TensorArrayAdd", _add_infer, _add_kernel, pure=False,
+            grad=lambda inputs, outputs, grads: [grads[0], grads[0]])
 
 
 def empty_gradient():
@@ -200,35 +235,6 @@ def empty_gradient():
                      "element_shape": TensorShape(None)})
 
 
-def _write_grad(inputs, outputs, grads):
-    handle, index, value = inputs
-    g = grads[0]
-    return [g, None, apply_op(GRAD_READ, [g, index, value])]
-
-
-def _read_grad(inputs, outputs, grads, dtype, element_shape):
-    handle, index = inputs
-    g = apply_op(WRITE, [empty_gradient(), index, grads[0]])
-    return [g, None]
-
-
-def _stack_grad(inputs, outputs, grads, dtype, element_shape):
-    return [apply_op(UNSTACK, [grads[0]], {"dtype_holder": dtype, "dynamic_size": True})]
-
-
-def _unstack_grad(inputs, outputs, grads, dtype_holder, dynamic_size):
-    return [apply_op(GRAD_STACK, [grads[0], inputs[0]])]
-
-
-WRITE.grad = _write_grad
-READ.grad = _read_grad
-STACK.grad = _stack_grad
-UNSTACK.grad = _unstack_grad
-GRAD_READ.grad = lambda inputs, outputs, grads: [
-    apply_op(WRITE, [empty_gradient(), inputs[1], grads[0]]), None, None]
-GRAD_STACK.grad = lambda inputs, outputs, grads: [
-    apply_op(UNSTACK, [grads[0]], {"dtype_holder": grads[0].dtype, "dynamic_size": True}), None]
-ADD.grad = lambda inputs, outputs, grads: [grads[0], grads[0]]
 OPS = [CREATE, WRITE, READ, STACK, SIZE, UNSTACK, GRAD_READ, GRAD_STACK, ADD]
 
 

@@ -62,9 +62,6 @@ def executing_eagerly() -> bool:
 
 # -- get_static_value ------------------------------------------------------------------
 
-_SHAPE_OPS = {array_ops.SHAPE, array_ops.SIZE, array_ops.RANK}
-
-
 def _foldable(d) -> bool:
     return (d.pure and d.kernel is not None and not d.body_attrs and not d.feedable
             and not d.reads_variables and not d.calls_python)
@@ -90,7 +87,7 @@ def _fold(t: SymbolicTensor):
     def value_of(op):
         if op.opdef is CONST:
             return (op.attrs["value"],)
-        if op.opdef in _SHAPE_OPS:
+        if op.opdef.of_shape:
             v = _from_shape(op)
             if v is not None:
                 return (v,)
@@ -195,8 +192,8 @@ def _ensure_shape_kernel(x, shape):
     return x
 
 
-ENSURE_SHAPE = OpDef("EnsureShape", _ensure_shape_infer, _ensure_shape_kernel)
-ENSURE_SHAPE.grad = lambda inputs, outputs, grads, shape: [grads[0]]
+ENSURE_SHAPE = OpDef("EnsureShape", _ensure_shape_infer, _ensure_shape_kernel,
+                     grad=lambda inputs, outputs, grads, shape: [grads[0]])
 
 
 def ensure_shape(x, shape, name: Optional[str] = None):

@@ -22,14 +22,10 @@ import numpy as np
 
 from ..ops.array_ops import TRANSPOSE
 from ..ops.core import IDENTITY
-from ..ops.math_ops import BINARY, UNARY
+from ..ops.math_ops import UNARY
 from .rewrite import const_value, rebuild
 
 NEG = UNARY["Neg"]
-# The ops with a unit that leaves x as it is, on both sides (x op u, u op x) or on the
-# right only (x op u): the unit is 1 for products and quotients, 0 for sums.
-UNIT_BOTH_SIDES = {BINARY["Mul"]: 1, BINARY["AddV2"]: 0}
-UNIT_RIGHT = {BINARY["RealDiv"]: 1, BINARY["Sub"]: 0}
 
 
 def simplify_arithmetic(graph, outputs: list) -> tuple:
@@ -48,14 +44,14 @@ def simplify(ctx, op, inputs, attrs):
         return [inputs[0].op.inputs[0]]
     if d is TRANSPOSE:
         return _transpose(ctx, op, inputs, attrs)
-    unit = UNIT_BOTH_SIDES.get(d)
+    unit = d.unit  # x op u and u op x are x (OpDef traits: 1 for Mul, 0 for AddV2)
     if unit is not None:
         x, y = inputs
         if _keeps(x, y, out, unit):
             return [x]
         if _keeps(y, x, out, unit):
             return [y]
-    unit = UNIT_RIGHT.get(d)
+    unit = d.right_unit  # x op u is x (1 for RealDiv, 0 for Sub)
     if unit is not None:
         x, y = inputs
         if _keeps(x, y, out, unit, negative_zero=False):
