@@ -184,16 +184,13 @@ _CONDITION_OF = {"the `and` expression": "an operand of `and`",
                  "the `or` expression": "an operand of `or`",
                  "the conditional expression": "the condition of `x if c else y`"}
 
-# Ops with a side effect that running them once more would not show.
-_REPEATABLE = frozenset({"Assert", "StagedListGet", "StagedListLength", "StagedListStack"})
-_WHAT = {"AssignVariableOp": "changes a Variable", "PrintV2": "prints",
-         "EagerPyFunc": "calls Python (rt.py_function)"}
-
 
 def _first_effect(ops):
+    """What the first op of `ops` that tracing again would repeat does, in words (OpDef
+    traits: `repeatable` effects are left out, `effect` says what one does), or None."""
     for op in ops:
         opdef = op.opdef
-        if not opdef.side_effect or opdef.name in _REPEATABLE:
+        if not opdef.side_effect or opdef.repeatable:
             continue
         bodies = [b.graph for b in op.attrs.values()
                   if isinstance(getattr(b, "graph", None), Graph)]
@@ -203,10 +200,7 @@ def _first_effect(ops):
                 if found:
                     return found
             continue
-        what = _WHAT.get(opdef.name)
-        if what is None:
-            what = (f"changes a staged list ({opdef.name})" if opdef.name.startswith("StagedList")
-                    else f"has a side effect ({opdef.name})")
+        what = opdef.effect or f"has a side effect ({opdef.name})"
         return f"{what} (at {op.location[0]}:{op.location[1]})" if op.location else what
     return None
 
