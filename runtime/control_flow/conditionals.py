@@ -29,9 +29,8 @@ class CondDef(OpDef):
     __slots__ = ()
 
     def __init__(self, name, side_effect):
-        super().__init__(name, _cond_specs, None, side_effect=side_effect, default_name="cond")
-        self.body_attrs = ("then_body", "else_body")
-        self.grad = cond_grad
+        super().__init__(name, _cond_specs, None, side_effect=side_effect, default_name="cond",
+                         body_attrs=("then_body", "else_body"), grad=cond_grad)
 
     def visit(self, visitor, op):
         """`visitor`'s method for this node (core.walk.Visitor dispatches through it)."""

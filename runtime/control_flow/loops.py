@@ -37,9 +37,8 @@ class WhileDef(OpDef):
 
     def __init__(self, name, side_effect):
         super().__init__(name, _while_specs, None, side_effect=side_effect,
-                         default_name="while")
-        self.body_attrs = ("cond_body", "body")
-        self.grad = while_grad
+                         default_name="while", body_attrs=("cond_body", "body"),
+                         grad=while_grad)
 
     def visit(self, visitor, op):
         """`visitor`'s method for this node (core.walk.Visitor dispatches through it)."""

@@ -1,24 +1,8 @@
-"""The one way to walk a graph: which ops run, in what order, what each is (by its
-traits), and when each value is last read.
-
-Every consumer of graphs — the numpy backend, ONNX export, eager replay, backprop's
-replay, the optimiser, DOT pictures, saving — walks them through this module instead of
-re-deciding placeholders, constants and control flow by op name:
-
-    class Printer(walk.Visitor):
-        def placeholder(self, op): ...
-        def const(self, op): ...
-        def cond(self, op): ...          # op.opdef.bodies(op): its then/else Bodies
-        def while_loop(self, op): ...    # loops.WhileInputs.of(op): its input layout
-        def op(self, op): ...            # every other op
-    Printer().walk(graph, outputs)
-
-`schedule(graph, outputs)` gives the ops that the outputs and the side effects need, in
-creation order (a valid execution order, and the program order of side effects);
-`last_reads(ops, keep)` says after which op each value is dead; `reads(op)` what an op
-reads, the outer values its sub-graphs read directly included; `needed_nested(graph,
-outputs)` the ops needed in the graph and in the sub-graphs of the control flow it needs.
-"""
+"""The one way to walk a graph: which ops run, in creation order (`schedule`, `needed`,
+`needed_nested`), what each reads (`reads`), when each value is last read (`last_reads`),
+and `Visitor`, which dispatches each op on its traits. Every consumer of graphs (the
+backends, eager replay, backprop, the optimiser, DOT, saving) walks them here instead of
+deciding placeholders, constants and control flow by op name."""
 from __future__ import annotations
 
 from typing import Iterable, Optional, Sequence
@@ -132,9 +116,19 @@ def last_reads(ops: Sequence, keep: Iterable = ()) -> dict:
 
 class Visitor:
     """Dispatches each op of a walk on what it is. Override what you handle; by default
-    placeholders are skipped and constants, conds and loops go to `op`. An op with
-    sub-graphs (`body_attrs`) picks its method itself: `opdef.visit(visitor, op)` calls
-    `cond` or `while_loop` (the control-flow ops are defined above the core)."""
+    placeholders are skipped and constants, conds and loops go to `op`:
+
+        class Printer(walk.Visitor):
+            def placeholder(self, op): ...
+            def const(self, op): ...
+            def cond(self, op): ...          # op.opdef.bodies(op): its then/else Bodies
+            def while_loop(self, op): ...    # WhileInputs.of(op): its input layout
+            def op(self, op): ...            # every other op
+        Printer().walk(graph, outputs)
+
+    An op with sub-graphs (`body_attrs`) picks its method itself: `opdef.visit(visitor,
+    op)` calls `cond` or `while_loop` (the control-flow ops, runtime/control_flow/, are
+    defined above the core)."""
 
     def walk(self, graph, outputs: Optional[Iterable] = None) -> None:
         for op in schedule(graph, outputs):
