@@ -117,9 +117,10 @@ def _concrete(f):
     if isinstance(f, Function):
         if f.input_signature is not None:
             return f.get_concrete_function()
-        if len(f._concretes) == 1:
-            return f._concretes[0]
-        raise ExportError(f"{f.__name__} has {len(f._concretes)} traces; pass one "
+        traces = f.concrete_functions
+        if len(traces) == 1:
+            return traces[0]
+        raise ExportError(f"{f.__name__} has {len(traces)} traces; pass one "
                           "ConcreteFunction (f.get_concrete_function(...))")
     raise ExportError(f"rt.onnx.export needs a ConcreteFunction, got {f!r}")
 

@@ -16,7 +16,7 @@ def _random_floats(op):
 
 def _read_variable(ex, op, ins):
     v = op.attrs["variable"]
-    return [ex.const(np.asarray(v._value, dtype=v.dtype.np_dtype))]
+    return [ex.const(np.asarray(v.numpy(), dtype=v.dtype.np_dtype))]
 
 
 def _random(onnx_type, keys):
