@@ -49,7 +49,7 @@ def load_programs():
 
 def normalise(text: str) -> str:
     """Paths of this checkout, which differ between checkouts, as short stable names (a
-    path the graph printer cut short, "/work/che...", as "<path>...")."""
+    path the graph printer cut short, "/home/user/che...", as "<path>...")."""
     text = re.sub(r"(/[^\s'\"()]*)\.\.\.", _cut_path, text)
     for path, short in ((PROGRAMS_PATH, "programs.py"), (HERE, "<golden>"), (ROOT, "<root>")):
         text = text.replace(json.dumps(path)[1:-1], short).replace(path, short)
