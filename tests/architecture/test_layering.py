@@ -7,7 +7,6 @@ imports inside functions are the genuinely lazy few.
 from __future__ import annotations
 
 import ast
-import os
 import sys
 from pathlib import Path
 

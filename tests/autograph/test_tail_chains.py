@@ -65,7 +65,7 @@ def _segments(n: int) -> str:
     ones before it computed (`a{k}`) and one they all update (`s`)."""
     lines = ["def f(x, y):", "    s = 0", "    a0 = x + 1"]
     for k in range(n):
-        lines += [f"    for i in range(y):",
+        lines += ["    for i in range(y):",
                   f"        if a{k} * i > {40 + 7 * k}:",
                   f"            return a{k} + i + s",
                   f"    s = s + a{k}",
@@ -112,13 +112,13 @@ def _with_try(n: int) -> str:
     link's end): what follows reads it, so the chain stays nested there."""
     lines = ["def g(x, y):", "    a0 = x"]
     for k in range(n):
-        lines += [f"    for i in range(y):",
+        lines += ["    for i in range(y):",
                   f"        if a{k} > 50 + i:",
                   f"            return a{k}",
-                  f"    try:",
+                  "    try:",
                   f"        t{k} = 100 // (x - {k})",
-                  f"    except ZeroDivisionError:",
-                  f"        pass",
+                  "    except ZeroDivisionError:",
+                  "        pass",
                   f"    a{k + 1} = a{k} + {k}"]
     lines.append("    return " + " + ".join(f"t{k}" for k in range(n)))
     return "\n".join(lines) + "\n"
@@ -139,9 +139,9 @@ def _closures(n: int) -> str:
     generated code writes it through `nonlocal`, and the chain stays nested."""
     lines = ["def h(x, y):", "    c = x", "    def get():", "        return c"]
     for k in range(n):
-        lines += [f"    for i in range(y):",
-                  f"        if c > 30 + i:",
-                  f"            return get() + i",
+        lines += ["    for i in range(y):",
+                  "        if c > 30 + i:",
+                  "            return get() + i",
                   f"    c = c + {k + 1}"]
     lines.append("    return get()")
     return "\n".join(lines) + "\n"
@@ -156,6 +156,7 @@ def test_chains_in_a_function_with_cells_agree():
         assert _outcome(converted, args) == _outcome(fn, args), args
 
 
+@pytest.mark.slow
 def test_random_programs_agree_with_every_chain_moved(monkeypatch):
     """The random programs (random_programs.py), converted with every link that can move
     moved (`DEPTH` 1): still as plain Python, on Python values and staged."""

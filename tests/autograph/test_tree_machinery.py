@@ -27,7 +27,12 @@ def _source(name):
     return inspect.getsource(importlib.import_module(name))
 
 
-@pytest.fixture(scope="module", params=MODULES)
+# the largest standard-library modules: the slow tier
+LARGE = {"argparse", "email._header_value_parser", "tarfile", "typing", "inspect"}
+
+
+@pytest.fixture(scope="module", params=[
+    pytest.param(m, marks=pytest.mark.slow) if m in LARGE else m for m in MODULES])
 def source(request):
     return _source(request.param)
 

@@ -31,7 +31,10 @@ def test_every_example_is_tested():
     assert programs == set(EXPECTED), programs ^ set(EXPECTED)
 
 
-@pytest.mark.parametrize("program", sorted(EXPECTED))
+# the README's quick start runs in the default tier, the other programs in the slow one
+@pytest.mark.parametrize("program", [
+    p if p == "quickstart.py" else pytest.param(p, marks=pytest.mark.slow)
+    for p in sorted(EXPECTED)])
 def test_example_runs(program, tmp_path):
     if program == "onnx_export.py":
         pytest.importorskip("onnxruntime", reason="the [onnx] extra is not installed")

@@ -1,5 +1,4 @@
 """The examples of "Better performance with tf.function", with `rt` in place of `tf`."""
-import contextlib
 
 import numpy as np
 import pytest

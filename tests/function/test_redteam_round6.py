@@ -6,6 +6,7 @@ import os
 import sys
 
 import numpy as np
+import pytest
 
 import runtime as rt
 
@@ -53,6 +54,7 @@ def batch_jacobian_of_rows(x):
     return tape.batch_jacobian(y, x)
 
 
+@pytest.mark.slow
 def test_jacobians_agree_every_way_onnx_included():
     # the exported loop wrote its TensorArray past the items written (onnxruntime failed)
     agree(jacobian_of_a_vector, (VEC,), onnx="required")
@@ -93,6 +95,7 @@ def captured_and_argument(x):
     return tape.gradient(y, [x, S])
 
 
+@pytest.mark.slow
 def test_gradients_of_captured_eager_tensors():
     for fn in (unconnected_gives_zeros, captured_scalar_through_a_loop,
                captured_through_cond, captured_and_argument):
@@ -160,6 +163,7 @@ def range_batched(x):
     return ds.reduce(rt.constant(0), lambda a, v: a + rt.reduce_prod(v + 1))
 
 
+@pytest.mark.slow
 def test_dataset_range_of_a_symbolic_bound():
     # was "stop must be known when the dataset is built" inside rt.function
     for fn in (range_of_the_input_size, range_down_with_a_step, range_in_a_for_loop,
@@ -192,6 +196,7 @@ def gradient_of_a_scalar_gather(x):
     return tape.gradient(y, x)
 
 
+@pytest.mark.slow
 def test_gradients_through_dataset_reduce_and_scalar_gathers():
     # under jit_compile the fold's gradient had no bound on iterations (XlaLoweringError
     # for data of known length); the export of a gather of one element raised ValueError

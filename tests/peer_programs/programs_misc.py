@@ -6,7 +6,6 @@ written `paddle.m(t)`; their `@paddle.jit.to_static` decorators are left off (th
 stages them). The comment above each names its file and function. test_print.py is left
 out: `print` of a tensor writes an eager tensor's value but a graph tensor's name while
 tracing, in TensorFlow as here."""
-import numpy as np
 
 import paddle_shim as paddle
 from paddle_shim import base

@@ -104,7 +104,8 @@ def _reference(name, x):
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-@pytest.mark.parametrize("x", [ZERO_ROWS, ROWS[:1], ROWS], ids=["zero", "one", "two"])
+@pytest.mark.parametrize("x", [ZERO_ROWS, ROWS[:1], pytest.param(ROWS, marks=pytest.mark.slow)],
+                         ids=["zero", "one", "two"])
 def test_functional_ops_every_way(name, x):
     # Over no rows of unknown length, map_fn's element shape is unknown while tracing,
     # and the loop that would tell it does not run: the numpy backend raises, as

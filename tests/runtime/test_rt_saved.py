@@ -507,6 +507,7 @@ _REPLACEMENTS = [None, 0, -1, 1, 2 ** 40, 10 ** 30, 1.5, "", "x", "float32", "in
                  {"kind": "numbers", "dtype": "int32", "shape": [1], "items": [1]}]
 
 
+@pytest.mark.slow
 def test_fuzz_mutated_saved_files(tmp_path):
     hypothesis = pytest.importorskip("hypothesis")
     st = hypothesis.strategies

@@ -10,6 +10,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "bench"))
 
 import bench_conversion as bench  # noqa: E402
 
+pytestmark = pytest.mark.slow        # runs the benchmark's workloads
+
 
 @pytest.mark.parametrize("size", [50, 200, 800])
 def test_long_functions_convert_and_match(size):

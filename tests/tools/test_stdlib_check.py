@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow        # converts standard-library modules and runs their tests
+
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "stdlib_check.py"
 

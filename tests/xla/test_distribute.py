@@ -107,6 +107,7 @@ def test_import_runtime_does_not_import_jax():
     assert out.stdout.strip() == "False", out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_eight_devices_agree_with_one():
     """Runs this module's `test_worker_*` in a child pytest that sees 8 CPU devices."""
     env = {**_env(), "RT_DISTRIBUTE_WORKER": "1", "JAX_PLATFORMS": "cpu",

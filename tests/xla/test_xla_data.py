@@ -43,7 +43,12 @@ PIPELINES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(PIPELINES))
+# the shuffles and the longest pipelines compile longest: the slow tier
+SLOW = {"shuffle_filter_repeat", "shuffle_take", "zip_enumerate", "slices_map_batch"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n
+                                  for n in sorted(PIPELINES)])
 def test_xla_agrees_with_numpy_and_eager(name):
     make = PIPELINES[name]
     for n in (10, 10000):

@@ -36,7 +36,7 @@ def test_transcendental_unary(fn, x, dtype):
     compare_fn(lambda t: fn(t), x.astype(dtype), exact=False, rtol=1e-6)
 
 
-@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("exclusive", [False, pytest.param(True, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("axis", [0, 1, -1])
 def test_scans(exclusive, reverse, axis):

@@ -99,7 +99,7 @@ def _grads(fn, order):
     return g
 
 
-@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("order", [1, pytest.param(2, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("strides,padding,dilations", CONV[1:4])
 def test_conv2d_gradients(order, strides, padding, dilations):
     x, w = RNG.normal(size=(2, 6, 7, 2)), RNG.normal(size=(3, 2, 2, 3))
@@ -107,7 +107,7 @@ def test_conv2d_gradients(order, strides, padding, dilations):
                       order), x, w, exact=False, rtol=1e-10)
 
 
-@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("order", [1, pytest.param(2, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("ksize,strides,padding", POOLS)
 @pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
 def test_pool_gradients(pool, ksize, strides, padding, order):

@@ -16,7 +16,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from test_rt_optimizers import OPTIMIZERS, check_against_numpy, rt_train  # noqa: E402
 
 
-@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("name", [n if n in ("sgd", "adam") else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in sorted(OPTIMIZERS)])
 def test_training_on_xla_matches_numpy_reference(name):
     losses = check_against_numpy(name, "xla")
     assert losses[-1] < losses[0]
