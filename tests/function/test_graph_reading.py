@@ -1,18 +1,8 @@
 """Traced graphs read like the code: loop variables named as in Python, no node that
 feeds nothing, and `Graph.to_text()` one line per node with bodies indented."""
 import runtime as rt
+from examples.programs import collatz_steps
 from runtime.core import walk
-
-
-def collatz_steps(n):
-    steps = 0
-    while n > 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
 
 
 def nested(x, n):

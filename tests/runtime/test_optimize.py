@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from examples import programs
 from runtime.errors import InvalidArgumentError
 from runtime.optimize import (PASSES, count_ops, eliminate_common_subexpressions,
                               fold_constants, optimize, prune, simplify_arithmetic)
@@ -103,19 +104,7 @@ def test_passes_keep_results_of_cond_and_while():
 
 
 def test_passes_keep_results_of_fizzbuzz_counting():
-    def fizzbuzz(n):
-        fizz, buzz, both, plain = 0, 0, 0, 0
-        for i in rt.range(1, n + 1):
-            if i % 15 == 0:
-                both += 1
-            elif i % 3 == 0:
-                fizz += 1
-            elif i % 5 == 0:
-                buzz += 1
-            else:
-                plain += 1
-        return fizz, buzz, both, plain
-    cf = concrete(fizzbuzz, spec([], rt.int32))
+    cf = concrete(programs.fizzbuzz_counts, spec([], rt.int32))
     check(cf, (np.int32(100),), (np.int32(0),), (np.int32(15),))
     assert [int(v) for v in cf(rt.constant(100))] == [27, 14, 6, 53]
 

@@ -11,20 +11,10 @@ import textwrap
 import pytest
 
 import runtime as rt
+from examples.programs import collatz_steps
 from runtime import graph_cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def collatz(n):
-    steps = 0
-    while n > 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
 
 
 def _parse(dot: str):
@@ -46,9 +36,9 @@ def _parse(dot: str):
 
 
 def test_dot_nests_branch_clusters_inside_the_loop_body():
-    cf = rt.function(collatz).get_concrete_function(rt.TensorSpec([], rt.int32))
+    cf = rt.function(collatz_steps).get_concrete_function(rt.TensorSpec([], rt.int32))
     dot = cf.graph.to_dot(list(cf.outputs))
-    assert dot.startswith('digraph "collatz" {') and dot.rstrip().endswith("}")
+    assert dot.startswith('digraph "collatz_steps" {') and dot.rstrip().endswith("}")
     assert dot.count("{") == dot.count("}")
     nodes, edges = _parse(dot)
     by_label = {}
@@ -178,15 +168,15 @@ def test_python_dash_m_runtime_graph(tmp_path):
 
 
 def test_cli_draws_a_saved_function(tmp_path, capsys):
-    staged = rt.function(collatz, input_signature=[rt.TensorSpec([], rt.int32)])
+    staged = rt.function(collatz_steps, input_signature=[rt.TensorSpec([], rt.int32)])
     rt.saved.save(staged, str(tmp_path / "saved"))
     assert graph_cli.main([str(tmp_path / "saved")]) == 0
     dot = capsys.readouterr().out
     nodes, _ = _parse(dot)
     assert any(lines[:2] == ["while", "StatelessWhile"] for lines, _ in nodes.values())
-    assert graph_cli.main([f"{tmp_path / 'saved'}:collatz", "-f", "text"]) == 0
+    assert graph_cli.main([f"{tmp_path / 'saved'}:collatz_steps", "-f", "text"]) == 0
     assert "= StatelessWhile(" in capsys.readouterr().out
-    assert graph_cli.main([f"{tmp_path / 'saved'}:collatz", "-f", "graphdef"]) == 0
+    assert graph_cli.main([f"{tmp_path / 'saved'}:collatz_steps", "-f", "graphdef"]) == 0
     assert 'op: "StatelessWhile"' in capsys.readouterr().out
     assert graph_cli.main([f"{tmp_path / 'saved'}:nothing"]) == 1
     assert "has no saved function or signature 'nothing'" in capsys.readouterr().err

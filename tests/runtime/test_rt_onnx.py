@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from examples.programs import collatz_steps
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -88,25 +89,14 @@ def test_guide_dynamic_rnn_tensor_array():
 
 # -- staged loops and branches --------------------------------------------------------------
 
-def collatz(n):
-    steps = 0
-    while n > 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
-
-
 def test_collatz_loop_with_branch():
-    model = rt.onnx.export(_cf(collatz, rt.TensorSpec([], rt.int32)))
+    model = rt.onnx.export(_cf(collatz_steps, rt.TensorSpec([], rt.int32)))
     ops = [n.op_type for n in model.graph.node]
     assert "Loop" in ops
     loop = next(n for n in model.graph.node if n.op_type == "Loop")
     body = onnx.helper.get_attribute_value(loop.attribute[0])
     assert "If" in [n.op_type for n in body.node]   # the branch, inside the loop body
-    results = _agree(_cf(collatz, rt.TensorSpec([], rt.int32)),
+    results = _agree(_cf(collatz_steps, rt.TensorSpec([], rt.int32)),
                      *[[np.int32(n)] for n in (1, 2, 6, 27, 97)])
     assert [int(r[0]) for r in results] == [0, 1, 8, 111, 118]
 
@@ -192,7 +182,7 @@ def test_variables_are_frozen_at_export():
 
 def test_export_writes_a_file(tmp_path):
     path = str(tmp_path / "collatz.onnx")
-    rt.onnx.export(rt.function(collatz, input_signature=[rt.TensorSpec([], rt.int32)]), path)
+    rt.onnx.export(rt.function(collatz_steps, input_signature=[rt.TensorSpec([], rt.int32)]), path)
     model = onnx.load(path)
     onnx.checker.check_model(model)
     assert [i.name for i in model.graph.input] == ["n"]

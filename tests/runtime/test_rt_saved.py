@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from examples import programs
 from rt_helpers import saved_doc as _doc, saved_node as _node
 from rt_helpers import saved_nodes as _nodes, write_saved_doc as _write
 from runtime import saved
@@ -64,18 +65,7 @@ def _relu_model():
 
 
 def _fizzbuzz_model():
-    @rt.function
-    def fizzbuzz(n):
-        for i in rt.range(1, n + 1):
-            if i % 15 == 0:
-                rt.print("fizzbuzz")
-            elif i % 3 == 0:
-                rt.print("fizz")
-            elif i % 5 == 0:
-                rt.print("buzz")
-            else:
-                rt.print(i)
-
+    fizzbuzz = rt.function(programs.fizzbuzz)
     fizzbuzz(rt.constant(1))
     return fizzbuzz, [(np.int32(15),), (np.int32(4),)]
 

@@ -10,7 +10,6 @@ noisy machine disturbs the ratios little.
 """
 from __future__ import annotations
 
-import linecache
 import statistics
 import sys
 import timeit
@@ -22,6 +21,7 @@ import numpy as np  # noqa: E402
 
 import autograph as ag  # noqa: E402
 import runtime as rt  # noqa: E402
+from examples import programs  # noqa: E402
 
 
 def per_call(fn, number=20000, repeat=7) -> float:
@@ -29,29 +29,9 @@ def per_call(fn, number=20000, repeat=7) -> float:
     return statistics.median(times) / number
 
 
-FIZZBUZZ = """
-def fizzbuzz(n):
-    'Variant {k}.'
-    for i in rt.range(1, n + 1):
-        if i % 15 == 0:
-            rt.print("fizzbuzz")
-        elif i % 3 == 0:
-            rt.print("fizz")
-        elif i % 5 == 0:
-            rt.print("buzz")
-        else:
-            rt.print(i)
-"""
-
-
 def fresh_fizzbuzz(k: int):
     """A new function object with its own code (so no conversion cache can hit)."""
-    filename = f"<bench-fizzbuzz-{k}>"
-    source = FIZZBUZZ.replace("{k}", str(k))
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"rt": rt}
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace["fizzbuzz"]
+    return programs.fresh_copy(programs.fizzbuzz, k)
 
 
 def main():

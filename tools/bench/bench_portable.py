@@ -24,21 +24,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
+from examples import programs  # noqa: E402
 
 
 def per_call(fn, number=200, repeat=7) -> float:
     return statistics.median(timeit.repeat(fn, number=number, repeat=repeat)) / number
 
 
-def collatz(n):
-    steps = 0
-    while n > 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
+collatz = programs.collatz_steps
 
 
 def dynamic_rnn(x, state):

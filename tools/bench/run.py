@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import linecache
 import os
 import statistics
 import sys
@@ -66,6 +65,7 @@ import numpy as np  # noqa: E402
 
 import autograph as ag  # noqa: E402
 import runtime as rt  # noqa: E402
+from examples import programs  # noqa: E402
 
 
 # -- the workloads, written for the runtime (eager and rt.function run the same code) ------
@@ -77,40 +77,12 @@ def power(x, y):
     return result
 
 
-def tanh_loop(x):
-    while rt.reduce_sum(x) > 1:
-        x = rt.tanh(x)
-    return x
-
-
-FIZZBUZZ = """
-def fizzbuzz(n):
-    'Counts fizz, buzz, fizzbuzz and plain numbers in 1..n (variant {k}).'
-    fizz = 0
-    buzz = 0
-    fizzbuzz = 0
-    numbers = 0
-    for i in rt.range(1, n + 1):
-        if i % 15 == 0:
-            fizzbuzz += 1
-        elif i % 3 == 0:
-            fizz += 1
-        elif i % 5 == 0:
-            buzz += 1
-        else:
-            numbers += 1
-    return fizz, buzz, fizzbuzz, numbers
-"""
+tanh_loop = programs.tanh_loop
 
 
 def fresh_fizzbuzz(k: int):
-    """A new fizzbuzz function object with its own source file (so no cache can hit)."""
-    filename = f"<bench-fizzbuzz-{k}>"
-    source = FIZZBUZZ.replace("{k}", str(k))
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace = {"rt": rt}
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace["fizzbuzz"]
+    """A new fizzbuzz function object with its own source (so no cache can hit)."""
+    return programs.fresh_copy(programs.fizzbuzz_counts, k)
 
 
 fizzbuzz = fresh_fizzbuzz(0)
