@@ -37,7 +37,7 @@ from .ops.reduce_ops import (argmax, argmin, reduce_all, reduce_any, reduce_max,
                              reduce_min, reduce_prod, reduce_sum)
 from .ops.pad_ops import pad
 # structural ops: tile/split/slice/one_hot/..., sort, einsum, rt.linalg, rt.norm
-from .ops.structure_ops import boolean_mask, broadcast_to, one_hot, slice, split, tile  # noqa: A004
+from .ops.shaping_ops import boolean_mask, broadcast_to, one_hot, slice, split, tile  # noqa: A004
 from .ops.sort_ops import argsort, sort
 from .ops.einsum_ops import einsum
 from . import linalg  # noqa: E402
@@ -89,14 +89,19 @@ class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
 
 
 # math ops and small utilities (TensorFlow's top level vs tf.math placement)
-from .ops import math_extra as _math_extra  # noqa: E402
-from .ops.math_extra import clip_by_value, cumsum, floor, round  # noqa: E402,A004
-from .ops.utility_ops import (ensure_shape, executing_eagerly, get_static_value,  # noqa: E402
+from .ops import cumulative_ops as _cumulative_ops  # noqa: E402
+from .ops import elementwise_ops as _elementwise_ops  # noqa: E402
+from .ops import reduce_ops as _reduce_ops  # noqa: E402
+from .ops.cumulative_ops import cumsum  # noqa: E402
+from .ops.elementwise_ops import clip_by_value, floor, round  # noqa: E402,A004
+from .ops.introspection_ops import (ensure_shape, executing_eagerly, get_static_value,  # noqa: E402
                               is_tensor)
-for _name in ("floor", "ceil", "round", "rsqrt", "log1p", "softplus", "reduce_std",
-              "reduce_variance", "cumsum", "cumprod"):
-    setattr(math, _name, getattr(_math_extra, _name))
-del _name
+for _module, _names in ((_elementwise_ops, ("floor", "ceil", "round", "rsqrt", "log1p", "softplus")),
+                        (_reduce_ops, ("reduce_std", "reduce_variance")),
+                        (_cumulative_ops, ("cumsum", "cumprod"))):
+    for _name in _names:
+        setattr(math, _name, getattr(_module, _name))
+del _module, _names, _name
 
 # map_fn, scan, foldl, foldr (each one while loop in a graph) and switch_case
 from .functional_ops import foldl, foldr, map_fn, scan, switch_case  # noqa: E402

@@ -28,7 +28,7 @@ from .core.tensor import EagerTensor, Tensor
 from .errors import InvalidArgumentError
 from .inline import inline_graph
 from .ops.state_ops import Variable
-from .ops.utility_ops import ensure_shape
+from .ops.introspection_ops import ensure_shape
 from .optimize import optimize
 from .trace_keys import value_key
 

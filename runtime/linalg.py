@@ -17,7 +17,7 @@ from .ops import array_ops, makers, math_ops, reduce_ops
 from .ops.core import apply_op, constant, convert_to_tensor, identity, zeros_like
 from .ops.einsum_ops import einsum
 from .ops.linalg_ops import CHOLESKY, MATRIX_DETERMINANT, MATRIX_INVERSE, MATRIX_SOLVE
-from .ops.structure_ops import broadcast_to
+from .ops.shaping_ops import broadcast_to
 
 __all__ = ["matmul", "matvec", "inv", "det", "solve", "norm", "diag", "diag_part", "trace",
            "eye", "matrix_transpose", "transpose", "einsum", "cholesky"]

@@ -201,16 +201,14 @@ class Optimizer:
             # creation hook is not told: it would trace a second time to check that the
             # function does not make new Variables on every call, which slots cannot do
             # (they are keyed by the Variable), so a training step traces once.
-            hooks = state_ops._creation_hooks
-            previous = getattr(hooks, "hook", None)
-            hooks.hook = None
+            previous = state_ops.set_creation_hook(None)
             try:
                 with eager_scope():
                     for n in self._wanted_slots():
                         slots[n] = Variable(np.zeros(var.shape.as_list(), var.dtype.np_dtype),
                                             trainable=False, name=f"{var._name}/{n}")
             finally:
-                hooks.hook = previous
+                state_ops.set_creation_hook(previous)
             entry = self._slots[var._unique_id] = (var, slots)
         return entry[1]
 

@@ -1,3 +1,3 @@
 """`rt.random`: uniform and normal draws, and the global seed."""
 from .ops.random_ops import normal, set_seed, uniform  # noqa: F401
-from .ops.random_extra import categorical, shuffle  # noqa: F401,E402
+from .ops.sampling_ops import categorical, shuffle  # noqa: F401,E402

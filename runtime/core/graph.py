@@ -50,6 +50,14 @@ def current_graph() -> Optional["Graph"]:
     return s[-1] if s else None
 
 
+def current_name_scope() -> str:
+    """The open rt.name_scope's full name ("outer/inner/" or ""), in a graph or eagerly."""
+    g = current_graph()
+    if g is None:
+        return getattr(_state, "eager_names", "")
+    return g._name_stack
+
+
 @contextlib.contextmanager
 def eager_scope() -> Iterator[None]:
     """Runs ops eagerly inside, whatever graph is being built (rt.init_scope).

@@ -67,10 +67,10 @@ def _seed(seed):
     """(the seed, whether it is fixed: given, or drawn from a global seed)."""
     if seed is not None:
         return static_count(seed, "shuffle: seed"), True
-    g = random_ops._global_seed
+    g = random_ops.global_seed()
     if g is None:
         return int(np.random.SeedSequence().entropy % _M), False
-    return int(np.random.default_rng([g, next(random_ops._op_counter)]).integers(0, _M)), True
+    return int(np.random.default_rng([g, random_ops.next_op_seed()]).integers(0, _M)), True
 
 
 def _powers_of(k):

@@ -11,7 +11,7 @@ from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..ops import nn_ops
 from ..ops.core import apply_op, convert_to_tensor, stop_gradient, zeros_like
-from ..ops.math_extra import log1p, softplus as math_softplus
+from ..ops.elementwise_ops import log1p, softplus as math_softplus
 from ..ops.math_ops import (FLOAT, NUMERIC, cast, check_kind, exp, greater, log, maximum,
                             minimum, sigmoid, tanh, where)
 from ..ops.reduce_ops import reduce_max, reduce_sum

@@ -7,12 +7,6 @@ pairs, and `padding` as "SAME", "VALID" or explicit ((top, bottom), (left, right
 pads of SAME are TensorFlow's: the output has ceil(size / stride) positions and the extra
 padding, when odd, goes after (bottom/right). They are computed from the input's size when
 the op runs, so spatial sizes unknown while building work.
-
-The numpy kernels take windows with `sliding_window_view` and reduce them with one
-`tensordot` (a matrix product: im2col without a Python loop over positions); the gradient
-kernels scatter back with one strided add per kernel position. Max pooling routes the
-gradient of each window to its first maximum (row-major order), as TensorFlow's CPU
-kernel does.
 """
 from __future__ import annotations
 

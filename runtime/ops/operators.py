@@ -1,6 +1,6 @@
 """The Python operators of tensors (`a + b`, `a < b`, `-a`, `a[i]`, ...), set on
-`core.tensor.Tensor` here: the core defines tensors without knowing the ops, and this
-module, imported by the ops package, fills the operators in."""
+`core.tensor.Tensor` by `install()`: the core defines tensors without knowing the ops, and
+the ops package installs the operators as it loads."""
 from __future__ import annotations
 
 import numpy as np
@@ -167,7 +167,9 @@ def __getitem__(self, key):
     return _array.getitem(self, key)
 
 
-for _name, _fn in list(globals().items()):
-    if _name.startswith("__") and type(_fn) is type(_convertible):   # the functions above
-        _fn.__qualname__ = f"Tensor.{_name}"
-        setattr(Tensor, _name, _fn)
+def install() -> None:
+    """Sets the operators above on `Tensor` (the ops package calls it once, as it loads)."""
+    for name, fn in list(globals().items()):
+        if name.startswith("__") and type(fn) is type(_convertible):   # the functions above
+            fn.__qualname__ = f"Tensor.{name}"
+            setattr(Tensor, name, fn)

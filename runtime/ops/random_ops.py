@@ -52,6 +52,16 @@ def set_seed(seed: Optional[int]) -> None:
     _eager_generators.clear()
 
 
+def global_seed() -> Optional[int]:
+    """The seed `rt.random.set_seed` set (None: none)."""
+    return _global_seed
+
+
+def next_op_seed() -> int:
+    """The next op seed drawn from the global seed's sequence (`set_seed` restarts it)."""
+    return next(_op_counter)
+
+
 def _generator(seed: Optional[int]) -> np.random.Generator:
     if _global_seed is None and seed is None:
         return np.random.default_rng()
@@ -103,7 +113,9 @@ UNIFORM_INT = OpDef("RandomUniformInt", _uniform_int_infer, _uniform_int_kernel,
 OPS = [UNIFORM, NORMAL, UNIFORM_INT]
 
 
-def _rng(opdef, seed):
+def generator_for(opdef, seed):
+    """The numpy generator a draw of `opdef` with op seed `seed` takes (eagerly, a seeded
+    op keeps drawing from one generator; in a graph, each op gets its own)."""
     if current_graph() is None:
         key = (opdef.name, seed)
         if _global_seed is None and seed is None:
@@ -127,7 +139,7 @@ def _static_shape(shape):
 def _draw(opdef, shape, dtype, params, seed, name):
     static = _static_shape(shape)
     return apply_op(opdef, [], {"shape": static, "dtype": dtype, "params": params,
-                                "rng": _rng(opdef, seed)}, name=name)
+                                "rng": generator_for(opdef, seed)}, name=name)
 
 
 def _known_number(v, dtype):
@@ -203,8 +215,9 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     lo_t = _bound(minval, dtype, "rt.random.uniform", "minval")
     hi_t = _bound(maxval, dtype, "rt.random.uniform", "maxval")
     if dtype.is_integer:
-        return apply_op(UNIFORM_INT, [lo_t, hi_t], {"shape": _static_shape(shape), "dtype": dtype,
-                                                    "rng": _rng(UNIFORM_INT, seed)}, name=name)
+        return apply_op(UNIFORM_INT, [lo_t, hi_t],
+                        {"shape": _static_shape(shape), "dtype": dtype,
+                         "rng": generator_for(UNIFORM_INT, seed)}, name=name)
     unit = _draw(UNIFORM, shape, dtype, (0, 1), seed, name)
     return add(multiply(unit, subtract(hi_t, lo_t)), lo_t)
 

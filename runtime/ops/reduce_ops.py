@@ -1,5 +1,5 @@
 """Reductions (sum, mean, max, min, prod, any, all) and argmax/argmin, with their
-gradient rules."""
+gradient rules; variance and standard deviation (compositions of them)."""
 from __future__ import annotations
 
 import textwrap
@@ -14,7 +14,8 @@ from . import shape_utils
 from .core import OpDef, apply_op, constant, convert_to_tensor, ones_like, zeros_like
 from . import array_ops
 from .broadcast_ops import broadcast_like
-from .math_ops import BOOL, NUMERIC, cast, check_kind, equal, where
+from .math_ops import (BOOL, NUMERIC, cast, check_kind, equal, sqrt, square, subtract,
+                       where)
 from .shape_utils import single_axis, static_axis
 
 
@@ -357,6 +358,61 @@ argmin = _make_arg(ARGMIN, "argmin", "smallest", """
     >>> rt.argmin(rt.constant([[1, 9, 3], [7, 2, 0]]), axis=0)
     <rt.Tensor: shape=(3,), dtype=int64, numpy=array([0, 1, 1])>
     """)
+
+
+# -- variance and standard deviation ----------------------------------------------------
+
+def _float_input(fn_name, input_tensor):
+    x = convert_to_tensor(input_tensor)
+    if not x.dtype.is_floating:
+        raise TypeError(f"{fn_name}: input must be real (floating), got a {x.dtype.name} "
+                        "tensor; use rt.cast first")
+    return x
+
+
+def reduce_variance(input_tensor, axis=None, keepdims: bool = False, name: Optional[str] = None):
+    """The variance of the elements along `axis` (all axes when None), as TensorFlow:
+    the mean of the squared deviations from the mean (no Bessel correction).
+
+    Args:
+      input_tensor: a tensor (or what converts to one) of a floating-point dtype (else
+        TypeError).
+      axis: the dimensions to reduce (an int or a list of ints; None: all).
+      keepdims: whether to keep each reduced dimension, with length 1.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of input_tensor's dtype, of its shape without the reduced dimensions (or
+      with length 1 in their place, with keepdims).
+
+    >>> rt.math.reduce_variance(rt.constant([[1.0, 2.0], [3.0, 4.0]]), axis=0)
+    <rt.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
+    """
+    x = _float_input("rt.math.reduce_variance", input_tensor)
+    means = reduce_mean(x, axis, keepdims=True)
+    return reduce_mean(square(subtract(x, means)), axis, keepdims=keepdims, name=name)
+
+
+def reduce_std(input_tensor, axis=None, keepdims: bool = False, name: Optional[str] = None):
+    """The standard deviation of the elements along `axis` (the square root of
+    `reduce_variance`, no Bessel correction).
+
+    Args:
+      input_tensor: a tensor (or what converts to one) of a floating-point dtype (else
+        TypeError).
+      axis: the dimensions to reduce (an int or a list of ints; None: all).
+      keepdims: whether to keep each reduced dimension, with length 1.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of input_tensor's dtype, of its shape without the reduced dimensions (or
+      with length 1 in their place, with keepdims).
+
+    >>> rt.math.reduce_std(rt.constant([[1.0, 2.0], [3.0, 4.0]]))
+    <rt.Tensor: shape=(), dtype=float32, numpy=1.118034>
+    """
+    x = _float_input("rt.math.reduce_std", input_tensor)
+    return sqrt(reduce_variance(x, axis, keepdims=keepdims), name=name)
 
 
 OPS = [*REDUCE.values(), ARGMAX, ARGMIN, PROD_OTHERS]

@@ -16,14 +16,21 @@ import numpy as np
 from ..core import dtypes
 from ..errors import DTypeMismatchError, InvalidArgumentError
 from ..core import hooks
-from ..core import graph as _graph_module
-from ..core.graph import current_graph, eager_scope
+from ..core.graph import current_graph, current_name_scope, eager_scope
 from ..core.shapes import TensorShape
 from ..core.tensor import EagerTensor, Tensor
 from .core import OpDef, apply_op, convert_to_tensor
 
 _ids = itertools.count()
 _creation_hooks = threading.local()  # rt.function watches Variable creation while tracing
+
+
+def set_creation_hook(hook) -> object:
+    """Makes `hook(variable)` be called for each Variable made from now on in this thread
+    (None: no call); returns the hook it replaces, for the caller to set back."""
+    previous = getattr(_creation_hooks, "hook", None)
+    _creation_hooks.hook = hook
+    return previous
 
 
 def _read_infer(inputs, variable):
@@ -64,14 +71,6 @@ ASSIGN = OpDef("AssignVariableOp", _assign_infer, _assign_kernel, side_effect=Tr
                writes_variables=True, effect="changes a Variable",
                grad=lambda inputs, outputs, grads, variable, mode: [None])  # TensorFlow: none
 OPS = [READ, ASSIGN]
-
-
-def _current_scope() -> str:
-    """The open rt.name_scope's full name ("outer/inner/" or ""), in a graph or eagerly."""
-    g = current_graph()
-    if g is None:
-        return getattr(_graph_module._state, "eager_names", "")
-    return g._name_stack
 
 
 class Variable:
@@ -117,7 +116,7 @@ class Variable:
         hook = getattr(_creation_hooks, "hook", None)
         if hook is not None:
             hook(self)
-        scope = _current_scope()  # (read before eager_scope below leaves the graph)
+        scope = current_name_scope()  # (read before eager_scope below leaves the graph)
         with eager_scope():  # the initial value is computed once, outside any graph
             if callable(initial_value):
                 initial_value = initial_value()
@@ -290,13 +289,12 @@ def runtime_variable(initial_value, name: str, shape=None) -> Variable:
     position, say), made outside any graph and not reported to rt.function's check that a
     function makes Variables on its first call only: one is made per trace, for the
     graph that trace builds."""
-    previous = getattr(_creation_hooks, "hook", None)
-    _creation_hooks.hook = None
+    previous = set_creation_hook(None)
     try:
         with eager_scope():
             return Variable(initial_value, trainable=False, name=name, shape=shape)
     finally:
-        _creation_hooks.hook = previous
+        set_creation_hook(previous)
 
 
 def _delegate(name):

@@ -10,8 +10,7 @@ of cond and while nodes. One pass per module:
 - prune: ops that neither the outputs nor a side effect need go.
 
 `optimize(graph, outputs)` runs them (the first three in one sweep). Every rewrite keeps
-the values the graph computes bit for bit, the side effects and their order, and the
-errors it raises (a kernel that would fail is not folded away).
+the values, the side effects and their order, and the errors (docs/architecture.md, Ops).
 """
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
 """Constant folding: a pure op whose inputs are all constants runs once, now, and becomes
 a Const holding its result.
 
-    before                                  after
-    c1 = Const(3)                           c3 = Const(36)
-    c2 = Const(12)                          y = Mul(x, c3)
-    t = Mul(c1, c2)
-    y = Mul(x, t)
-
 Only ops flagged `pure` with a kernel are folded: never placeholders, random draws,
 variable reads or writes, TensorArray ops, prints, asserts, or control flow. A kernel that
 fails (say an integer division by zero) is left in the graph so the error still happens

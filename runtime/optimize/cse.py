@@ -2,11 +2,6 @@
 inputs and equal attributes compute the same values, so the second is dropped and its
 users read the first.
 
-    before                                  after
-    a = Mul(x, y)                           a = Mul(x, y)
-    b = Mul(x, y)                           c = AddV2(a, a)
-    c = AddV2(a, b)
-
 Constants with equal values (same dtype, shape and bytes) merge the same way. Attributes
 are compared safely: numbers, strings, dtypes and shapes by value (1, 1.0 and True are
 different), numpy arrays by dtype, shape and contents, anything else (a Body, a random

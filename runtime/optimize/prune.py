@@ -3,12 +3,6 @@ need); drop the rest. Inside the bodies of cond and while nodes the same holds f
 body's results; a tensor captured by a body that no longer uses it stops being an input
 of the node.
 
-    before                                  after
-    a = Mul(x, y)                           b = AddV2(x, y)
-    b = AddV2(x, y)                         p = PrintV2(x)
-    p = PrintV2(x)                          return b
-    return b
-
 The placeholders of the top graph (the caller feeds them) and the loop-variable
 placeholders of while bodies (the node still passes them) always stay. Ops with no side
 effect that are not pure (a random draw, a variable read) are dropped when nothing uses

@@ -1,15 +1,9 @@
 """The machinery every pass shares: rebuild a graph op by op into a new graph, letting a
 rule replace ops, recursing into the sub-graphs of cond and while nodes.
 
-A rule is called once per op of the old graph, in creation order, after the op's inputs
-(and, for control flow, its bodies) have been rebuilt:
-
-    rule(ctx, op, inputs, attrs) -> None | list of tensors
-
-`inputs` are the op's inputs as tensors of the new graph, `attrs` its attributes with
-rebuilt `Body` objects. None copies the op as it is; a list gives, per output of `op`,
-the new-graph tensor that replaces it (None for an output nothing may use: the op is
-dropped). `ctx.add(...)` records new ops (say, a folded Const) in the new graph.
+`rule(ctx, op, inputs, attrs) -> None | list of tensors` is called once per op of the old
+graph, in creation order, with its inputs (and bodies) already rebuilt: None copies the
+op, a list gives the new-graph tensor replacing each output (docs/architecture.md, Ops).
 
 The old graph is never changed: a ConcreteFunction keeps showing the graph it traced.
 """

@@ -1,16 +1,9 @@
 """Arithmetic simplification: rewrites that give bit-for-bit the same values, cheaper.
 
-    before                                  after
-    a = Mul(x, Const(1))                    (users of a read x)
-    b = Neg(Neg(x))                         (users of b read x)
-    c = Transpose(Transpose(x, [1,2,0]), [2,0,1])   (users of c read x)
-    d = Transpose(Transpose(x, [1,0,2]), [0,2,1])   d = Transpose(x, [1,2,0])
-    e = Identity(Identity(x))               (users of e read x)
-
-The rules: x*1, 1*x, x/1, x-0, x+0 and 0+x become x; for floats
-the zero's sign matters: x + 0.0 stays (-0.0 + 0.0 is +0.0) but x + (-0.0) goes, and
-x - 0.0 goes but x - (-0.0) stays. A rule applies only when
-the result is x exactly: same dtype (an int32 / 1 is a float64) and same shape, so the
+The rules: x*1, 1*x, x/1, x-0, x+0 and 0+x become x (the ops' `unit`/`right_unit`
+traits); for floats the zero's sign matters: x + 0.0 stays (-0.0 + 0.0 is +0.0) but
+x + (-0.0) goes, and x - 0.0 goes but x - (-0.0) stays. A rule applies only when the
+result is x exactly: same dtype (an int32 / 1 is a float64) and same shape, so the
 constant must not broadcast x to a larger shape (x of shape (3,) times ones of shape
 (2, 3) is not x). neg(neg(x)) is x (also for the wrap-around of the most negative
 integer), transpose(transpose(x, p), q) is one transpose by the composed permutation (or

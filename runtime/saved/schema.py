@@ -18,10 +18,10 @@ from ..control_flow import Body
 from ..core import dtypes, opdef
 from ..core.shapes import TensorShape
 from ..ops import registry as ops_registry
-from ..ops import (array_ops, bitwise_ops, broadcast_ops, core, einsum_ops, io_ops, linalg_ops,
-                   list_ops, makers, math_extra, math_ops, nn_ops, pad_ops, random_extra, random_ops,
-                   reduce_ops, sort_ops, state_ops, string_ops, structure_ops, tensor_array,
-                   utility_ops)
+from ..ops import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, einsum_ops,
+                   elementwise_ops, introspection_ops, io_ops, linalg_ops, list_ops, makers,
+                   math_ops, nn_ops, pad_ops, random_ops, reduce_ops, sampling_ops, shaping_ops,
+                   sort_ops, state_ops, string_ops, tensor_array)
 
 
 class Type:
@@ -95,12 +95,12 @@ _NO_ATTRS = [
                                    "GreaterEqual", "Less", "LessEqual", "LogicalAnd",
                                    "LogicalOr", "Maximum", "Minimum", "Mul", "NotEqual", "Pow",
                                    "RealDiv", "Sub")),
-    math_extra.CEIL, math_extra.FLOOR, math_extra.ROUND, math_extra.LOG1P, math_extra.SOFTPLUS,
+    elementwise_ops.CEIL, elementwise_ops.FLOOR, elementwise_ops.ROUND, elementwise_ops.LOG1P, elementwise_ops.SOFTPLUS,
     *bitwise_ops.OPS,
     math_ops.SELECT, math_ops.WHERE_INDICES, nn_ops.ERF, nn_ops.MAX_POOL_GRAD,
     core.IDENTITY, core.STOP_GRADIENT, array_ops.RESHAPE_DYNAMIC, array_ops.RANK,
     makers.FILL_DYNAMIC, broadcast_ops.BROADCAST_LIKE, broadcast_ops.SUM_LIKE,
-    pad_ops.PAD, structure_ops.TILE, string_ops.AS_STRING, string_ops.LENGTH,
+    pad_ops.PAD, shaping_ops.TILE, string_ops.AS_STRING, string_ops.LENGTH,
     linalg_ops.MATRIX_INVERSE, linalg_ops.MATRIX_DETERMINANT, linalg_ops.MATRIX_SOLVE,
     linalg_ops.CHOLESKY, list_ops.NEW, list_ops.APPEND, list_ops.SET, list_ops.LENGTH,
     tensor_array.WRITE, tensor_array.SIZE, tensor_array.GRAD_READ, tensor_array.GRAD_STACK,
@@ -116,7 +116,7 @@ ATTRS.update({
     reduce_ops.PROD_OTHERS: {"axis": AXES},
     reduce_ops.ARGMAX: {"axis": AXIS, "output_type": DTYPE},
     reduce_ops.ARGMIN: {"axis": AXIS, "output_type": DTYPE},
-    math_extra.CUMSUM: _SCAN, math_extra.CUMPROD: _SCAN,
+    cumulative_ops.CUMSUM: _SCAN, cumulative_ops.CUMPROD: _SCAN,
     math_ops.MATMUL: {"transpose_a": BOOL, "transpose_b": BOOL},
     math_ops.CAST: {"dtype": DTYPE},
     nn_ops.CONV2D: _CONV, nn_ops.CONV2D_BACKPROP_INPUT: _CONV,
@@ -144,7 +144,7 @@ ATTRS.update({
     makers.RANGE: {"dtype": DTYPE},
     pad_ops.MIRROR_PAD: {"mode": _one_of("REFLECT", "SYMMETRIC")},
     pad_ops.PAD_GRAD: {"mode": _one_of("CONSTANT", "REFLECT", "SYMMETRIC")},
-    structure_ops.ONE_HOT: {"depth": COUNT, "axis": INT},
+    shaping_ops.ONE_HOT: {"depth": COUNT, "axis": INT},
     sort_ops.SORT: {"axis": INT, "descending": BOOL},
     sort_ops.ARGSORT: {"axis": INT, "descending": BOOL},
     einsum_ops.EINSUM: {"equation": EQUATION},
@@ -152,13 +152,13 @@ ATTRS.update({
     io_ops.PRINT: {"template": TUPLE, "sep": TEXT, "end": TEXT, "stream": STREAM,
                    "summarize": INT},
     io_ops.ASSERT: {"message": TEXT},
-    utility_ops.ENSURE_SHAPE: {"shape": SHAPE},
+    introspection_ops.ENSURE_SHAPE: {"shape": SHAPE},
     state_ops.READ: {"variable": VARIABLE},
     state_ops.ASSIGN: {"variable": VARIABLE, "mode": _one_of("set", "add", "sub")},
     random_ops.UNIFORM: _RANDOM, random_ops.NORMAL: _RANDOM,
     random_ops.UNIFORM_INT: {"shape": INTS, "dtype": DTYPE, "rng": RNG},
-    random_extra.PERMUTATION: {"shape": INTS, "dtype": DTYPE, "rng": RNG},
-    random_extra.PERMUTATION_OF: {"dtype": DTYPE, "rng": RNG},
+    sampling_ops.PERMUTATION: {"shape": INTS, "dtype": DTYPE, "rng": RNG},
+    sampling_ops.PERMUTATION_OF: {"dtype": DTYPE, "rng": RNG},
     list_ops.POP: _ELEMENT, list_ops.GET: _ELEMENT, list_ops.STACK: _ELEMENT,
     tensor_array.CREATE: {"dtype": DTYPE, "dynamic_size": BOOL, "element_shape": SHAPE},
     tensor_array.READ: _ELEMENT, tensor_array.STACK: _ELEMENT,

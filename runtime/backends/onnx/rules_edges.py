@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops import (array_ops, einsum_ops, math_extra, math_ops, pad_ops, reduce_ops,
+from ...ops import (array_ops, einsum_ops, elementwise_ops, math_ops, pad_ops, reduce_ops,
                   tensor_array)
 from ...ops.tensor_array import empty_stack_shape
 
@@ -333,7 +333,7 @@ RULES = {
     _R["Min"]: _reduction(_extreme("ReduceMin")), _R["Any"]: _reduction(_any),
     reduce_ops.ARGMAX: _arg_rule("ArgMax"), reduce_ops.ARGMIN: _arg_rule("ArgMin"),
     _B["FloorDiv"]: _floor_div, _B["FloorMod"]: _floor_mod, _B["Pow"]: _pow,
-    math_extra.SOFTPLUS: _softplus, math_extra.LOG1P: _log1p,
+    elementwise_ops.SOFTPLUS: _softplus, elementwise_ops.LOG1P: _log1p,
     array_ops.GATHER: _gather, pad_ops.PAD: _pad, pad_ops.MIRROR_PAD: _mirror_pad,
     einsum_ops.EINSUM: _einsum, tensor_array.STACK: _ta_stack,
 }

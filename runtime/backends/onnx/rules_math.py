@@ -1,10 +1,11 @@
-"""The ONNX rules of the ops of runtime/ops/math_extra.py and utility_ops.py, their limits,
-and the reasons for those with none (bitwise ops, cumulative products, permutations)."""
+"""The ONNX rules of the ops of runtime/ops/elementwise_ops.py, cumulative_ops.py and
+introspection_ops.py, their limits, and the reasons for those with none (bitwise ops, cumulative products, permutations)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ...ops import bitwise_ops, math_extra, random_extra, utility_ops
+from ...ops import (bitwise_ops, cumulative_ops, elementwise_ops, introspection_ops,
+                    sampling_ops)
 from .rule_helpers import same
 
 
@@ -37,15 +38,15 @@ def _ensure_shape_limits(op):
 
 
 RULES = {
-    math_extra.FLOOR: same("Floor"), math_extra.CEIL: same("Ceil"),
-    math_extra.ROUND: _round, math_extra.CUMSUM: _cumsum,
-    utility_ops.ENSURE_SHAPE: same("Identity"),
+    elementwise_ops.FLOOR: same("Floor"), elementwise_ops.CEIL: same("Ceil"),
+    elementwise_ops.ROUND: _round, cumulative_ops.CUMSUM: _cumsum,
+    introspection_ops.ENSURE_SHAPE: same("Identity"),
 }
 NO_EQUIVALENT = {
-    math_extra.CUMPROD: "ONNX opset 17 has no cumulative product",
+    cumulative_ops.CUMPROD: "ONNX opset 17 has no cumulative product",
     **{op: "ONNX opset 17 has no bitwise ops (BitwiseAnd, ... came in opset 18)"
        for op in bitwise_ops.OPS},
-    random_extra.PERMUTATION: "ONNX has no random permutation (rt.random.shuffle)",
-    random_extra.PERMUTATION_OF: "ONNX has no random permutation (rt.random.shuffle)",
+    sampling_ops.PERMUTATION: "ONNX has no random permutation (rt.random.shuffle)",
+    sampling_ops.PERMUTATION_OF: "ONNX has no random permutation (rt.random.shuffle)",
 }
-LIMITS = {math_extra.CUMSUM: _cumsum_types, utility_ops.ENSURE_SHAPE: _ensure_shape_limits}
+LIMITS = {cumulative_ops.CUMSUM: _cumsum_types, introspection_ops.ENSURE_SHAPE: _ensure_shape_limits}

@@ -1,10 +1,10 @@
-"""The ONNX rules of the structural ops (runtime/ops/structure_ops.py, sort_ops.py,
+"""The ONNX rules of the structural ops (runtime/ops/shaping_ops.py, sort_ops.py,
 linalg_ops.py), and the reasons for those with none (einsum's rule is rules_edges')."""
 from __future__ import annotations
 
 import numpy as np
 
-from ...ops import linalg_ops, sort_ops, structure_ops
+from ...ops import linalg_ops, sort_ops, shaping_ops
 
 
 def _tile(ex, op, ins):
@@ -48,8 +48,8 @@ def _det(ex, op, ins):
 
 
 RULES = {
-    structure_ops.TILE: _tile, sort_ops.ARGSORT: _argsort, sort_ops.SORT: _sort,
-    structure_ops.ONE_HOT: _one_hot,
+    shaping_ops.TILE: _tile, sort_ops.ARGSORT: _argsort, sort_ops.SORT: _sort,
+    shaping_ops.ONE_HOT: _one_hot,
     linalg_ops.MATRIX_DETERMINANT: _det,
 }
 NO_EQUIVALENT = {

@@ -1,5 +1,5 @@
-"""The XLA rules of the ops of runtime/ops/math_extra.py, bitwise_ops.py, utility_ops.py
-and random_extra.py (whose draws run on the host, as rules_effects' random ops do)."""
+"""The XLA rules of the ops of runtime/ops/elementwise_ops.py, cumulative_ops.py,
+bitwise_ops.py, introspection_ops.py and sampling_ops.py (whose draws run on the host, as rules_effects' random ops do)."""
 from __future__ import annotations
 
 import jax
@@ -8,7 +8,8 @@ import numpy as np
 
 from ...core.shapes import TensorShape
 from ...errors import InvalidArgumentError
-from ...ops import bitwise_ops, math_extra, random_extra, utility_ops
+from ...ops import (bitwise_ops, cumulative_ops, elementwise_ops, introspection_ops,
+                    sampling_ops)
 from .rule_helpers import unary
 
 RULES: dict = {}
@@ -18,11 +19,11 @@ def _softplus(x):
     return jnp.logaddexp(x, jnp.zeros((), x.dtype))
 
 
-RULES[math_extra.FLOOR] = unary(jnp.floor)
-RULES[math_extra.CEIL] = unary(jnp.ceil)
-RULES[math_extra.ROUND] = unary(jnp.round)  # half to even, as numpy
-RULES[math_extra.LOG1P] = unary(jnp.log1p)
-RULES[math_extra.SOFTPLUS] = unary(_softplus)
+RULES[elementwise_ops.FLOOR] = unary(jnp.floor)
+RULES[elementwise_ops.CEIL] = unary(jnp.ceil)
+RULES[elementwise_ops.ROUND] = unary(jnp.round)  # half to even, as numpy
+RULES[elementwise_ops.LOG1P] = unary(jnp.log1p)
+RULES[elementwise_ops.SOFTPLUS] = unary(_softplus)
 RULES[bitwise_ops.INVERT] = unary(jnp.invert)
 RULES[bitwise_ops.BITWISE_AND] = lambda lw, op, x, y: jnp.bitwise_and(x, y)
 RULES[bitwise_ops.BITWISE_OR] = lambda lw, op, x, y: jnp.bitwise_or(x, y)
@@ -47,8 +48,8 @@ def _scan(fn, identity):
     return lower
 
 
-RULES[math_extra.CUMSUM] = _scan(jnp.cumsum, 0)
-RULES[math_extra.CUMPROD] = _scan(jnp.cumprod, 1)
+RULES[cumulative_ops.CUMSUM] = _scan(jnp.cumsum, 0)
+RULES[cumulative_ops.CUMPROD] = _scan(jnp.cumprod, 1)
 
 
 def _ensure_shape(lw, op, x):
@@ -61,7 +62,7 @@ def _ensure_shape(lw, op, x):
     return x
 
 
-RULES[utility_ops.ENSURE_SHAPE] = _ensure_shape
+RULES[introspection_ops.ENSURE_SHAPE] = _ensure_shape
 
 
 def _permutation(lw, op):
@@ -82,7 +83,7 @@ def _permutation_of(lw, op, x):
     return lw.host_draw(op, spec, (np.zeros((n, 0), np.int8),))
 
 
-RULES[random_extra.PERMUTATION] = _permutation
-RULES[random_extra.PERMUTATION_OF] = _permutation_of
-HOST_OPS = {random_extra.PERMUTATION, random_extra.PERMUTATION_OF}  # host callbacks
-PREDRAWN = {random_extra.PERMUTATION}  # no tensor input: drawn before a call at the top level
+RULES[sampling_ops.PERMUTATION] = _permutation
+RULES[sampling_ops.PERMUTATION_OF] = _permutation_of
+HOST_OPS = {sampling_ops.PERMUTATION, sampling_ops.PERMUTATION_OF}  # host callbacks
+PREDRAWN = {sampling_ops.PERMUTATION}  # no tensor input: drawn before a call at the top level

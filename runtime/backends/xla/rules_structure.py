@@ -1,4 +1,4 @@
-"""The XLA rules of the structural ops (runtime/ops/structure_ops.py, sort_ops.py,
+"""The XLA rules of the structural ops (runtime/ops/shaping_ops.py, sort_ops.py,
 einsum_ops.py, linalg_ops.py).
 
 A singular matrix: numpy's LAPACK raises where LU meets an exact zero pivot, and so does
@@ -12,14 +12,14 @@ import numpy as np
 from jax import lax
 
 from ...errors import InvalidArgumentError
-from ...ops import einsum_ops, linalg_ops, sort_ops, structure_ops
+from ...ops import einsum_ops, linalg_ops, sort_ops, shaping_ops
 from .rule_helpers import static_ints
 
 RULES: dict = {}
 
 
 def _tile(lw, op, x, multiples):
-    m = structure_ops.tile_check(np.zeros(jnp.shape(x), np.int8),
+    m = shaping_ops.tile_check(np.zeros(jnp.shape(x), np.int8),
                                  static_ints(op, multiples, "multiples"))
     return jnp.tile(x, m)
 
@@ -76,7 +76,7 @@ def _solve(lw, op, a, b):
     return jnp.linalg.solve(a, b)
 
 
-RULES[structure_ops.TILE] = _tile
+RULES[shaping_ops.TILE] = _tile
 RULES[sort_ops.ARGSORT] = _argsort
 RULES[einsum_ops.EINSUM] = _einsum
 RULES[linalg_ops.MATRIX_INVERSE] = _inverse
@@ -102,7 +102,7 @@ def _one_hot(lw, op, indices, on, off):
     return out if axis == jnp.ndim(indices) else jnp.moveaxis(out, -1, axis)
 
 
-RULES[structure_ops.ONE_HOT] = _one_hot
+RULES[shaping_ops.ONE_HOT] = _one_hot
 
 
 def _cholesky(lw, op, x):

@@ -1,5 +1,6 @@
-"""Structural ops as TensorFlow has them: `tile` (an op, Tile), and compositions of
-existing ops: `one_hot`, `split`, `slice`, `broadcast_to`, `boolean_mask`.
+"""Ops that give a tensor of another shape from another's elements, as TensorFlow has
+them: `tile` (an op, Tile), and compositions of existing ops: `one_hot`, `split`, `slice`,
+`broadcast_to`, `boolean_mask`.
 
 Compositions get shape inference, gradients, ONNX and XLA from the ops they are made of:
 `slice`/`split` are strided slices (their gradient pads back), `broadcast_to` is the

@@ -75,12 +75,12 @@ def shuffle(value, seed: Optional[int] = None, name: Optional[str] = None):
     name = name or "random_shuffle"
     n = x.shape[0] if x.shape.rank is not None else None
     if n is not None:
-        perm = apply_op(PERMUTATION, [], {"shape": (n,), "dtype": dtypes.int32,
-                                          "rng": random_ops._rng(PERMUTATION, seed)}, name=name)
-    else:
-        perm = apply_op(PERMUTATION_OF, [x], {"dtype": dtypes.int32,
-                                              "rng": random_ops._rng(PERMUTATION_OF, seed)},
+        rng = random_ops.generator_for(PERMUTATION, seed)
+        perm = apply_op(PERMUTATION, [], {"shape": (n,), "dtype": dtypes.int32, "rng": rng},
                         name=name)
+    else:
+        rng = random_ops.generator_for(PERMUTATION_OF, seed)
+        perm = apply_op(PERMUTATION_OF, [x], {"dtype": dtypes.int32, "rng": rng}, name=name)
     return gather(x, perm)
 
 
