@@ -30,7 +30,7 @@ from .inline import inline_graph
 from .ops.state_ops import Variable
 from .ops.introspection_ops import ensure_shape
 from .optimize import optimize
-from .trace_keys import value_key
+from .trace_keys import NUMERIC_DTYPES, PRIMITIVE_TYPES, value_key
 
 
 def _no_taped_call(cf, args, kwargs):
@@ -432,3 +432,22 @@ def to_spec(value, name=None):
     if isinstance(value, np.ndarray):
         return TensorSpec(value.shape, dtypes.as_dtype(value.dtype), name)
     return None
+
+
+def positional_arrays(args, copy: bool):
+    """The input arrays of a call whose positional arguments are all eager tensors,
+    numeric numpy arrays or Python values (each tensor's array, in order; each numpy array
+    copied when `copy`, as `array_for` has it), or None: the arguments need matching to the
+    traced structure (`match_argument`)."""
+    arrays = []
+    for a in args:
+        t = type(a)
+        if t is EagerTensor:
+            arrays.append(a._value)
+        elif t is np.ndarray:
+            if a.dtype not in NUMERIC_DTYPES:    # a string array is converted (`to_numpy`)
+                return None
+            arrays.append(np.array(a) if copy else a)
+        elif t not in PRIMITIVE_TYPES:
+            return None
+    return arrays

@@ -1,51 +1,29 @@
 """`rt.function`: a Python function turned into a `Function` that converts it with
-autograph, traces it into graphs, caches the graphs (ConcreteFunctions) by input
-signature and runs them.
+autograph, traces it into graphs (runtime/tracing.py), caches the graphs
+(ConcreteFunctions) by the key of each call's arguments (runtime/trace_keys.py) and runs
+them.
 
-The cache key of a call (SPEC): a tensor by dtype and shape, a Python primitive by value,
-a Variable by identity, nested lists/tuples/dicts/namedtuples by structure and leaves, any
+The cache key of a call: a tensor by dtype and shape, a Python primitive by value, a
+Variable by identity, nested lists/tuples/dicts/namedtuples by structure and leaves, any
 other object by identity (held weakly: the entries go when the object does).
 """
 from __future__ import annotations
 
-import collections
 import functools
 import inspect
-import logging
 import threading
-import types
 import weakref
 from typing import Callable, Optional
 
 import autograph as ag
-import numpy as np
 from autograph import experimental as ag_experimental
 
-from . import (config, distribute, nest, signature, trace_errors, trace_keys,
-               traceback_filter, unknown_dims)
-from .concrete import ConcreteFunction, Placeholder, to_spec, traced_python_value
-from .core import backend_registry, dtypes, hooks
-from .core.graph import Graph, current_graph
-from .core.opdef import placeholder_op
-from .core.shapes import TensorShape, TensorSpec
-from .core.tensor import EagerTensor, SymbolicTensor, Tensor
-from .errors import StagingError
+from . import config, distribute, nest, retracing, signature, trace_keys, traceback_filter, tracing
+from .concrete import ConcreteFunction, positional_arrays
+from .core import backend_registry, hooks
+from .core.graph import current_graph
+from .core.shapes import TensorSpec
 from .gradients import function_grad
-from .ops import state_ops
-from .ops.core import convert_to_tensor, identity
-from .ops.list_ops import StagedList
-from .ops.state_ops import Variable
-from .ops.tensor_array import TensorArray
-
-logger = logging.getLogger("runtime")
-
-_NUMERIC_DTYPES = {d.np_dtype: d for d in dtypes.ALL if not d.is_string}
-_tracing = threading.local()  # stack of (Function id, key) being traced, for recursion
-
-VARIABLE_ADVICE = (
-    "rt.function only supports singleton rt.Variables created on the first call. Make sure "
-    "the rt.Variable is only created once or created outside rt.function (for example: start "
-    "from None and create it when it is None, or pass it in as an argument).")
 
 
 def function(func: Optional[Callable] = None, *, input_signature=None, autograph: bool = True,
@@ -101,21 +79,9 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
     if data_parallel not in (None, False) and backend != "xla":
         raise ValueError("rt.function: data_parallel runs on XLA: pass jit_compile=True too")
     data_parallel = distribute.as_data_parallel(data_parallel)
-    if input_signature is not None:
-        if not isinstance(input_signature, (list, tuple)) or not all(
-                isinstance(s, TensorSpec) for s in nest.flatten(input_signature, True)):
-            raise TypeError("input_signature must be a possibly nested sequence of TensorSpec "
-                            f"(or SparseTensorSpec) objects, got {input_signature!r}")
+    _check_signature(input_signature)
     relax = bool(reduce_retracing or experimental_relax_shapes)
-    if experimental_autograph_options is not None:
-        try:
-            if isinstance(experimental_autograph_options, (str, bytes)):
-                raise TypeError
-            ag_experimental.features(experimental_autograph_options)
-        except TypeError:
-            raise TypeError("rt.function: experimental_autograph_options must be "
-                            "autograph.experimental.Feature values (one, or a list or tuple of "
-                            f"them), got {experimental_autograph_options!r}") from None
+    _check_autograph_options(experimental_autograph_options)
 
     def make(f):
         return Function(f, input_signature=input_signature, autograph=autograph,
@@ -136,6 +102,26 @@ def _backend_name(backend, jit_compile) -> Optional[str]:
     if backend is not None:
         backend_registry.get(backend)  # ImportError (xla without JAX) or ValueError (unknown name)
     return backend
+
+
+def _check_signature(input_signature) -> None:
+    if input_signature is not None:
+        if not isinstance(input_signature, (list, tuple)) or not all(
+                isinstance(s, TensorSpec) for s in nest.flatten(input_signature, True)):
+            raise TypeError("input_signature must be a possibly nested sequence of TensorSpec "
+                            f"(or SparseTensorSpec) objects, got {input_signature!r}")
+
+
+def _check_autograph_options(options) -> None:
+    if options is not None:
+        try:
+            if isinstance(options, (str, bytes)):
+                raise TypeError
+            ag_experimental.features(options)
+        except TypeError:
+            raise TypeError("rt.function: experimental_autograph_options must be "
+                            "autograph.experimental.Feature values (one, or a list or tuple of "
+                            f"them), got {options!r}") from None
 
 
 class Function:
@@ -199,9 +185,7 @@ class Function:
         self._lock = threading.RLock()
         self._trace_count = 0
         self._created_variables = False
-        self._recent = collections.deque(maxlen=10)
-        self._retrace_warnings: dict = {}    # reason -> times the retracing warning was due
-        self._last_key = None
+        self._log = retracing.TraceLog()   # recent calls, retracing warnings
         self._converted = None
         self._instances = weakref.WeakKeyDictionary()
         self._watched: dict = {}
@@ -214,6 +198,12 @@ class Function:
     @property
     def input_signature(self):
         return self._input_signature
+
+    @property
+    def concrete_functions(self) -> list:
+        """The ConcreteFunctions traced so far, in trace order (those of arguments since
+        deleted dropped)."""
+        return list(self._concretes)
 
     def experimental_get_tracing_count(self) -> int:
         return self._trace_count
@@ -260,40 +250,22 @@ class Function:
                 return self._call_inline(args, kwargs)
             if hooks.recording.tapes:  # an open GradientTape records the call as one entry
                 return self._call_taped(args, kwargs)
-            # Fast path: positional tensors and primitives, an exact cache hit.
+            key = None
+            # Fast path: positional arguments keyed as they come (no binding); an exact
+            # cache hit with tensors and Python values only runs the graph on their arrays.
             if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
-                key = []
-                arrays = []
-                for a in args:
-                    t = type(a)
-                    if t is np.ndarray:
-                        dtype = _NUMERIC_DTYPES.get(a.dtype)
-                        if dtype is None:
-                            break
-                        # as the slow path has it: the key of trace_keys.leaf_key
-                        key.append(("T", dtype, a.shape))
-                        arrays.append(a)
-                    elif t is EagerTensor:
-                        key.append(("T", a._dtype, np.shape(a._value)))
-                        arrays.append(a._value)
-                    elif t in trace_keys.PRIMITIVES:
-                        key.append((t, a))
-                    else:
-                        break
-                else:
-                    cf = self._cache.get(tuple(key))
-                    if cf is not None:
-                        self._recent.append(False)
-                        if cf.private_arrays:   # the user's arrays copied, as array_for does
-                            arrays = [np.array(a) if type(a) is np.ndarray else
-                                      a._value for a in args
-                                      if type(a) is np.ndarray or type(a) is EagerTensor]
+                key = trace_keys.call_key(args, self._track)
+                cf = self._cache.get(key)
+                if cf is not None:
+                    arrays = positional_arrays(args, cf.private_arrays)
+                    if arrays is not None:
+                        self._log.recent.append(False)
                         return cf.run_flat(arrays)
             bound = self._bind(args, kwargs)
             if self._input_signature is not None:
                 spec_bound, bound = self._apply_signature(bound)
                 return self._concrete_for(spec_bound)(*bound.args)
-            cf = self._concrete_for(bound)
+            cf = self._concrete_for(bound, key)
             return cf(*bound.args, **bound.kwargs)
         except Exception as e:
             # The user's frames only (generated and runtime frames hidden), as TensorFlow
@@ -358,16 +330,9 @@ class Function:
         if self._input_signature is not None:
             _, bound = self._apply_signature(bound)
         key = self._key(bound)
-        stack = getattr(_tracing, "stack", None)
-        if stack is None:
-            stack = _tracing.stack = []
         marker = (id(self), key)
-        if marker in stack:
-            raise StagingError(
-                f"{self.__name__} calls itself with the same kind of arguments "
-                f"({trace_keys.key_text(key)}) "
-                "while it is being traced, so the trace would never end. A recursion on tensor "
-                "values cannot be staged; write it as a loop (`while`/`for`) instead.")
+        tracing.refuse_recursion(marker, self.__name__, key)
+        stack = tracing.tracing_stack()
         stack.append(marker)
         try:
             return self._call_python(self._converted_function(), bound.args, bound.kwargs)
@@ -403,15 +368,17 @@ class Function:
                     self._concretes.remove(cf)
 
     def _key(self, bound):
-        return tuple(trace_keys.leaf_key(bound.arguments[p], self._track)
-                     for p in self._sig.parameters
-                     if p in bound.arguments)
+        return trace_keys.call_key([bound.arguments[p] for p in self._sig.parameters
+                                    if p in bound.arguments], self._track)
 
-    def _concrete_for(self, bound) -> ConcreteFunction:
-        key = self._key(bound)
+    def _concrete_for(self, bound, key=None) -> ConcreteFunction:
+        """The ConcreteFunction for the arguments `bound` (their cache key `key` when
+        the caller has it), traced on a miss."""
+        if key is None:
+            key = self._key(bound)
         cf = self._cache.get(key)
         if cf is not None:
-            self._recent.append(False)
+            self._log.recent.append(False)
             return cf
         with self._lock:
             cf = self._cache.get(key)
@@ -419,169 +386,37 @@ class Function:
                 return cf
             specs = None
             if self._reduce_retracing:
-                cf, specs = self._relaxed_match(bound, key)
-                if cf is not None:
-                    self._cache[key] = cf
-                    return cf
-            cf = self._trace(bound, specs)
+                previous = self._relaxed.get(trace_keys.shapeless(key))
+                if previous:
+                    cf, specs = retracing.relaxed_match(previous, bound)
+                    if cf is not None:
+                        self._cache[key] = cf
+                        return cf
+            cf = self._trace(bound, key, specs)
             self._cache[key] = cf
-            self._note_trace(key, cf)
-            if specs is not None:
-                self._relaxed.setdefault(trace_keys.shapeless(key), []).append(cf)
-            elif self._reduce_retracing:
+            self._log.traced(self.__name__, self._sig, key, cf, self._trace_count)
+            if self._reduce_retracing:
                 self._relaxed.setdefault(trace_keys.shapeless(key), []).append(cf)
             return cf
 
-    def _relaxed_match(self, bound, key):
-        """With reduce_retracing: a traced function whose (relaxed) shapes fit this call, or
-        the relaxed specs to trace one with."""
-        previous = self._relaxed.get(trace_keys.shapeless(key))
-        if not previous:
-            return None, None
-        leaves = trace_keys.tensor_leaves(bound)
-        for cf in previous:
-            cspecs = [p.spec for p in cf.inputs_specs]
-            if len(cspecs) == len(leaves) and all(
-                    s.shape.is_compatible_with(TensorShape(np.shape(getattr(v, "_value", v))
-                                                           if not isinstance(v, (TensorSpec, SymbolicTensor))
-                                                           else v.shape))
-                    for s, v in zip(cspecs, leaves)):
-                return cf, None
-        last = previous[-1]
-        relaxed = []
-        for p, v in zip(last.inputs_specs, leaves):
-            shape = v.shape if isinstance(v, (Tensor, TensorSpec)) else TensorShape(np.shape(v))
-            relaxed.append(TensorShape(p.spec.shape).most_specific_common(shape))
-        return None, relaxed
-
-    def _note_trace(self, key, cf):
-        """Logs the trace (INFO), and warns when most recent calls traced: once per
-        reason in full, then with a count at the 2nd, 4th, 8th... time."""
-        why = trace_keys.why(self._sig, self._last_key, key)
-        self._last_key = key
-        if logger.isEnabledFor(logging.INFO):
-            head = cf.pretty_printed_signature(verbose=False).partition("\n")[0]
-            specs = ", ".join(f"{p.spec.name}: {signature.describe(p.spec.dtype, p.spec.shape)}"
-                              for p in cf.inputs_specs)
-            logger.info("rt.function: traced %s%s (trace %d, because %s)", head,
-                        f" with {specs}" if specs else "", self._trace_count, why)
-        self._recent.append(True)
-        if sum(self._recent) < 5 or len(self._recent) < 5:
-            return
-        reason = why.partition(" changed")[0]      # "argument 'x'": one count per argument
-        count = self._retrace_warnings[reason] = self._retrace_warnings.get(reason, 0) + 1
-        if count == 1:
-            logger.warning(
-                "%d out of the last %d calls to %s triggered rt.function retracing. Tracing is "
-                "expensive. This call retraced because %s. Pass tensors instead of Python "
-                "values that change, use input_signature, or reduce_retracing=True.",
-                sum(self._recent), len(self._recent), self.__name__, why)
-        elif count & (count - 1) == 0:
-            logger.warning("%s retraced for the same reason again (%d times since the first "
-                           "warning): %s", self.__name__, count, why)
-
     # -- tracing ------------------------------------------------------------------------
-    def _trace(self, bound, specs=None) -> ConcreteFunction:
+    def _trace(self, bound, key, specs=None) -> ConcreteFunction:
+        """A new ConcreteFunction for `bound` (runtime/tracing.py). Variables may be made
+        on the first trace only; one that makes them is traced again, which must make none
+        (the function makes its Variables once, not on every call)."""
         first = self._trace_count == 0 and not self._created_variables
-        cf, created = self._trace_once(bound, specs, allow_variables=first)
+        cf, created = self._trace_once(bound, key, specs, allow_variables=first)
         if created:
-            # Variables were made: trace again to check the function does not make new
-            # ones on every call (the function must be a singleton-variable function).
             self._created_variables = True
-            cf, _ = self._trace_once(bound, specs, allow_variables=False)
+            cf, _ = self._trace_once(bound, key, specs, allow_variables=False)
         return cf
 
-    def _trace_once(self, bound, specs, allow_variables):
-        graph = Graph(self.__name__)
-        graph.building_function = True
-        placeholders, counter = [], iter(specs) if specs is not None else None
-        created = []
-
-        def on_create(var):
-            if not allow_variables:
-                raise ValueError(VARIABLE_ADVICE)
-            created.append(var)
-
-        traced_args, call_args = {}, {}
-        with graph.as_default():
-            for pname, value in bound.arguments.items():
-                traced_args[pname], call_args[pname] = self._trace_inputs(
-                    graph, pname, value, placeholders, counter)
-            graph.inputs = [t for t, _ in placeholders]
-            ba = self._sig.bind_partial()
-            ba.arguments.update(call_args)
-            previous = getattr(state_ops._creation_hooks, "hook", None)
-            state_ops._creation_hooks.hook = on_create
-            stack = getattr(_tracing, "stack", None)
-            if stack is None:
-                stack = _tracing.stack = []
-            stack.append((id(self), self._key(bound)))
-            try:
-                out = self._call_python(self._converted_function(), ba.args, ba.kwargs)
-                if isinstance(out, types.GeneratorType):
-                    raise NotImplementedError(
-                        f"{self.__name__} is a generator function: a graph cannot pause and "
-                        "resume, so generators are not supported by rt.function; return a "
-                        "list, a TensorArray or a tensor instead")
-                trace_errors.refuse_caught(graph, self.__name__)
-            except RecursionError as e:
-                raise traceback_filter.recursion_error(e, self.__name__) from None
-            except Exception as e:
-                unknown_dims.add_hint(e, graph)
-                trace_errors.note_user_line(e, self.__name__)
-                raise
-            finally:
-                stack.pop()
-                state_ops._creation_hooks.hook = previous
-            outputs = nest.map_structure(lambda v: _output_tensor(graph, v), out,
-                                         expand_composites=True)
-        tensors = [t for t in nest.flatten(outputs, True) if isinstance(t, Tensor)]
-        graph.prune(tensors)
+    def _trace_once(self, bound, key, specs, allow_variables):
+        call = functools.partial(self._call_python, self._converted_function())
+        cf, created = tracing.trace(self.__name__, self._sig, bound, call, (id(self), key),
+                                    specs, allow_variables, self._backend)
         self._trace_count += 1
-        cf = ConcreteFunction(self.__name__, self._sig, graph, traced_args,
-                              [p for p, _ in placeholders], outputs, tensors,
-                              backend=self._backend)
-        cf.inputs_specs = [ph for _, ph in placeholders]
         if self._data_parallel is not None:
             self._data_parallel.attach(cf)
         self._concretes.append(cf)
         return cf, created
-
-    def _trace_inputs(self, graph, pname, value, placeholders, relaxed_shapes):
-        def leaf(v):
-            spec = to_spec(v, pname)
-            if spec is None:
-                if isinstance(v, SymbolicTensor):
-                    spec = TensorSpec(v.shape, v.dtype, pname)
-                else:
-                    return traced_python_value(v), v
-            if relaxed_shapes is not None:
-                spec = TensorSpec(next(relaxed_shapes), spec.dtype, spec.name)
-            t = placeholder_op(graph, spec.dtype, spec.shape, name=pname)
-            ph = Placeholder(TensorSpec(spec.shape, spec.dtype, pname), len(placeholders))
-            placeholders.append((t, ph))
-            return ph, t
-        if nest.is_nested(value, expand_composites=True):
-            value = nest.composite_specs(value)    # a SparseTensor traced by its spec
-            pairs = [leaf(v) for v in nest.flatten(value, True)]
-            return (nest.pack_sequence_as(value, [p[0] for p in pairs], True),
-                    nest.pack_sequence_as(value, [p[1] for p in pairs], True))
-        return leaf(value)
-
-
-def _output_tensor(graph, v):
-    if v is None:
-        return None
-    if isinstance(v, StagedList) and v.dtype is None:
-        # Nothing was ever appended to it while tracing (that would have set its dtype)
-        # and it started empty: it is the empty list at every run.
-        return []
-    if isinstance(v, (TensorArray, StagedList)):
-        v = v.stack()
-    if isinstance(v, Variable):
-        v = v.read_value()
-    if isinstance(v, (Tensor, np.ndarray, np.generic, *trace_keys.PRIMITIVES)):
-        return identity(v if isinstance(v, Tensor) else convert_to_tensor(v), name="Identity")
-    raise TypeError(f"a traced function must return tensors, Python numbers or None (possibly "
-                    f"nested in lists, tuples and dicts); it returned {v!r}")
-

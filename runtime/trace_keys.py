@@ -13,14 +13,31 @@ from .core.tensor import EagerTensor, SymbolicTensor, Tensor
 from .ops.state_ops import Variable
 
 PRIMITIVES = (int, float, str, bool, bytes, type(None), complex)
+PRIMITIVE_TYPES = frozenset(PRIMITIVES)     # (`type(v) in`: one hash lookup)
+# numpy's numeric dtypes -> ours: one dict lookup where `dtypes.as_dtype` takes several steps
+NUMERIC_DTYPES = {d.np_dtype: d for d in dtypes.ALL if not d.is_string}
+
+
+def call_key(values, track) -> tuple:
+    """The cache key of a call: a leaf key per argument value, in parameter order. What
+    both the fast path of a call (positional arguments) and the bound arguments use."""
+    key = []
+    for v in values:     # (a loop: a comprehension costs a call more, on the fast path)
+        key.append(leaf_key(v, track))
+    return tuple(key)
 
 
 def leaf_key(v, track):
+    """One argument as a hashable key; `track(obj)` is told of each object keyed by identity.
+    The common arguments (eager tensors, Python numbers, numpy arrays) are tested first."""
     t = type(v)
     if t is EagerTensor:
         return ("T", v._dtype, np.shape(v._value))
-    if t in PRIMITIVES:
-        return value_key(v)
+    if t in PRIMITIVE_TYPES:
+        return value_key(v) if t is float or t is complex else (t, v)
+    if t is np.ndarray:
+        dtype = NUMERIC_DTYPES.get(v.dtype)
+        return ("T", dtype if dtype is not None else dtypes.as_dtype(v.dtype), v.shape)
     if isinstance(v, SymbolicTensor):
         return ("T", v.dtype, v.shape.as_tuple())
     if isinstance(v, TensorSpec):

@@ -132,7 +132,7 @@ def _concretes(f, what) -> list:
     if isinstance(f, ConcreteFunction):
         return [f]
     if isinstance(f, Function):
-        cfs = list(f._concretes)
+        cfs = f.concrete_functions
         if not cfs and f.input_signature is not None:
             cfs = [f.get_concrete_function()]
         if not cfs:
@@ -178,7 +178,7 @@ def _module_functions(module) -> list:
               if fmt.usable_object_name(k) and isinstance(getattr(type(module), k, None), Function)]
     items, untraced = [], []
     for k, f in found:
-        if isinstance(f, Function) and not f._concretes and f.input_signature is None:
+        if isinstance(f, Function) and not f.concrete_functions and f.input_signature is None:
             untraced.append(k)
         else:
             items.append((k, f))
