@@ -45,7 +45,7 @@ from ..ops.math_ops import (add, cast, equal, floordiv, greater, less, logical_a
 from .base import Dataset, kind, static_count
 from .counts import i64, is_dynamic, within
 from .structure import batched_spec, shape_known, zeros_for
-from .transforms import _Unary
+from .transforms import Transformed
 
 _M, _A = 2147483647, 48271
 _PERMUTED_UP_TO = 1 << 22   # a full shuffle of at most this many is one permutation
@@ -87,7 +87,7 @@ def _powers_of(k):
 
 
 @kind
-class Shuffle(_Unary):
+class Shuffle(Transformed):
     def __init__(self, inner, buffer_size, seed, reshuffle_each_iteration):
         super().__init__(inner)
         b = static_count(buffer_size, "shuffle: buffer_size")

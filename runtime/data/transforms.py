@@ -26,7 +26,10 @@ def _spread(fn, element):
     return fn(element)
 
 
-class _Unary(Dataset):
+class Transformed(Dataset):
+    """A dataset made from one other, `inner` (map, filter, batch, take, skip, repeat,
+    shuffle): its element spec and kind of access to start from."""
+
     def __init__(self, inner):
         if not isinstance(inner, Dataset):
             raise TypeError(f"expected an rt.data.Dataset, got {inner!r}")
@@ -40,7 +43,7 @@ class _Unary(Dataset):
 
 
 @kind
-class Map(_Unary):
+class Map(Transformed):
     def __init__(self, inner, fn):
         super().__init__(inner)
         self._fn = TracedFunction(fn, inner._spec, "map: map_func")
@@ -63,7 +66,7 @@ class Map(_Unary):
 
 
 @kind
-class Filter(_Unary):
+class Filter(Transformed):
     def __init__(self, inner, predicate):
         super().__init__(inner)
         self._random_access = False
@@ -91,7 +94,7 @@ class Filter(_Unary):
 
 
 @kind
-class Batch(_Unary):
+class Batch(Transformed):
     def __init__(self, inner, batch_size, drop_remainder):
         super().__init__(inner)
         self._b = static_count(batch_size, "batch: batch_size")
@@ -196,7 +199,7 @@ def _count_arg(count, what):
 
 
 @kind
-class Take(_Unary):
+class Take(Transformed):
     def __init__(self, inner, count):
         super().__init__(inner)
         self._c = _count_arg(count, "take: count")
@@ -244,7 +247,7 @@ class Take(_Unary):
 
 
 @kind
-class Skip(_Unary):
+class Skip(Transformed):
     def __init__(self, inner, count):
         super().__init__(inner)
         self._c = _count_arg(count, "skip: count")
@@ -290,7 +293,7 @@ class Skip(_Unary):
 
 
 @kind
-class Repeat(_Unary):
+class Repeat(Transformed):
     def __init__(self, inner, count):
         super().__init__(inner)
         self._c = -1 if count is None else _count_arg(count, "repeat: count")
