@@ -14,7 +14,8 @@ Sampling, to keep the suite quick (each XLA compile takes tens of ms): every cor
 function; the early-exit functions, the generated ones for n = 6 and 12 (the suite's
 n = 8 adds nothing new); random programs every 8th seed of the 200 (25), composite
 programs every 10th of the 120 that run in the runtime (12), list programs every 10th
-of 100 (10), executor fuzz programs every 3rd of the 60 (20)."""
+of 100 (10), executor fuzz programs every 3rd of the 60 (20); of these seeds, the default
+tier runs every 4th, the slow tier the rest."""
 import pytest
 
 pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")
@@ -41,6 +42,12 @@ import test_guide_api as guide_api  # noqa: E402
 import test_runtime_staging as runtime_staging  # noqa: E402
 import test_guide_graphs as guide_graphs  # noqa: E402
 import test_jumps_staged as jumps  # noqa: E402
+
+
+def _tiered(seeds):
+    """`seeds`, every 4th in the default tier and the others in the slow one."""
+    return [s if i % 4 == 0 else pytest.param(s, marks=pytest.mark.slow)
+            for i, s in enumerate(seeds)]
 
 
 def _value(x):
@@ -128,13 +135,13 @@ def test_guide_functions():
 INPUTS = [(0, 0), (5, 3), (13, 6), (40, 2)]
 
 
-@pytest.mark.parametrize("seed", range(0, 200, 8))
+@pytest.mark.parametrize("seed", _tiered(range(0, 200, 8)))
 def test_random_program(seed):
     _, fn = random_programs.make(seed)
     assert_agree(fn, INPUTS)
 
 
-@pytest.mark.parametrize("seed", range(0, 120, 10))
+@pytest.mark.parametrize("seed", _tiered(range(0, 120, 10)))
 def test_random_composite_program(seed):
     _, fn = random_programs.make(seed, composite=True)
     assert_agree(ag.to_graph(fn), INPUTS[:3])
@@ -150,7 +157,7 @@ NOT_LOWERABLE_LISTS = {0: _LIST_OPS, 30: _LIST_OPS, 50: _LIST_OPS}
 # (seeds 10 and 40 fail while tracing, the same error on both backends; 20 and 60-90 run)
 
 
-@pytest.mark.parametrize("seed", LIST_SEEDS)
+@pytest.mark.parametrize("seed", _tiered(LIST_SEEDS))
 def test_random_list_program(seed):
     _, fn = random_programs.make(seed, lists=True)
     ops = NOT_LOWERABLE_LISTS.get(seed)
@@ -193,7 +200,7 @@ def test_tuple_return_in_loop_reads_maybe_unassigned():
 
 # -- tensor programs (tests/runtime/test_executor_fuzz.py) -------------------------------
 
-@pytest.mark.parametrize("seed", range(0, 60, 3))
+@pytest.mark.parametrize("seed", _tiered(range(0, 60, 3)))
 def test_executor_fuzz_program(seed):
     program = fuzz.random_program(seed)
     numpy_fn = rt.function(program, autograph=False)

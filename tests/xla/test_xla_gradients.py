@@ -90,7 +90,8 @@ def test_unary(name, op, make, shape):
 
 @pytest.mark.parametrize("name, op, make_x, make_y", gops.BINARY,
                          ids=[b[0] for b in gops.BINARY])
-@pytest.mark.parametrize("shapes", gops.BROADCAST_SHAPES[::2], ids=str)
+@pytest.mark.parametrize("shapes", [s if i == 0 else pytest.param(s, marks=pytest.mark.slow)
+                                    for i, s in enumerate(gops.BROADCAST_SHAPES[::2])], ids=str)
 def test_binary_broadcasting(name, op, make_x, make_y, shapes):
     check(op, [make_x(*shapes[0]), make_y(*shapes[1])])
 
