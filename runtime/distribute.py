@@ -1,48 +1,15 @@
 """Data parallelism across devices for `rt.function(jit_compile=True)`, on `jax.sharding`.
 
     @rt.function(jit_compile=True, data_parallel=True)      # every device JAX sees
-    def train_step(x, y):
-        with rt.GradientTape() as tape:
-            loss = rt.reduce_mean(rt.square(x @ w - y))
-        w.assign_sub(0.1 * tape.gradient(loss, w))
-        return loss
+    def train_step(x, y): ...
 
     rt.function(predict, jit_compile=True,                   # 4 devices; `x` is the batch
                 data_parallel=rt.distribute.DataParallel(devices=rt.distribute.devices()[:4],
                                                          batch_args=("x",)))
 
-Each call places the function's tensor arguments on a one-axis mesh of the devices (axis
-name "batch") before the jitted call: a batch argument is split on its axis 0
-(`NamedSharding(mesh, PartitionSpec("batch"))`, one equal slice per device), every other
-input is replicated, and the Variables the graph reads (and the values drawn on the host)
-are replicated too (jit places them on the same devices). XLA's SPMD partitioner then
-splits the computation; reductions over the batch become a reduction per device and an
-all-reduce. The placement is a layout: the results are the same as on one device (the
-same ops on the same values; a float sum may be added up in another order, so float
-results agree to rounding), the outputs come back as numpy arrays, and the Variables
-written are assigned after the call as without it.
-
-- Which arguments are the batch: `batch_args=None` (the default, as `jax.pmap`'s
-  `in_axes=0`) splits every tensor argument that has an axis 0; `batch_args=("x", "y")` or
-  positions `(0, 1)` split those parameters (each tensor in a nested argument) and
-  replicate the others (weights passed as arguments, lookup tables).
-- Scalars are replicated, even in a batch argument.
-- The batch must divide evenly: a batch argument whose axis 0 is not a multiple of the
-  number of devices is a ValueError at the call naming the argument, its size and the
-  number of devices (pad the batch, drop the remainder, or use fewer devices). Nothing is
-  padded behind your back: a padded row would change a mean.
-- Relaxed shapes (`input_signature` with a None batch dimension, `reduce_retracing`): one
-  concrete function, compiled by XLA once per concrete batch size, each size checked.
-- `rt.print` and `rt.debugging.Assert` lower to XLA's ordered host callbacks, which JAX
-  runs on one device only: on more than one device they are an error naming each op and
-  the line that made it (when its first call compiles the function).
-- A Function called under an outer `GradientTape` (its gradient taken from outside)
-  runs its forward and backward graphs on one device; a training step with the tape
-  inside the function, as above, runs data-parallel.
-
-JAX is imported when a devices list or a data-parallel function is first needed:
-`import runtime` does not import it; without JAX, an ImportError names the install
-command.
+Each call splits the batch arguments on axis 0 over a one-axis mesh of the devices and
+replicates the rest; XLA's SPMD partitioner splits the computation. How, and its limits:
+docs/architecture.md, "Data parallelism".
 """
 from __future__ import annotations
 

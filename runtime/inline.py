@@ -1,19 +1,10 @@
 """A traced graph called from inside another graph being built: its ops copied into the
 graph being built (inlined), as TensorFlow inlines a function called from a function.
 
-A ConcreteFunction (or a loaded one) called while `rt.function` traces becomes its ops,
-in the caller's graph, at the call:
-
-- every copy goes through `Graph.add_op`, so a GradientTape open in the caller records
-  it and its gradient is the op's own rule; every backend, ONNX export and saving see
-  ordinary ops (no call node to teach them);
-- the ops are copied in their creation order, so the callee's side effects (Variable
-  writes, prints, asserts) keep their order, between what the caller did before the
-  call and what it does after;
-- a cond's or while's bodies are rebuilt as sub-graphs of the caller's graph
-  (`optimize.rewrite.rebuild`), reading the caller's tensors where they read the callee's;
-- each copy keeps the callee's source line (run-time errors name the user's line in the
-  callee) and is named under a scope of the callee's name (`g/mul`).
+Each copy goes through `Graph.add_op` (tapes record it; backends and export see ordinary
+ops), in creation order (side effects keep their order), with cond/while bodies rebuilt
+as sub-graphs of the caller's graph, the callee's source lines kept and names scoped
+under the callee's (docs/architecture.md, "Inlining a traced graph").
 """
 from __future__ import annotations
 

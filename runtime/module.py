@@ -7,11 +7,7 @@ sub-Modules held by its attributes.
             with self.name_scope:
                 self.w = rt.Variable(np.zeros((n_in, n_out), np.float32), name="w")
 
-        def __call__(self, x):
-            return rt.matmul(x, self.w)
-
-    d = Dense(2, 3)
-    d.trainable_variables       # (<rt.Variable 'dense/w:0' ...>,)
+    Dense(2, 3).trainable_variables       # (<rt.Variable 'dense/w:0' ...>,)
 """
 from __future__ import annotations
 

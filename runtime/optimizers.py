@@ -3,15 +3,10 @@ gradients with Keras's formulas (the Keras 2 `OptimizerV2` kernels
 `ResourceApplyGradientDescent`, `ResourceApplyKerasMomentum`, `ResourceApplyAdam`).
 
     opt = rt.optimizers.Adam(learning_rate=0.01)
-    with rt.GradientTape() as tape:
-        loss = rt.reduce_sum(model(x) ** 2)
-    grads = tape.gradient(loss, model.trainable_variables)
     opt.apply_gradients(zip(grads, model.trainable_variables))
 
-Slot Variables (`momentum`, `m`, `v`) are made once per Variable, the first time it is
-updated (or by `build`): inside an `rt.function` that is the first trace, which TensorFlow
-allows; later calls reuse them, so a training step traces once (TensorFlow would count a
-second trace, the one checking that no Variable is made again; slots cannot be).
+Slot Variables are made once per Variable, the first time it is updated, so a training
+step traces once (docs/architecture.md, "Optimizer slots").
 """
 from __future__ import annotations
 

@@ -1,17 +1,11 @@
 """Arguments fitted to an `input_signature`: one rule for every way of calling.
 
-Each argument is matched to its part of the signature (nested lists, tuples and dicts
-alike), then each leaf to its `TensorSpec`:
-
-- a tensor (or Variable) must have the spec's dtype and a compatible shape: a tensor is
-  never cast, as in TensorFlow;
-- a Python value or a numpy array is converted to the spec's dtype, as a concrete
-  function converts what it is fed and `rt.constant(v, dtype)` does: float64 data to a
-  float32 spec, ints to a float spec, but nothing that loses values (2.5 or 2**40 to
-  int32 is an error, so is a bool to a number). Its shape must be compatible.
-
-A call that does not fit raises one ValueError (`DoesNotFit`) listing each argument that
-does not, as `argument 'x': expected float32[?,3], got int32[1,3]`.
+Each argument is matched to its part of the signature, then each leaf to its
+`TensorSpec`: a tensor must have its dtype (never cast), a Python value or numpy array is
+converted to it without losing values; shapes must be compatible. A call that does not
+fit raises one ValueError (`DoesNotFit`) listing each argument that does not, as
+`argument 'x': expected float32[?,3], got int32[1,3]` (docs/architecture.md, "Arguments
+fitted to an input_signature").
 """
 from __future__ import annotations
 

@@ -3,15 +3,9 @@ three tensors, `indices` (int64 [N, rank]), `values` ([N]) and `dense_shape` (in
 [rank]), and the ops users reach for first (to_dense, from_dense, reduce_sum,
 sparse_dense_matmul, `sp * dense`, `sp / dense`).
 
-Every op here is a composition of existing ops (the scatter is GatherV2's gradient op,
-GatherGrad, which sums rows into place), so shapes, gradients w.r.t. `values`, ONNX and
-XLA come with them. Indices out of range are an InvalidArgumentError when the graph runs
-(an Assert), as in TensorFlow; the scatter itself never reads out of range (clipped).
-
-A SparseTensor is a *composite* (runtime/nest.py): `_rt_components()` gives its three
-tensors and `_rt_from_components(template, components)` rebuilds one, so it can be an
-`rt.function` argument or result, a staged loop variable or `cond` output. Its static
-`shape` comes from a constant `dense_shape`, or from the spec it was traced with.
+Every op here is a composition of existing ops, so shapes, gradients, ONNX and XLA come
+with them; a SparseTensor is a composite (runtime/nest.py), so it can be an argument,
+result or loop variable of staged code (docs/architecture.md, "SparseTensor").
 """
 from __future__ import annotations
 

@@ -1,20 +1,11 @@
 """Tracebacks that show the user's code: frames of the runtime and of autograph hidden.
 
-An error raised while `rt.function` traces or runs passes through the runtime (tracing,
-staging `cond`/`while_loop`, the executor) and autograph's operators (`if_stmt`,
-`converted_call`, ...). Those frames say nothing to the user; as TensorFlow filters its
-own, `filter_traceback` unlinks them from the error's traceback (and from the errors it
-was raised from or during), keeping the user's frames, in order, down to the innermost
-one: the line of the user's code where the error happened or the call into the runtime
-that raised it. Frames of generated code (branch and loop-body functions) carry the
-user's file, function name and lines, so they stay. `rt.config.disable_traceback_filtering()`
-shows every frame.
-
-Outside `rt.function` the same holds for the public API (`rt.reshape`, `t + u`,
-`Dataset.batch`, ...): `show_user_frames_in` wraps its functions, classes' methods and
-operators once, at import, so that an error one raises leaves it with the runtime's frames
-removed, ending at the user's line. The wrapper costs a call on the way in and nothing
-more until an error.
+`filter_traceback` unlinks the runtime's and autograph's frames from an error raised
+while `rt.function` traces or runs (and from the errors it was raised from or during),
+keeping the user's frames down to the innermost one; `show_user_frames_in` wraps the
+public API, once at import, so its errors end at the user's line too.
+`rt.config.disable_traceback_filtering()` shows every frame (docs/architecture.md,
+"Tracebacks that show the user's code").
 """
 from __future__ import annotations
 

@@ -1,19 +1,13 @@
 """`rt.data.Dataset`: the base class, its public methods, eager iteration and `reduce`.
 
-Every dataset is a graph-representable pipeline. While a graph is built it offers the
-staged iterator protocol that a staged `for` (autograph's `for_stmt`, through
-runtime/autograph_backend.py) and the eager iterator both use:
+Every dataset is a graph-representable pipeline with a staged iterator protocol, which a
+staged `for` and the eager iterator both use:
 
     state = ds._init(epoch)                  # a tuple of tensors
     valid, element, state = ds._next(state)  # `valid` false: the dataset is exhausted
 
-Datasets whose elements can be computed from their position (tensor slices, ranges,
-and maps, zips, takes, skips, repeats and batches of them) also offer random access:
-`_length()` (a Python int, None for infinite, or an int64 scalar tensor where it is known
-only when the graph runs: see counts.py) and `_get(i)` for an int64 index; their
-iterator state is that index. A staged `for` is ONE while loop whose variables are the
-iterator state, the element fetched ahead and the user's loop state: the graph does not
-grow with the data. Eager iteration runs the same `_next` as a traced function.
+Datasets whose elements follow from their position also offer random access (`_length()`,
+`_get(i)`); a staged `for` is one while loop (docs/architecture.md, "Input pipelines").
 """
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
 """`iter(dataset)`: an iterator whose position is state of its own, as TensorFlow's
 iterator resource.
 
-Eagerly `next(it)` runs the dataset's `_next` (traced once per dataset) on the position
-and keeps the new one. The position is a tuple of tensors; it moves into Variables (made
-by the runtime, not reported as the function's own) the first time a graph uses the
-iterator: `next(it)` there reads them, computes the element and writes the next position,
-every time the graph runs, so a function given an iterator advances it at each call (TF's
-`good_consume_next`) and eager `next` continues from there. Past the end, `next` raises
-StopIteration eagerly and, in a graph, OutOfRangeError when it runs. A `for` over an
-iterator in an `rt.function` is one staged loop that leaves the iterator after the last
-element its body took (after a `break`, the next one is still there).
-
-An iterator made while a graph is built (`iter(ds)` inside an `rt.function`) starts at the
-dataset's beginning at every run of that graph.
+Eagerly `next(it)` runs the dataset's `_next` on the position and keeps the new one; the
+first time a graph uses the iterator its position moves into Variables, so a function
+given an iterator advances it at each call. Past the end, `next` raises StopIteration
+eagerly and OutOfRangeError in a graph (docs/architecture.md, "Input pipelines",
+iterators).
 """
 from __future__ import annotations
 

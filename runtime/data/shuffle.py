@@ -1,28 +1,11 @@
 """`Dataset.shuffle`: a buffer of `buffer_size` items; each output is drawn from it and
-replaced by the next input, as tf.data does. Random access inputs keep indices in the
-buffer (any element shape); others keep the elements (their shapes must be known).
-A random access input of known length whose buffer holds it all (a full shuffle, the
-common case) is one permutation instead, made when an iteration begins: the order of
-the generator's next n draws (an argsort), then one gather per element, where the
-buffer costs a pass over it per element.
-
-The draws come from a Lehmer generator (x -> 48271 x mod 2^31-1) computed with int64
-ops: the same seed gives the same orders on every backend, eagerly and staged.
-
-With `reshuffle_each_iteration`, each iteration begun gets its own order. A shuffle
-counts the iterations begun in a Variable of its own, which the graph that begins one
-increments: eager loops and every call of an `rt.function` that iterates it draw the next
-order (as tf.data's seed generator does), instead of the function replaying the order it
-was traced with. One made while a function is traced gets its Variable from the runtime
-(state_ops.runtime_variable), set to 0 where the dataset is made at each run: its
-iterations in one call draw one order each, and each call draws the same orders, as the
-same Python run eagerly and TensorFlow do for a seed, or where a global seed is set.
-Without either, each call goes on drawing new orders.
-
-A random access input whose length is known only when the graph runs gets both states:
-a full shuffle's permutation when it turns out to fit the buffer, else the buffer (a
-staged `if`, decided while compiling under XLA), so that the order is the one the same
-data of known length gets."""
+replaced by the next input, as tf.data does; a random access input the buffer holds
+whole is one permutation instead. The draws come from a Lehmer generator
+(x -> 48271 x mod 2^31-1) computed with int64 ops: the same seed gives the same orders on
+every backend, eagerly and staged. With `reshuffle_each_iteration` a shuffle counts the
+iterations begun in a Variable of its own (docs/architecture.md, "Input pipelines",
+shuffling).
+"""
 from __future__ import annotations
 
 import numpy as np

@@ -1,15 +1,9 @@
 """A `Function` called eagerly under an open tape: one tape entry for the whole call.
 
-The first time a ConcreteFunction is differentiated, a backward graph is built for it:
-a sub-graph of the function's graph whose rules read the forward values they need as
-captures. Those captured values become extra outputs of the forward run, so a recorded
-call computes the forward once (plus the saved values), and `tape.gradient` runs the
-compiled backward graph on them. Both plans are compiled once and kept on the
-ConcreteFunction, on the function's backend (`cf.backend`). (The alternative, running
-the Python function eagerly under the tape, would retrace nothing but lose the graph's
-speed and its Python-side-effect semantics.)
-
-This module registers itself with `concrete` (`on_taped_call`): concrete imports nothing
+The first time a ConcreteFunction is differentiated, a backward graph is built for it;
+the forward values it reads become extra outputs of the forward run, and both plans are
+compiled once, on the function's backend (docs/architecture.md, "Gradients"). This
+module registers itself with `concrete` (`on_taped_call`): concrete imports nothing
 from the gradients layer.
 """
 from __future__ import annotations

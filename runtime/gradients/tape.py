@@ -1,17 +1,13 @@
 """`GradientTape`: records the ops that derive from watched tensors, then differentiates.
 
-A tape records where it was opened: eagerly (every op runs and is remembered with its
-input and output tensors) or inside a trace (the graph ops are remembered; `gradient`
-then adds the backward ops to that graph, so a training step stages as one graph). Only
-ops with an input derived from a watched tensor (or a watched Variable) are kept.
+A tape records where it was opened: eagerly, or inside a trace (`gradient` then adds the
+backward ops to that graph). The active tapes live on a thread-local stack
+(`core.hooks.recording`); `apply_op` and `Graph.add_op` call the recorders registered
+here while it is not empty (docs/architecture.md, "Gradients").
 
     with rt.GradientTape() as tape:
         loss = rt.reduce_sum(w * x)
     dw = tape.gradient(loss, w)          # trainable Variables are watched automatically
-
-The active tapes live on a thread-local stack (`core.hooks.recording`); `apply_op`
-(eager) and `Graph.add_op` (graphs) call `record_eager` / `record_op`, registered here,
-when the stack is not empty.
 """
 from __future__ import annotations
 

@@ -1,15 +1,8 @@
-"""Reading a saved directory's two files as a stranger may have made them.
-
-- Each file is opened without following a symbolic link (O_NOFOLLOW, relative to the
-  directory opened once) and must be a regular file: a link to /dev/zero or to an .npz
-  elsewhere, a FIFO (opened non-blocking: it never waits for a writer) or a device is
-  refused. Sizes come from the opened file (fstat), and reads are bounded by them.
-- arrays.npz: its central directory is bounded before zipfile parses it; each member's
-  sizes, as the zip directory gives them, must fit the shape the JSON declares and a
-  sane compression ratio before a byte is decompressed; a stored member is read in one
-  bounded read (its array, read-only, shares the bytes), a deflated one decompressed as a
-  stream straight into its array; each once however many nodes use it, all within a
-  total budget of bytes (`rt.saved.load(path, max_bytes=...)`).
+"""Reading a saved directory's two files as a stranger may have made them: no symbolic
+link followed, regular files only, reads bounded by the opened file's size, and
+arrays.npz's members checked against the shapes the JSON declares (and a sane
+compression ratio) before a byte is decompressed, all within a total budget
+(`rt.saved.load(path, max_bytes=...)`; docs/architecture.md, "Reading saved files").
 """
 from __future__ import annotations
 
