@@ -143,8 +143,11 @@ class DataParallel:
         return chosen
 
 
-def as_data_parallel(value):
-    """`rt.function`'s `data_parallel=` argument as a DataParallel (None when off)."""
+def as_data_parallel(value, backend):
+    """`rt.function`'s `data_parallel=` argument as a DataParallel (None when off), for a
+    function on `backend` (the backend's name: data parallelism is XLA's)."""
+    if value not in (None, False) and backend != "xla":
+        raise ValueError("rt.function: data_parallel runs on XLA: pass jit_compile=True too")
     if value is None or value is False:
         return None
     if value is True:

@@ -23,6 +23,7 @@ from .concrete import ConcreteFunction, positional_arrays
 from .core import backend_registry, hooks
 from .core.graph import current_graph
 from .core.shapes import TensorSpec
+from .trace_keys import call_key
 from .gradients import function_grad
 
 
@@ -76,9 +77,7 @@ def function(func: Optional[Callable] = None, *, input_signature=None, autograph
     1
     """
     backend = _backend_name(backend, jit_compile)
-    if data_parallel not in (None, False) and backend != "xla":
-        raise ValueError("rt.function: data_parallel runs on XLA: pass jit_compile=True too")
-    data_parallel = distribute.as_data_parallel(data_parallel)
+    data_parallel = distribute.as_data_parallel(data_parallel, backend)
     _check_signature(input_signature)
     relax = bool(reduce_retracing or experimental_relax_shapes)
     _check_autograph_options(experimental_autograph_options)
@@ -254,7 +253,7 @@ class Function:
             # Fast path: positional arguments keyed as they come (no binding); an exact
             # cache hit with tensors and Python values only runs the graph on their arrays.
             if not kwargs and len(args) == self._simple_arity and self._input_signature is None:
-                key = trace_keys.call_key(args, self._track)
+                key = call_key(args, self._track)
                 cf = self._cache.get(key)
                 if cf is not None:
                     arrays = positional_arrays(args, cf.private_arrays)
@@ -368,8 +367,8 @@ class Function:
                     self._concretes.remove(cf)
 
     def _key(self, bound):
-        return trace_keys.call_key([bound.arguments[p] for p in self._sig.parameters
-                                    if p in bound.arguments], self._track)
+        return call_key([bound.arguments[p] for p in self._sig.parameters
+                         if p in bound.arguments], self._track)
 
     def _concrete_for(self, bound, key=None) -> ConcreteFunction:
         """The ConcreteFunction for the arguments `bound` (their cache key `key` when
