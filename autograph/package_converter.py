@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import shutil
 import stat
 import sys
 import tempfile

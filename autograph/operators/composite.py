@@ -10,7 +10,7 @@ The design in full: docs/architecture.md, under `autograph/operators/composite.p
 from __future__ import annotations
 
 from builtins import (  # the originals: see operators/__init__
-    bytearray, delattr, dict, getattr, hasattr, isinstance, list, set, setattr, tuple, type, zip)
+    delattr, dict, getattr, hasattr, isinstance, list, set, setattr, tuple, type, zip)
 
 import builtins as _BUILTINS
 from typing import Any, Callable, Sequence
