@@ -10,7 +10,7 @@ from ..core.graph import Graph, current_graph
 from ..core.opdef import OpDef
 from ..core.tensor import SymbolicTensor, Tensor
 from ..errors import DTypeMismatchError
-from ..gradients.backprop import Grads, ancestors, body_gradients, differentiable, zeros_for
+from ..backprop import Grads, ancestors, body_gradients, differentiable, zeros_for
 from ..ops.core import constant, convert_to_tensor
 from ..ops.makers import zeros
 from ..truth import truth_value

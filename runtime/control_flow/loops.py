@@ -12,7 +12,7 @@ from ..core.graph import Graph, current_graph
 from ..core.opdef import OpDef, placeholder_op
 from ..core.tensor import Tensor
 from ..errors import DTypeMismatchError
-from ..gradients.backprop import (Grads, accumulate, ancestors, differentiable,
+from ..backprop import (Grads, accumulate, ancestors, differentiable,
                                   graph_backprop, replay, zeros_for)
 from ..ops.core import constant, convert_to_tensor
 from ..ops.makers import zeros

@@ -1,8 +1,11 @@
 """Reverse-mode automatic differentiation.
 
 - `tape.py` — `GradientTape`: the watched tensors and the ops derived from them.
-- `backprop.py` — the one backward pass, applying each op's rule (`OpDef.grad`).
 - `function_grad.py` — a `Function` called eagerly under a tape is one tape entry.
+- `jacobians.py` — `GradientTape.jacobian` and `batch_jacobian`.
+
+The one backward pass that applies each op's rule (`OpDef.grad`) is `runtime/backprop.py`,
+below this package and below the control flow, whose gradients use it too.
 
 The rules of the staged `cond` and `while_loop` nodes are beside those nodes, in
 `runtime/control_flow/`. A rule is `grad(inputs, outputs, output_grads, **attrs) ->

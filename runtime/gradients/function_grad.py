@@ -19,7 +19,7 @@ from ..core.graph import Graph
 from ..core.opdef import placeholder_op, to_numpy, wrap
 from ..core.tensor import EagerTensor, Tensor
 from . import tape as _tape
-from .backprop import CALL, Grads, graph_backprop, graph_variables
+from ..backprop import CALL, Grads, graph_backprop, graph_variables
 
 
 class Backward:

@@ -23,7 +23,7 @@ from ..ops.core import convert_to_tensor
 from ..ops.makers import ones_like, zeros_like
 from ..ops.state_ops import Variable
 from . import jacobians
-from .backprop import accumulate, backprop, variables_in
+from ..backprop import accumulate, backprop, variables_in
 
 
 _state = hooks.recording     # .tapes: the open tapes of this thread (the core reads it)

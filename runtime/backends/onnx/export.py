@@ -17,7 +17,6 @@ from ...concrete import ConcreteFunction
 from ...core import walk
 from ...control_flow import WhileInputs
 from ...errors import InvalidGraphError
-from ...function import Function
 from .rules import RULES, unsupported_reason
 from .rules_layout import TENSOR_ARRAY_DTYPE, lower_const
 from ...ops.io_ops import ASSERT, PRINT
@@ -114,7 +113,7 @@ def export(concrete_fn, path: Optional[str] = None, *, drop_prints: bool = False
 def _concrete(f):
     if isinstance(f, ConcreteFunction):
         return f
-    if isinstance(f, Function):
+    if hasattr(f, "get_concrete_function"):      # an rt.function
         if f.input_signature is not None:
             return f.get_concrete_function()
         traces = f.concrete_functions

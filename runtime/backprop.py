@@ -11,15 +11,15 @@ values are needed, then run its rules.
 """
 from __future__ import annotations
 
-from ..core import dtypes, walk
-from ..core.apply import apply_op, in_graph
-from ..core.graph import current_graph
-from ..core.hooks import rule_state  # which input gradients a rule's caller uses (hooks.wanted)
-from ..core.opdef import CONST, OpDef
-from ..ops.makers import zeros_like
-from ..ops.math_ops import add
-from ..ops.state_ops import READ
-from ..ops.tensor_array import ADD as TENSOR_ARRAY_ADD, empty_gradient
+from .core import dtypes, walk
+from .core.apply import apply_op, in_graph
+from .core.graph import current_graph
+from .core.hooks import rule_state  # which input gradients a rule's caller uses (hooks.wanted)
+from .core.opdef import CONST, OpDef
+from .ops.makers import zeros_like
+from .ops.math_ops import add
+from .ops.state_ops import READ
+from .ops.tensor_array import ADD as TENSOR_ARRAY_ADD, empty_gradient
 
 
 def _call_infer(inputs, **attrs):
