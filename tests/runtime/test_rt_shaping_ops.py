@@ -1,4 +1,4 @@
-"""Issue 16's structural ops (one_hot, tile, split, slice, broadcast_to, sort, argsort,
+"""The shaping and structural ops (one_hot, tile, split, slice, broadcast_to, sort, argsort,
 einsum, boolean_mask) as TensorFlow documents them: against numpy, eager against staged
 (rt.function on the numpy backend), static shapes, dtypes, errors, ONNX export."""
 import numpy as np

@@ -1,6 +1,7 @@
-"""Gradients of the extra math ops, checked by finite differences three ways (eager tape,
-tape inside rt.function, rt.function under a tape: grad_helpers.check_gradients), and the
-piecewise-constant ones (floor, ceil, round) giving no gradient, as in TensorFlow."""
+"""Gradients of the elementwise and cumulative ops (runtime/ops/elementwise_ops.py,
+cumulative_ops.py), checked by finite differences three ways (eager tape, tape inside
+rt.function, rt.function under a tape: grad_helpers.check_gradients), and the piecewise-
+constant ones (floor, ceil, round) giving no gradient, as in TensorFlow."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Issue 16's structural ops and rt.linalg on the XLA backend against the numpy backend
+"""The shaping and structural ops and rt.linalg on the XLA backend against the numpy backend
 (same dtypes and values), run-time errors raised the same way, gradients lowered, and
 boolean_mask refused with its reason (its size is known only when the graph runs)."""
 import pytest
@@ -95,7 +95,7 @@ def test_cholesky():
 
 def test_boolean_mask_is_refused_with_its_reason():
     f = rt.function(lambda x: rt.boolean_mask(x, x > 0.0), jit_compile=True)
-    with pytest.raises(XlaLoweringError, match=r"boolean_mask.*test_xla_structure_ops.py:\d+.*"
+    with pytest.raises(XlaLoweringError, match=r"boolean_mask.*test_xla_shaping_ops.py:\d+.*"
                                                r"depends on the values"):
         f(rt.constant(X))
     # without jit_compile the same function runs

@@ -1,9 +1,9 @@
-"""Issue 16's structural ops in an rt.function (numpy backend) against the same work in
+"""The shaping and structural ops in an rt.function (numpy backend) against the same work in
 numpy by hand, side by side in one run: the ratio says what the composition (sort as
 argsort + gather, one_hot as compare + select, boolean_mask as where + gather, ...) and
 the graph cost.
 
-    python tools/bench/bench_structure_ops.py [--quick]
+    python tools/bench/bench_shaping_ops.py [--quick]
 """
 from __future__ import annotations
 

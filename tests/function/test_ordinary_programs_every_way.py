@@ -1,4 +1,4 @@
-"""Red-team round 6: ordinary programs over eager state captured by functions, rt.data
+"""Ordinary programs over eager state captured by functions, rt.data
 pipelines, functions calling functions, the functional ops on no rows, and mixed
 tensor/numpy arithmetic, each run every way (tests/agreement.py: eager, the numpy backend
 for known and unknown dimensions, jit_compile, ONNX) on zero rows, one row and NaN."""

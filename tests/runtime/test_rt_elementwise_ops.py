@@ -1,9 +1,10 @@
-"""Issue 16's math ops and utilities: floor, ceil, round, rsqrt, log1p, softplus,
-clip_by_value, reduce_variance/std, cumsum/cumprod, is_tensor, executing_eagerly,
-get_static_value, ensure_shape, rt.random.shuffle/categorical. Against numpy, eager
-against staged (rt.function on the numpy backend), TensorFlow's placement of the names,
-bad input, saving and ONNX export. (XLA: tests/xla/test_xla_math_extra.py; gradients:
-tests/gradients/test_grad_math_extra.py.)"""
+"""The elementwise, cumulative and sampling ops and the introspection utilities: floor, ceil,
+round, rsqrt, log1p, softplus, clip_by_value, reduce_variance/std, cumsum/cumprod,
+is_tensor, executing_eagerly, get_static_value, ensure_shape, rt.random.shuffle/categorical.
+Against numpy, eager against staged (rt.function on the numpy backend), TensorFlow's
+placement of the names, bad input, saving and ONNX export. (XLA:
+tests/xla/test_xla_elementwise_ops.py; gradients:
+tests/gradients/test_grad_elementwise_ops.py.)"""
 import numpy as np
 import pytest
 

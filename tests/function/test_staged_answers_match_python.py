@@ -1,4 +1,4 @@
-"""Staged answers that differed from Python's without an error (red-team round 4): each
+"""Staged answers that once differed from Python's without an error: each
 now agrees with Python or is refused with an error that says why."""
 import math
 

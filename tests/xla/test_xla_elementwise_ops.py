@@ -1,7 +1,8 @@
-"""Issue 16's math ops on the XLA backend against the numpy backend (same dtypes, same
-values; transcendental ones to float rounding), rt.function(jit_compile=True) against
-eager, random shuffles and categorical draws identical to the numpy backend's run after
-run, ensure_shape's check at the first call, and gradients under XLA."""
+"""The elementwise, cumulative and sampling ops on the XLA backend against the numpy backend
+(same dtypes, same values; transcendental ones to float rounding),
+rt.function(jit_compile=True) against eager, random shuffles and categorical draws identical
+to the numpy backend's run after run, ensure_shape's check at the first call, and gradients
+under XLA."""
 import pytest
 
 pytest.importorskip("jax", reason="JAX is not installed: pip install -e '.[jax]'")

@@ -1,4 +1,4 @@
-"""Red-team round 5: programs that failed or differed from Python, staged by rt.function
+"""Programs that once failed or differed from Python, staged by rt.function
 (and, where JAX is installed, with jit_compile=True)."""
 import linecache
 
