@@ -40,7 +40,7 @@ from .ops.pad_ops import pad
 from .ops.shaping_ops import boolean_mask, broadcast_to, one_hot, slice, split, tile  # noqa: A004
 from .ops.sort_ops import argsort, sort
 from .ops.einsum_ops import einsum
-from . import linalg  # noqa: E402
+from . import linalg
 from .linalg import norm
 from .ops.state_ops import Variable
 from .ops.string_ops import strings
@@ -48,17 +48,30 @@ from .ops.bitwise_ops import bitwise
 from .ops.tensor_array import TensorArray
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, SymbolicTensor, Tensor
-from . import autograph_backend  # noqa: E402,F401  (autograph stages symbolic tensors through it)
-from . import random  # noqa: E402
-from . import saved  # noqa: E402  (rt.saved.save / rt.saved.load)
-# rt.data: input pipelines, tf.data's Dataset
-from . import data  # noqa: E402
-from . import dot  # noqa: E402,F401  (Graph.to_dot)
-from .backends.onnx import export as onnx  # noqa: E402  (rt.onnx.export; imports onnx only when called)
-from . import nn  # noqa: E402  (rt.nn: activations, losses, conv2d, pooling)
-# rt.Module and rt.optimizers (Module, optimizers)
-from .module import Module  # noqa: E402
-from . import optimizers  # noqa: E402
+from . import autograph_backend, display, dot, random, traceback_filter
+from . import saved  # rt.saved.save / rt.saved.load
+from . import data  # rt.data: input pipelines, tf.data's Dataset
+from .data.iterator import Iterator as _DataIterator
+from .backends.onnx import export as onnx  # rt.onnx.export; imports onnx only when called
+from . import nn  # rt.nn: activations, losses, conv2d, pooling
+from .module import Module
+from . import optimizers
+# math ops and small utilities (TensorFlow's top level vs tf.math placement)
+from .ops import cumulative_ops as _cumulative_ops, elementwise_ops as _elementwise_ops
+from .ops import reduce_ops as _reduce_ops
+from .ops.cumulative_ops import cumsum
+from .ops.elementwise_ops import clip_by_value, floor, round  # noqa: A004
+from .ops.introspection_ops import ensure_shape, executing_eagerly, get_static_value, is_tensor
+# map_fn, scan, foldl, foldr (each one while loop in a graph) and switch_case
+from .functional_ops import foldl, foldr, map_fn, scan, switch_case
+# rt.SparseTensor: a composite value; rt.sparse.to_dense/from_dense/reduce_sum/...
+from . import sparse
+from .sparse import SparseTensor, SparseTensorSpec
+
+# What the layers above the core add to its objects, installed here in one place:
+dot.install()                 # Graph.to_dot
+display.install()             # notebooks: _repr_html_ / _repr_svg_ of graphs, functions, tensors
+autograph_backend.install()   # autograph stages symbolic tensors (and staged lists) through it
 
 
 class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
@@ -86,29 +99,12 @@ class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
     reduce_prod, reduce_any, reduce_all, argmax, argmin = (
         reduce_prod, reduce_any, reduce_all, argmax, argmin)
     floormod, truediv = mod, divide
+    floor, round, cumsum = floor, round, cumsum
+    ceil, rsqrt, log1p = _elementwise_ops.ceil, _elementwise_ops.rsqrt, _elementwise_ops.log1p
+    softplus, cumprod = _elementwise_ops.softplus, _cumulative_ops.cumprod
+    reduce_std, reduce_variance = _reduce_ops.reduce_std, _reduce_ops.reduce_variance
 
 
-# math ops and small utilities (TensorFlow's top level vs tf.math placement)
-from .ops import cumulative_ops as _cumulative_ops  # noqa: E402
-from .ops import elementwise_ops as _elementwise_ops  # noqa: E402
-from .ops import reduce_ops as _reduce_ops  # noqa: E402
-from .ops.cumulative_ops import cumsum  # noqa: E402
-from .ops.elementwise_ops import clip_by_value, floor, round  # noqa: E402,A004
-from .ops.introspection_ops import (ensure_shape, executing_eagerly, get_static_value,  # noqa: E402
-                              is_tensor)
-for _module, _names in ((_elementwise_ops, ("floor", "ceil", "round", "rsqrt", "log1p", "softplus")),
-                        (_reduce_ops, ("reduce_std", "reduce_variance")),
-                        (_cumulative_ops, ("cumsum", "cumprod"))):
-    for _name in _names:
-        setattr(math, _name, getattr(_module, _name))
-del _module, _names, _name
-
-# map_fn, scan, foldl, foldr (each one while loop in a graph) and switch_case
-from .functional_ops import foldl, foldr, map_fn, scan, switch_case  # noqa: E402
-from . import display  # noqa: E402,F401  (notebooks: _repr_html_ / _repr_svg_)
-# rt.SparseTensor: a composite value; rt.sparse.to_dense/from_dense/reduce_sum/...
-from . import sparse  # noqa: E402
-from .sparse import SparseTensor, SparseTensorSpec  # noqa: E402
 
 
 def __getattr__(name):
@@ -140,10 +136,7 @@ def __dir__():
 
 # Errors of the public API outside rt.function show the user's frames, not the runtime's
 # (runtime/traceback_filter.py), as errors from rt.function do.
-from . import traceback_filter as _traceback_filter  # noqa: E402
-from .data.iterator import Iterator as _DataIterator  # noqa: E402
-
-_traceback_filter.show_user_frames_in(
+traceback_filter.show_user_frames_in(
     globals(), math, nn, linalg, random, sparse, strings, debugging, bitwise, data,
     data.experimental, data.Dataset, _DataIterator, Tensor, EagerTensor, SymbolicTensor,
     Variable, TensorArray, GradientTape)

@@ -207,20 +207,21 @@ def _first_effect(ops):
 
 BACKEND = RuntimeBackend()
 
-# Symbolic tensors name the backend autograph stages them with; lists made staged by a
-# construct use it too; and while a graph is built, converted functions take their
-# staging path (`ag__.staging`, see autograph.operators.python_path).
-SymbolicTensor.__autograph_backend__ = StagedList.__autograph_backend__ = BACKEND
-DatasetType.backend = BACKEND      # datasets name it while a graph is built
-_lists.register_default_backend(BACKEND)
-_builtins.register_len(TensorArray, BACKEND.len)     # len(ta): its size, a tensor
-_calls.register_library("runtime", logger="runtime")   # never converted; re-raises; logs
-hooks.on_graph_building(_staging.enter, _staging.exit)
-
 
 def _graph_size():
     graph = current_graph()
     return None if graph is None else len(graph.operations)
 
 
-_unrolling.register_graph_size(_graph_size)   # (a Python loop unrolled while tracing warns)
+def install() -> None:
+    """Connects autograph to the runtime: symbolic tensors name the backend autograph
+    stages them with; lists made staged by a construct use it too; and while a graph is
+    built, converted functions take their staging path (`ag__.staging`, see
+    autograph.operators.python_path)."""
+    SymbolicTensor.__autograph_backend__ = StagedList.__autograph_backend__ = BACKEND
+    DatasetType.backend = BACKEND      # datasets name it while a graph is built
+    _lists.register_default_backend(BACKEND)
+    _builtins.register_len(TensorArray, BACKEND.len)     # len(ta): its size, a tensor
+    _calls.register_library("runtime", logger="runtime")   # never converted; re-raises; logs
+    hooks.on_graph_building(_staging.enter, _staging.exit)
+    _unrolling.register_graph_size(_graph_size)   # (a Python loop unrolled while tracing warns)

@@ -87,9 +87,11 @@ def _tensor_repr_html(self: EagerTensor) -> str:
             f"dtype={html.escape(self.dtype.name)}<pre>{html.escape(text)}</pre></div>")
 
 
-Graph._repr_html_ = _graph_repr_html
-Graph._repr_svg_ = _graph_repr_svg
-ConcreteFunction._repr_html_ = _concrete_repr_html
-ConcreteFunction._repr_svg_ = _concrete_repr_svg
-Function._repr_html_ = _function_repr_html
-EagerTensor._repr_html_ = _tensor_repr_html
+def install() -> None:
+    """Gives graphs, functions and eager tensors their notebook displays."""
+    Graph._repr_html_ = _graph_repr_html
+    Graph._repr_svg_ = _graph_repr_svg
+    ConcreteFunction._repr_html_ = _concrete_repr_html
+    ConcreteFunction._repr_svg_ = _concrete_repr_svg
+    Function._repr_html_ = _function_repr_html
+    EagerTensor._repr_html_ = _tensor_repr_html

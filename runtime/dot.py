@@ -157,4 +157,7 @@ def _quote(text: str) -> str:
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-hooks.draw_dot = graph_dot       # Graph.to_dot
+
+def install() -> None:
+    """`Graph.to_dot` draws with `graph_dot` (the core's graphs do not know this module)."""
+    hooks.draw_dot = graph_dot
