@@ -8,7 +8,7 @@ placeholder tensors the outputs and side effects read).
     class MyBackend:
         name = "mine"
         def compile(self, graph, inputs, outputs): ...   # -> a plan
-    backends.register(MyBackend())
+    backend_registry.register(MyBackend())
 
 `runtime/backends/__init__.py` registers ours: the numpy executor as "numpy", the
 default, and XLA as "xla", lazily (JAX is imported when a function first asks for it,
