@@ -15,28 +15,11 @@ from .core import dtypes, walk
 from .core.apply import apply_op, in_graph
 from .core.graph import current_graph
 from .core.hooks import rule_state  # which input gradients a rule's caller uses (hooks.wanted)
-from .core.opdef import CONST, OpDef
+from .core.opdef import CONST
 from .ops.makers import zeros_like
 from .ops.math_ops import add
 from .ops.state_ops import READ
 from .ops.tensor_array import ADD as TENSOR_ARRAY_ADD, empty_gradient
-
-
-def _call_infer(inputs, **attrs):
-    raise TypeError("PartitionedCall only appears on tapes")
-
-
-# A Function called eagerly under a tape, recorded as one tape entry (never a graph op).
-# Like a control-flow node it runs a sub-graph that may read Variables its inputs do not
-# show, so its rule runs even when no input needs a gradient. Its rule is set by
-# function_grad, which records it.
-CALL = OpDef("PartitionedCall", _call_infer, None, pure=False)
-
-
-def runs_subgraphs(opdef) -> bool:
-    """Whether an op (a cond/while node, a recorded Function call) runs sub-graphs, whose
-    Variable reads its inputs do not show."""
-    return bool(opdef.body_attrs) or opdef is CALL
 
 
 class Grads(list):
@@ -98,7 +81,7 @@ def backprop(entries, seeds: dict, relevant) -> tuple:
             var_grads[id(var)] = (var, accumulate(None if old is None else old[1], out_grads[0]))
             continue
         needed = [id(x) in relevant and differentiable(x) for x in e.inputs]
-        if not any(needed) and not runs_subgraphs(opdef):
+        if not any(needed) and not opdef.runs_subgraphs:
             continue
         rule = opdef.grad
         if rule is None:

@@ -49,6 +49,9 @@ class OpDef:
     - `public_name`: the function users call for it, where tables make both (`add`);
     - `body_attrs`: the attributes holding its sub-graphs (`Body`s), for control flow (see
       `runtime.control_flow`), which also describes its input layout;
+    - `runs_subgraphs`: it runs sub-graphs whose Variable reads its inputs do not show
+      (true with `body_attrs`; a Function call recorded on a tape says so itself), so its
+      gradient rule runs even when no input needs a gradient;
     - `feedable` (placeholders) and `constant` (the Const op): the two ops every graph
       walker meets first.
     """
@@ -57,7 +60,7 @@ class OpDef:
                  "multi_output", "grad", "emit", "allocates", "reads_variables",
                  "writes_variables", "observer", "calls_python", "body_attrs", "feedable",
                  "constant", "elementwise", "unit", "right_unit", "repeatable", "effect",
-                 "of_shape", "public_name")
+                 "of_shape", "public_name", "runs_subgraphs")
 
     def __init__(self, name: str, infer: Callable, kernel: Optional[Callable], *,
                  pure: bool = True, side_effect: bool = False, multi_output: bool = False,
@@ -68,7 +71,8 @@ class OpDef:
                  body_attrs: tuple = (), feedable: bool = False, constant: bool = False,
                  elementwise: bool = False, unit=None, right_unit=None,
                  repeatable: bool = False, effect: Optional[str] = None,
-                 of_shape: bool = False, public_name: Optional[str] = None):
+                 of_shape: bool = False, public_name: Optional[str] = None,
+                 runs_subgraphs: bool = False):
         self.name = name
         self.default_name = default_name or name
         self.infer = infer
@@ -95,6 +99,7 @@ class OpDef:
         self.effect = effect
         self.of_shape = of_shape
         self.public_name = public_name
+        self.runs_subgraphs = runs_subgraphs or bool(self.body_attrs)
 
     def bodies(self, op) -> list:
         """The op's sub-graphs (`Body`s), in attribute order; [] for a plain op."""

@@ -16,10 +16,10 @@ from ..core import walk
 from ..core.apply import apply_op
 from ..control_flow import WhileInputs
 from ..core.graph import Graph
-from ..core.opdef import placeholder_op, to_numpy, wrap
+from ..core.opdef import OpDef, placeholder_op, to_numpy, wrap
 from ..core.tensor import EagerTensor, Tensor
 from . import tape as _tape
-from ..backprop import CALL, Grads, graph_backprop, graph_variables
+from ..backprop import Grads, graph_backprop, graph_variables
 
 
 class Backward:
@@ -125,7 +125,16 @@ def _call_grad(inputs, outputs, grads, backward, saved):
     return Grads(in_grads, var_grads)
 
 
-CALL.grad = _call_grad
+
+def _call_infer(inputs, **attrs):
+    raise TypeError("PartitionedCall only appears on tapes")
+
+
+# A Function called eagerly under a tape, recorded as one tape entry (never a graph op).
+# Like a control-flow node it runs a sub-graph that may read Variables its inputs do not
+# show, so its rule runs even when no input needs a gradient.
+CALL = OpDef("PartitionedCall", _call_infer, None, pure=False, runs_subgraphs=True,
+             grad=_call_grad)
 concrete.on_taped_call(call)
 
 
