@@ -120,7 +120,7 @@ def __getattr__(name):
 newaxis = None  # `x[:, rt.newaxis]`, as numpy and TensorFlow spell it
 
 
-# dir(rt): the API, not the modules it is built from (rt.executor, rt.while_staging...)
+# dir(rt): the API, not the modules it is built from (rt.backends, rt.control_flow, ...)
 _PUBLIC_MODULES = frozenset({"autograph", "config", "data", "debugging", "distribute",
                              "dtypes", "errors", "linalg", "nest", "nn", "onnx",
                              "optimizers", "random", "saved", "sparse", "strings"})

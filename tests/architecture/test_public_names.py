@@ -3,8 +3,9 @@ they are built from (imported helpers, internal modules)."""
 import autograph as ag
 import runtime as rt
 
-INTERNAL = {"np", "annotations", "executor", "while_staging", "onnx_rules", "control_values", "backends",
-            "autograph_backend", "apply_op", "walk", "core", "ops", "concrete", "jit"}
+INTERNAL = {"np", "annotations", "backends", "control_flow", "backprop", "tracing", "retracing",
+            "traceback_filter", "autograph_backend", "display", "dot", "apply_op", "walk",
+            "core", "ops", "concrete", "gradients", "elementwise_ops", "cumulative_ops"}
 
 
 def test_dir_of_runtime_and_autograph():
