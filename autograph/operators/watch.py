@@ -183,6 +183,183 @@ def _names(code: types.CodeType, out: set) -> None:
             _names(const, out)
 
 
+_SCALARS = (int, float, str, bytes, bool)      # (not followed: nothing in them changes)
+
+
+def _attributes(value: Any, label: str) -> tuple:
+    """(label, value) of an object's attributes (its `__dict__`'s, else those of its
+    slots that are set), and whether it has a `__dict__` or slots (an instance)."""
+    attrs = getattr(value, "__dict__", None)
+    if type(attrs) is dict:
+        return [(f"{label}.{k}", v) for k, v in attrs.items()], True
+    slots = _slots(type(value))
+    return [(f"{label}.{k}", getattr(value, k)) for k in slots if hasattr(value, k)], bool(slots)
+
+
+class _Reach:
+    """What a construct's functions can reach: `found` (id -> (object, label), in the
+    order met) holds the objects to fingerprint. Functions are followed into the helpers
+    they call, objects into what they hold (four levels deep at most), and the users'
+    classes met into their functions."""
+
+    __slots__ = ("found", "seen", "named", "classes")
+
+    def __init__(self):
+        self.found: dict = {}
+        self.seen: set = set()          # ids of the functions scanned
+        self.named: set = set()         # the names the code scanned uses (`co_names`)
+        self.classes: list = []         # (class, label, depth) of the users' classes met
+
+    def add(self, value: Any, label: str, depth: int = 0) -> None:
+        """`value`, met under `label`, `depth` steps from the construct's functions."""
+        kind = type(value)
+        if kind is types.FunctionType:
+            if depth < 3 and id(value) not in self.seen and not is_allowlisted(value):
+                self.seen.add(id(value))
+                self.scan(value, depth + 1)     # a helper the construct may call
+        elif kind is types.MethodType:          # `go = obj.go`: the function and `obj`
+            self.add(value.__func__, label, depth)
+            self.add(value.__self__, label, depth)
+        elif kind in _BOUND_BUILTINS:           # `push = xs.append`, `d.__setitem__`: `xs`
+            owner = getattr(value, "__self__", None)
+            if owner is not None and type(owner) is not types.ModuleType:
+                self.add(owner, label, depth)
+        elif kind is functools.partial:         # the function and what it was given
+            self.add(value.func, label, depth)
+            for v in (*value.args, *value.keywords.values()):
+                self.add(v, f"an argument of {label}", depth)
+        elif kind is tuple:                     # (not changed in place; what it holds may be)
+            if depth < 4:
+                for v in value:
+                    self.add(v, f"{label}[...]", depth + 1)
+        else:
+            if kind is types.GeneratorType:
+                self.add_generator_locals(value, label, depth)
+            self.add_object(value, label, depth)
+
+    def add_generator_locals(self, gen: types.GeneratorType, label: str, depth: int) -> None:
+        """What a generator's body may change when it runs: its frame's variables."""
+        if id(gen) in self.found or depth >= 4:
+            return
+        frame = gen.gi_frame
+        if frame is not None:
+            for k, v in frame.f_locals.items():
+                if not isinstance(v, _SCALARS):
+                    self.add(v, f"{k} (in the generator {label})", depth + 1)
+
+    def add_object(self, value: Any, label: str, depth: int) -> None:
+        """An object to fingerprint (once, if watched at all), and what it holds."""
+        found = self.found
+        if id(value) in found or len(found) > _LIMIT or not _watched(value):
+            return
+        found[id(value)] = (value, label)
+        if depth >= 4:
+            return
+        if type(value) is type:
+            self.add_class(value, label, depth)
+        else:
+            self.add_held(value, label, depth)
+
+    def add_class(self, cls: type, label: str, depth: int) -> None:
+        """A user's class: the containers it holds; its functions later (`add_methods`:
+        which of them depends on the names all the code scanned uses)."""
+        for k, v in cls.__dict__.items():
+            if isinstance(v, CONTAINERS):
+                self.add(v, f"{label}.{k}", depth + 1)
+        self.classes.append((cls, label, depth))
+
+    def add_held(self, value: Any, label: str, depth: int) -> None:
+        """What a watched object holds: a container's items; an instance's class (for
+        its containers), then its attributes."""
+        if isinstance(value, dict):
+            inner = [(f"{label}[{k!r}]", v) for k, v in value.items()]
+        elif isinstance(value, (list, set, collections.deque)):
+            inner = [(f"{label}[...]", v) for v in value]
+        elif isinstance(value, BUFFERS):
+            return
+        else:
+            inner, instance = _attributes(value, label)
+            if instance:
+                self.add(type(value), f"the class of {label}", depth + 1)
+        for inner_label, v in inner:
+            if not isinstance(v, _SCALARS):
+                self.add(v, inner_label, depth + 1)
+
+    def scan(self, fn: types.FunctionType, depth: int) -> None:
+        """A function the construct may call: its defaults, and what its closure and
+        globals hold under the names its code uses."""
+        names: set = set()
+        _names(fn.__code__, names)
+        self.named.update(names)
+        for value in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
+            self.add(value, f"a default argument of {fn.__name__}", depth)
+        self.scan_closure(fn, names, depth)
+        self.scan_globals(fn, names, depth)
+
+    def scan_closure(self, fn: types.FunctionType, names: set, depth: int) -> None:
+        """Each variable of a function's closure (the variable itself: a `nonlocal`
+        assignment in a helper rebinds it), and what it is bound to."""
+        found = self.found
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            found.setdefault(id(cell), (cell, name))
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if type(value) is types.ModuleType:     # (`import m` in the function)
+                self.add_module(value, name, names, depth)
+            else:
+                self.add(value, name, depth)
+
+    def scan_globals(self, fn: types.FunctionType, names: set, depth: int) -> None:
+        """A function's globals, and what they hold under the names its code uses."""
+        namespace = fn.__globals__
+        self.found.setdefault(id(namespace), (namespace, "the module's globals"))
+        for name in names:
+            if name in namespace:
+                value = namespace[name]
+                if type(value) is types.ModuleType:
+                    self.add_module(value, name, names, depth)
+                else:
+                    self.add(value, name, depth)
+
+    def add_module(self, value: types.ModuleType, name: str, names: set, depth: int) -> None:
+        """A module the code names (not one of ours, numpy's or the standard
+        library's): its globals, and what it holds under the names the code uses."""
+        if value.__name__.partition(".")[0] in ALLOWLIST:
+            return
+        namespace = value.__dict__
+        self.found.setdefault(id(namespace), (namespace, f"the globals of {value.__name__}"))
+        for attr in names:
+            if attr in namespace and type(namespace[attr]) is not types.ModuleType:
+                self.add(namespace[attr], f"{name}.{attr}", depth)
+
+    def add_methods(self) -> None:
+        """The functions of the users' classes met (methods, properties, static and
+        class methods) that the code scanned names, and their special methods
+        (`__call__`, `__add__`, `__enter__`: Python calls them), until no more."""
+        done: set = set()
+        while True:
+            size = len(self.named), len(self.classes)
+            for cls, label, depth in list(self.classes):
+                self.add_class_functions(cls, label, depth, done)
+            if (len(self.named), len(self.classes)) == size:
+                return
+
+    def add_class_functions(self, cls: type, label: str, depth: int, done: set) -> None:
+        """Those of `cls`'s functions `add_methods` wants, not yet in `done` ((id of the
+        class, name) of those added)."""
+        named = self.named
+        for k, v in cls.__dict__.items():
+            if k not in named and not (k[:2] == "__" == k[-2:]) or (id(cls), k) in done:
+                continue
+            done.add((id(cls), k))
+            wrapped = _WRAPPED.get(type(v))
+            for f in (wrapped(v) if wrapped else (v,)):
+                if f is not None:          # (functions, bound methods, objects)
+                    self.add(f, f"{label}.{k}", depth)
+
+
 class Watch:
     """Fingerprints of what the construct's functions can reach (see module docstring)."""
 
@@ -196,142 +373,18 @@ class Watch:
         changes `o` and returns it). `where`: the construct's 'file:line'."""
         self.restore = restore
         self.where = where or user_location(3)
-        found: dict = {}
-
-        def add(value, label, depth=0):
-            kind = type(value)
-            if kind is types.FunctionType:
-                if depth < 3 and id(value) not in seen and not is_allowlisted(value):
-                    seen.add(id(value))
-                    scan(value, depth + 1)      # a helper the construct may call
-                return
-            if kind is types.MethodType:        # `go = obj.go`: the function and `obj`
-                add(value.__func__, label, depth)
-                add(value.__self__, label, depth)
-                return
-            if kind in _BOUND_BUILTINS:         # `push = xs.append`, `d.__setitem__`: `xs`
-                owner = getattr(value, "__self__", None)
-                if owner is not None and type(owner) is not types.ModuleType:
-                    add(owner, label, depth)
-                return
-            if kind is types.GeneratorType and id(value) not in found and depth < 4:
-                frame = value.gi_frame          # what its body may change when it runs
-                if frame is not None:
-                    for k, v in frame.f_locals.items():
-                        if not isinstance(v, (int, float, str, bytes, bool)):
-                            add(v, f"{k} (in the generator {label})", depth + 1)
-            if kind is functools.partial:       # the function and what it was given
-                add(value.func, label, depth)
-                for v in (*value.args, *value.keywords.values()):
-                    add(v, f"an argument of {label}", depth)
-                return
-            if kind is tuple:                   # (not changed in place; what it holds may be)
-                if depth < 4:
-                    for v in value:
-                        add(v, f"{label}[...]", depth + 1)
-                return
-            if id(value) in found or len(found) > _LIMIT or not _watched(value):
-                return
-            found[id(value)] = (value, label)
-            if depth >= 4:
-                return
-            if kind is type:          # a user's class: its containers (its functions: below)
-                for k, v in value.__dict__.items():
-                    if isinstance(v, CONTAINERS):
-                        add(v, f"{label}.{k}", depth + 1)
-                classes.append((value, label, depth))
-                return
-            # what it holds, four levels deep at most
-            if isinstance(value, dict):
-                inner = [(f"{label}[{k!r}]", v) for k, v in value.items()]
-            elif isinstance(value, (list, set, collections.deque)):
-                inner = [(f"{label}[...]", v) for v in value]
-            elif isinstance(value, BUFFERS):
-                inner = []
-            else:
-                attrs = getattr(value, "__dict__", None)
-                inner = ([(f"{label}.{k}", v) for k, v in attrs.items()]
-                         if type(attrs) is dict else [])
-                slots = _slots(kind) if type(attrs) is not dict else ()
-                inner += [(f"{label}.{k}", getattr(value, k)) for k in slots if hasattr(value, k)]
-                if type(attrs) is dict or slots:   # an instance: its class's containers
-                    add(kind, f"the class of {label}", depth + 1)
-            for inner_label, v in inner:
-                if not isinstance(v, (int, float, str, bytes, bool)):
-                    add(v, inner_label, depth + 1)
-
-        def scan(fn, depth):
-            names: set = set()
-            _names(fn.__code__, names)
-            named.update(names)
-            for value in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
-                add(value, f"a default argument of {fn.__name__}", depth)
-            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-                # (the variable itself: a `nonlocal` assignment in a helper rebinds it)
-                found.setdefault(id(cell), (cell, name))
-                try:
-                    value = cell.cell_contents
-                except ValueError:
-                    continue
-                if type(value) is types.ModuleType:     # (`import m` in the function)
-                    module(value, name, names, depth)
-                else:
-                    add(value, name, depth)
-            namespace = fn.__globals__
-            found.setdefault(id(namespace), (namespace, "the module's globals"))
-            for name in names:
-                if name in namespace:
-                    value = namespace[name]
-                    if type(value) is types.ModuleType:
-                        module(value, name, names, depth)
-                    else:
-                        add(value, name, depth)
-
-        def module(value, name, names, depth):
-            """A module the code names (not one of ours, numpy's or the standard
-            library's): its globals, and what it holds under the names the code uses."""
-            if value.__name__.partition(".")[0] in ALLOWLIST:
-                return
-            namespace = value.__dict__
-            found.setdefault(id(namespace), (namespace, f"the globals of {value.__name__}"))
-            for attr in names:
-                if attr in namespace and type(namespace[attr]) is not types.ModuleType:
-                    add(namespace[attr], f"{name}.{attr}", depth)
-
-        def methods():
-            """The functions of the users' classes met (methods, properties, static and
-            class methods) that the code scanned names, and their special methods
-            (`__call__`, `__add__`, `__enter__`: Python calls them), until no more."""
-            done: set = set()
-            while True:
-                size = len(named), len(classes)
-                for cls, label, depth in list(classes):
-                    for k, v in cls.__dict__.items():
-                        if (k not in named and not (k[:2] == "__" == k[-2:])
-                                or (id(cls), k) in done):
-                            continue
-                        done.add((id(cls), k))
-                        wrapped = _WRAPPED.get(type(v))
-                        for f in (wrapped(v) if wrapped else (v,)):
-                            if f is not None:      # (functions, bound methods, objects)
-                                add(f, f"{label}.{k}", depth)
-                if (len(named), len(classes)) == size:
-                    return
-
-        seen: set = set()
-        named: set = set()            # the names the code scanned uses (`co_names`)
-        classes: list = []            # (class, label, depth) of the users' classes met
+        reach = _Reach()
         for fn in functions:
             if isinstance(fn, types.FunctionType):
-                seen.add(id(fn))
-                scan(fn, 0)
+                reach.seen.add(id(fn))
+                reach.scan(fn, 0)
         self.state = set()          # ids of the objects the variables hold
         for name, value in state:
-            if id(value) not in found:
-                add(value, name)
+            if id(value) not in reach.found:
+                reach.add(value, name)
                 self.state.add(id(value))
-        methods()
-        self.objects = list(found.values())
+        reach.add_methods()
+        self.objects = list(reach.found.values())
         self.rebase()
 
     def rebase(self) -> None:
