@@ -356,24 +356,99 @@ _EXTRA_FIELDS = {cls: {f: [] if f == "type_params" else None
                  for cls, gcls in GAST_CLASS.items()}
 
 
+# What `from_ast` does besides changing their class, for the nodes of some classes: each
+# takes the node, its __dict__, the Scan, the function being converted and `copy`.
+def _note_place_write(node, d, scan, outer, copy) -> None:
+    """An item written or deleted (an attribute's: in `_convert_trees`)."""
+    if type(d["ctx"]) is not gast.Load:
+        scan.place_writes = True
+
+
+def _note_mutating_call(node, d, scan, outer, copy) -> None:
+    """A call of a method in MUTATORS (and in LIST_METHODS)."""
+    func = d["func"]
+    if type(func) is ast.Attribute and func.attr in MUTATORS:
+        scan.place_writes = True
+        if func.attr in LIST_METHODS:
+            scan.list_calls = True
+
+
+def _note_long_string(node, d, scan, outer, copy) -> None:
+    if d["end_lineno"] != d["lineno"]:
+        scan.strings.append((d["lineno"], d["end_lineno"]))
+
+
+def _arg_to_name(node, d, scan, outer, copy) -> None:
+    """A parameter becomes `gast.Name(ctx=Param)` (`_convert_node` sets the class)."""
+    d["id"] = d.pop("arg")
+    d["ctx"] = gast.Param()
+    scan.names.add(d["id"])
+    scan.stored.add(d["id"])
+
+
+def _note_definition(node, d, scan, outer, copy) -> None:
+    if node is not outer:
+        scan.defined.add(d["name"])
+
+
+def _count_return(node, d, scan, outer, copy) -> None:
+    scan.returns += 1
+
+
+def _note_loop_else(node, d, scan, outer, copy) -> None:
+    if d["orelse"]:
+        scan.loop_else = True
+
+
+def _share_comparison_ops(node, d, scan, outer, copy) -> None:
+    d["ops"] = [_GAST_SHARED[type(op)] for op in d["ops"]]
+
+
+def _except_name_to_name(node, d, scan, outer, copy) -> None:
+    """The name in `except ... as name`, a Name node (at the handler's position)."""
+    if d["name"] is not None:
+        name = d["name"] = gast.Name(id=d["name"], ctx=gast.Store(),
+                                     annotation=None, type_comment=None)
+        for attr in _POSITIONS:
+            setattr(name, attr, d.get(attr))
+        scan.names.add(name.id)
+        scan.stored.add(name.id)
+
+
+def _note_pattern_capture(node, d, scan, outer, copy) -> None:
+    """A `case` pattern's name binds a local (a mapping pattern's: its `rest`)."""
+    name = d.get("name") if type(node) is not _AST_MATCH_MAPPING else d.get("rest")
+    if name:
+        scan.names.add(name)
+        scan.stored.add(name)
+
+
+def _copy_declared_names(node, d, scan, outer, copy) -> None:
+    """`global`, `nonlocal`: the copy gets its own list of names."""
+    if copy:
+        d["names"] = list(d["names"])
+
+
+_AST_MATCH_MAPPING = getattr(ast, "MatchMapping", None)
+_ROLES = {ast.arg: _arg_to_name, ast.Attribute: _note_place_write,
+          ast.Subscript: _note_place_write, ast.Call: _note_mutating_call,
+          ast.Constant: _note_long_string, ast.JoinedStr: _note_long_string,
+          ast.FunctionDef: _note_definition, ast.AsyncFunctionDef: _note_definition,
+          ast.ClassDef: _note_definition, ast.Return: _count_return, ast.For: _note_loop_else,
+          ast.AsyncFor: _note_loop_else, ast.While: _note_loop_else,
+          ast.Compare: _share_comparison_ops, ast.ExceptHandler: _except_name_to_name,
+          ast.Global: _copy_declared_names, ast.Nonlocal: _copy_declared_names,
+          **{getattr(ast, k): _note_pattern_capture
+             for k in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, k)}}
 # Per ast class, what `from_ast` does to its nodes, looked up once per node: (the gast
 # class, the fields that may hold nodes, those that hold a context or an operator (a
-# Compare's `ops` are replaced apart), gast's extra fields with their defaults, and what
-# else is done for the class: 0, nothing, or one of the roles below).
-_ARG, _PLACE, _CALL, _STRING, _DEFINITION, _RETURN, _LOOP, _COMPARE, _EXCEPT, _DECLARE, \
-    _CAPTURE = range(1, 12)
-_ROLES = {ast.arg: _ARG, ast.Attribute: _PLACE, ast.Subscript: _PLACE, ast.Call: _CALL,
-          ast.Constant: _STRING, ast.JoinedStr: _STRING, ast.FunctionDef: _DEFINITION,
-          ast.AsyncFunctionDef: _DEFINITION, ast.ClassDef: _DEFINITION, ast.Return: _RETURN,
-          ast.For: _LOOP, ast.AsyncFor: _LOOP, ast.While: _LOOP, ast.Compare: _COMPARE,
-          ast.ExceptHandler: _EXCEPT, ast.Global: _DECLARE, ast.Nonlocal: _DECLARE,
-          **{getattr(ast, k): _CAPTURE for k in ("MatchAs", "MatchStar", "MatchMapping")
-             if hasattr(ast, k)}}
+# Compare's `ops` are replaced apart), gast's extra fields with their defaults, and the
+# function above for the class, or None).
 _LEAVES = frozenset(_GAST_SHARED)
 _FROM_AST = {cls: (GAST_CLASS.get(cls, gast.Name),
                    tuple(f for f in _CHILD_FIELDS[cls] if f not in ("ctx", "op")),
                    tuple(f for f in _CHILD_FIELDS[cls] if f in ("ctx", "op")),
-                   _EXTRA_FIELDS.get(cls), _ROLES.get(cls, 0))
+                   _EXTRA_FIELDS.get(cls), _ROLES.get(cls))
              for cls in _CHILD_FIELDS if cls not in _LEAVES and cls is not ast.Name}
 
 
@@ -392,18 +467,26 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
         tree = new
     if scan is None:
         scan = Scan()           # (gathered and dropped: cheaper than a test per node)
-    names, stored, kinds = scan.names, scan.stored, scan.kinds
     todo = list(tree) if type(tree) is list else [tree]    # (a list: its nodes, in place)
+    constants = _convert_trees(todo, scan, outer, copy)
+    if scan.names:
+        scan.kinds.add(gast.Name)
+    if constants:
+        scan.kinds.add(_GAST_CONSTANT)
+    return tree
+
+
+def _convert_trees(todo: list, scan: Scan, outer, copy: bool) -> bool:
+    """`from_ast`'s walk over `todo` and all below; whether it met a constant. Names,
+    constants and attributes (over half the nodes) here, the others in `_convert_node`."""
+    names, stored, kinds, strings = scan.names, scan.stored, scan.kinds, scan.strings
     pop, push, extend = todo.pop, todo.append, todo.extend
-    shared, table, ast_name, gast_name, load = (_GAST_SHARED, _FROM_AST, ast.Name, gast.Name,
-                                                gast.Load)
-    strings = scan.strings
+    shared, ast_name, gast_name, load = _GAST_SHARED, ast.Name, gast.Name, gast.Load
     constants = False
-    new_node = _AST_NEW
     while todo:
         node = pop()
         kind = type(node)
-        if kind is ast_name:              # a third of all nodes: the short way
+        if kind is ast_name:              # a third of all nodes
             d = node.__dict__
             ctx = d["ctx"] = shared[type(d["ctx"])]
             d["annotation"] = d["type_comment"] = None
@@ -411,112 +494,62 @@ def from_ast(tree, scan: Optional[Scan] = None, outer=None, copy: bool = False):
             names.add(d["id"])
             if type(ctx) is not load:
                 stored.add(d["id"])
-            continue
-        # The next commonest, constants and attributes, the short way too (what the
-        # table's entries for them say, without the loops over their fields).
-        if kind is _AST_CONSTANT:
+        elif kind is _AST_CONSTANT:       # (as their `_FROM_AST` entries say, without loops)
             d = node.__dict__
             if d["end_lineno"] != d["lineno"]:
                 strings.append((d["lineno"], d["end_lineno"]))
             node.__class__ = _GAST_CONSTANT
             constants = True
-            continue
-        if kind is _AST_ATTRIBUTE:
+        elif kind is _AST_ATTRIBUTE:
             d = node.__dict__
             ctx = d["ctx"] = shared[type(d["ctx"])]
             if type(ctx) is not load:
                 scan.place_writes = True
             value = d["value"]
             if copy:
-                c = new_node(type(value))
-                c.__dict__ = value.__dict__.copy()
-                value = d["value"] = c
+                value = d["value"] = _shallow(value)
             push(value)
             node.__class__ = _GAST_ATTRIBUTE
             kinds.add(_GAST_ATTRIBUTE)
-            continue
-        if node is None:                  # (a Dict's keys, an `arguments`' kw_defaults)
-            continue
-        d = node.__dict__
-        new, fields, leaves, more, role = table[kind]
-        for field in fields:
-            value = d[field]
-            if type(value) is list:
-                if copy:        # (`_shallow` inlined: a copy of each node in the list)
-                    copies = []
-                    for v in value:
-                        if v is not None:
-                            c = new_node(type(v))
-                            c.__dict__ = v.__dict__.copy()
-                            v = c
-                        copies.append(v)
-                    value = d[field] = copies
-                extend(value)
-            elif value is not None:
-                if copy:
-                    c = new_node(type(value))
-                    c.__dict__ = value.__dict__.copy()
-                    value = d[field] = c
-                push(value)
-        if leaves:
-            for field in leaves:
-                d[field] = shared[type(d[field])]
-        if role:
-            if role == _PLACE:
-                if type(d["ctx"]) is not load:
-                    scan.place_writes = True
-            elif role == _CALL:
-                func = d["func"]
-                if type(func) is ast.Attribute and func.attr in MUTATORS:
-                    scan.place_writes = True
-                    if func.attr in LIST_METHODS:
-                        scan.list_calls = True
-            elif role == _STRING:
-                if d["end_lineno"] != d["lineno"]:
-                    scan.strings.append((d["lineno"], d["end_lineno"]))
-            elif role == _ARG:
-                d["id"] = d.pop("arg")
-                d["ctx"] = gast.Param()
-                node.__class__ = gast_name
-                names.add(d["id"])
-                stored.add(d["id"])
-                continue
-            elif role == _DEFINITION:
-                if node is not outer:
-                    scan.defined.add(d["name"])
-            elif role == _RETURN:
-                scan.returns += 1
-            elif role == _LOOP:
-                if d["orelse"]:
-                    scan.loop_else = True
-            elif role == _COMPARE:
-                d["ops"] = [shared[type(op)] for op in d["ops"]]
-            elif role == _EXCEPT:
-                if d["name"] is not None:
-                    name = d["name"] = gast.Name(id=d["name"], ctx=gast.Store(),
-                                                 annotation=None, type_comment=None)
-                    for attr in _POSITIONS:
-                        setattr(name, attr, d.get(attr))
-                    names.add(name.id)
-                    stored.add(name.id)
-            elif role == _CAPTURE:      # a `case` pattern's names bind locals
-                name = d.get("name") if kind is not _AST_MATCH_MAPPING else d.get("rest")
-                if name:
-                    names.add(name)
-                    stored.add(name)
-            elif copy:                     # _DECLARE
-                d["names"] = list(d["names"])
-        if more:
-            d.update(more)
-            if "type_params" in more:
-                d["type_params"] = []
-        node.__class__ = new
-        kinds.add(new)
-    if names:
-        kinds.add(gast_name)
-    if constants:
-        kinds.add(_GAST_CONSTANT)
-    return tree
+        elif node is not None:            # (None: a Dict's keys, an `arguments`' kw_defaults)
+            kinds.add(_convert_node(node, _FROM_AST[kind], scan, outer, copy, push, extend))
+    return constants
+
+
+def _convert_node(node, entry: tuple, scan: Scan, outer, copy: bool, push, extend):
+    """One node of another class, converted as its `_FROM_AST` entry says, its children
+    pushed for `_convert_trees` (each copied first, with `copy`). Returns its class."""
+    d = node.__dict__
+    new, fields, leaves, more, role = entry
+    for field in fields:
+        value = d[field]
+        if type(value) is list:
+            if copy:            # (`_shallow` inlined: a copy of each node in the list)
+                copies = []
+                for v in value:
+                    if v is not None:
+                        c = _AST_NEW(type(v))
+                        c.__dict__ = v.__dict__.copy()
+                        v = c
+                    copies.append(v)
+                value = d[field] = copies
+            extend(value)
+        elif value is not None:
+            if copy:
+                c = _AST_NEW(type(value))
+                c.__dict__ = value.__dict__.copy()
+                value = d[field] = c
+            push(value)
+    for field in leaves:
+        d[field] = _GAST_SHARED[type(d[field])]
+    if role:
+        role(node, d, scan, outer, copy)
+    if more:
+        d.update(more)
+        if "type_params" in more:
+            d["type_params"] = []
+    node.__class__ = new
+    return new
 
 
 def _shallow(node):
@@ -527,7 +560,6 @@ def _shallow(node):
 
 
 _AST_NEW = ast.AST.__new__      # (every node class's)
-_AST_MATCH_MAPPING = getattr(ast, "MatchMapping", None)
 _AST_CONSTANT, _GAST_CONSTANT, _AST_ATTRIBUTE, _GAST_ATTRIBUTE = (
     ast.Constant, gast.Constant, ast.Attribute, gast.Attribute)
 
@@ -547,7 +579,7 @@ _AST_FIELDS = {cls: tuple(f for f in cls._fields
 # Per gast class, what `to_ast` does to its nodes: (the ast class, whether it has
 # positions, the fields that may hold nodes, those that hold a context or an operator,
 # and what else is done: 0, nothing, or one of the roles below).
-_NAME, _ARGUMENTS = 1, 2       # (and _COMPARE, _EXCEPT as in `from_ast`)
+_NAME, _ARGUMENTS, _COMPARE, _EXCEPT = range(1, 5)
 _TO_AST = {gast_cls: (cls, "lineno" in cls._attributes,
                       tuple(f for f in _AST_FIELDS[cls] if f not in ("ctx", "op", "ops")),
                       tuple(f for f in _AST_FIELDS[cls] if f in ("ctx", "op")),
