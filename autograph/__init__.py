@@ -28,6 +28,9 @@ operators.calls.set_converter(_load_converter)
 
 
 def __getattr__(name: str):
+    if name == "jax":       # (autograph/jax.py imports jax when first used)
+        import importlib
+        return importlib.import_module("autograph.jax")
     if name not in _CONVERTER:
         raise AttributeError(f"module 'autograph' has no attribute {name!r}")
     from autograph import api
@@ -38,4 +41,4 @@ def __getattr__(name: str):
 
 def __dir__():
     """The public names (the converter's among them, though imported when first used)."""
-    return sorted(__all__ + ["errors"])
+    return sorted(__all__ + ["errors", "jax"])

@@ -16,6 +16,7 @@ import builtins as _BUILTINS
 from typing import Any, Callable, Sequence
 
 from autograph.errors import StagingError, user_location
+from autograph.operators.staging_backends import backend_of
 from autograph.operators.undefined import Undefined
 from autograph.operators.watch import BUFFERS, CONTAINERS
 
@@ -81,7 +82,7 @@ def set_item(obj: Any, key: Any, value: Any, where: str = None) -> None:
     """`obj[key] = value`; an Undefined value removes the key (it had none). `where`: as
     for set_attr."""
     _plain_container(obj, where)
-    if getattr(type(key), "__autograph_backend__", None) is not None:
+    if backend_of(key) is not None:
         raise StagingError(f"{where or user_location(3)}: a staged value cannot be a key or "
                            f"index of a Python container carried through a staged construct")
     if type(value) is Undefined:

@@ -1,4 +1,5 @@
-"""What decides whether a construct is staged: `backend_of(value)`, and the iterables of
+"""What decides whether a construct is staged: `backend_of(value)` (see
+staging_backends), and the iterables of
 a `for` that stay staged (`range_`, `enumerate_`: the builtins on Python values)."""
 from __future__ import annotations
 
@@ -6,16 +7,12 @@ from builtins import enumerate, range, tuple, type  # the originals: see operato
 
 from typing import Any
 
+from autograph.operators.staging_backends import backend_of
 from autograph.operators.undefined import unwrap
 
 # Types that are never staged: the Python paths test them first, because converted code
 # runs on Python values far more often than on tensors, once per iteration of every loop.
 PLAIN = frozenset({bool, int, float, str, bytes, type(None), list, tuple, dict, set, range})
-
-
-def backend_of(value: Any) -> Any:
-    """The staging backend of `value`, or None for a Python value."""
-    return getattr(type(value), "__autograph_backend__", None)
 
 
 def range_(*args: Any) -> Any:

@@ -10,9 +10,11 @@ construct then passes through unchanged (it is a reference: its appends are ops)
 """
 from __future__ import annotations
 
-from builtins import getattr, id, len, list, tuple, type
+from builtins import id, len, list, tuple, type
 
 from typing import Any, Optional, Sequence
+
+from autograph.operators.staging_backends import backend_of
 
 # id(list) -> (list, dtype, shape): the list is held so that its id stays its own.
 _ELEMENT_TYPES: dict = {}
@@ -80,10 +82,10 @@ def stack(entity: Any, strict: bool = True) -> Any:
     >>> print(ag.stack([rt.constant(1), rt.constant(2)]))
     rt.Tensor([1 2], shape=(2,), dtype=int32)
     """
-    backend = getattr(type(entity), "__autograph_backend__", None)
+    backend = backend_of(entity)
     if backend is None and type(entity) is list:
         for item in entity:
-            backend = getattr(type(item), "__autograph_backend__", None)
+            backend = backend_of(item)
             if backend is not None:
                 break
         else:

@@ -13,6 +13,7 @@ import sys as _sys
 from typing import Any
 
 from autograph.errors import user_location
+from autograph.operators.staging_backends import backend_of
 
 
 class Undefined:
@@ -86,7 +87,7 @@ def _unassigned(error: Exception, value: Undefined) -> Exception:
 
 
 def _checked(value: MaybeUndefined) -> Any:
-    backend = type(value.defined).__autograph_backend__
+    backend = backend_of(value.defined)
     backend.assert_(
         value.defined,
         f"name '{value.name}' is used at {user_location(3)} but was not assigned "

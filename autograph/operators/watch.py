@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from autograph.errors import StagingError, user_location
 from autograph.operators.calls import ALLOWLIST, is_allowlisted
+from autograph.operators.staging_backends import backend_of
 
 _SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
          type, types.CodeType)
@@ -161,7 +162,7 @@ def _watched(value: Any) -> bool:
             or kind is types.GeneratorType):
         return True
     if (getattr(kind, "__autograph_reference__", False)
-            or getattr(kind, "__autograph_backend__", None) is not None):
+            or backend_of(value) is not None):
         return False
     if isinstance(value, CONTAINERS) or isinstance(value, BUFFERS):
         return True

@@ -1,0 +1,246 @@
+"""JAX's side of autograph's staging protocol (docs/staging_protocol.md): `if` on a traced
+value is `lax.cond`, `while` is `lax.while_loop`, `for` over a traced array or a range
+with traced bounds is a `lax.while_loop` over an index, `print` is a `jax.debug`
+callback. Only JAX's tracers are staged (autograph.operators.staging_backends registers
+this backend for them); concrete arrays behave as Python values.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from autograph.jax_backend.layouts import Layout, cast, describe_aval, merged_avals
+
+
+def truth(value: Any, what: str) -> Any:
+    """Python's truth value of `value` as a traced bool scalar (a number: not zero)."""
+    p = jnp.asarray(value)
+    if p.size != 1:
+        raise ValueError(f"{what} must have one element to have a truth value, not shape "
+                         f"{p.shape}; use jnp.any(...) or jnp.all(...)")
+    p = p.reshape(()) if p.shape else p
+    return p if p.dtype == jnp.bool_ else p != 0
+
+
+class StagedRange:
+    """`range(start, limit, delta)` with a traced bound: iterated by a staged `for`."""
+
+    __slots__ = ("start", "limit", "delta")
+
+    def __init__(self, start: Any, limit: Any, delta: Any):
+        self.start, self.limit, self.delta = start, limit, delta
+
+    def length(self) -> Any:
+        span = jnp.asarray(self.limit) - self.start
+        delta = jnp.asarray(self.delta)
+        up = (span + delta - 1) // jnp.where(delta == 0, 1, delta)
+        down = (-span - delta - 1) // jnp.where(delta == 0, 1, -delta)
+        return jnp.maximum(jnp.where(delta > 0, up, down), 0).astype(jnp.int32)
+
+    def __repr__(self) -> str:
+        return f"range({self.start}, {self.limit}, {self.delta})"
+
+
+def _trace_branch(fn: Callable[[], Sequence[Any]]) -> tuple:
+    """Traces `fn` once into a jaxpr: (closed jaxpr, the layout of each output)."""
+    box: list = []
+
+    def arrays_only():
+        layouts, arrays = [], []
+        for value in fn():
+            layout, leaves = Layout.of(value)
+            layouts.append(layout)
+            arrays.extend(leaves)
+        box.append(layouts)
+        return arrays
+
+    closed, avals = jax.make_jaxpr(arrays_only, return_shape=True)()
+    layouts, it = box[0], iter(avals)
+    return closed, [lay.with_avals([next(it) for _ in lay.avals]) for lay in layouts]
+
+
+class JaxBackend:
+    """Stages autograph's constructs on JAX tracers."""
+
+    def convert(self, value):
+        return jnp.asarray(value)
+
+    # -- if -----------------------------------------------------------------------------
+    def cond(self, pred, true_fn, false_fn, names, is_undefined):
+        p = truth(pred, _CONDITION_OF.get(names[0] if names else None,
+                                          "the condition of a staged `if`"))
+        t_jaxpr, t_layouts = _trace_branch(true_fn)
+        f_jaxpr, f_layouts = _trace_branch(false_fn)
+        plan, defined, result_layouts = [], [], []
+        for name, t, f in zip(names, t_layouts, f_layouts):
+            t_undef = len(t.statics) == 1 and is_undefined(t.statics[0])
+            f_undef = len(f.statics) == 1 and is_undefined(f.statics[0])
+            if t_undef and f_undef:
+                plan.append((None, None, None))
+                defined.append(None)
+                result_layouts.append(t)
+            elif t_undef or f_undef:
+                given = f if t_undef else t
+                plan.append((given.avals, not t_undef, not f_undef))
+                defined.append(jnp.logical_not(p) if t_undef else p)
+                result_layouts.append(given)
+            else:
+                avals = merged_avals(name, t, f, "in the true branch", "in the false branch",
+                                     is_undefined)
+                plan.append((avals, True, True))
+                defined.append(None)
+                result_layouts.append(t.with_avals(avals))
+        branches = [_branch_fn(t_jaxpr, t_layouts, plan, 1),
+                    _branch_fn(f_jaxpr, f_layouts, plan, 2)]
+        staged = any(a for a, _, _ in plan) or t_jaxpr.effects or f_jaxpr.effects
+        leaves = lax.cond(p, branches[0], branches[1]) if staged else []
+        outs, at = [], 0
+        for layout, (avals, _, _) in zip(result_layouts, plan):
+            if avals is None:
+                outs.append(layout.rebuild([]))
+                continue
+            outs.append(layout.rebuild(leaves[at:at + len(avals)]))
+            at += len(avals)
+        return tuple(outs), tuple(defined)
+
+    # -- while --------------------------------------------------------------------------
+    def while_loop(self, cond_fn, body_fn, init, names, is_undefined, opts=None):
+        opts = opts or {}
+        init = list(init)
+        flagged = []
+        if any(is_undefined(v) for v in init):
+            _, learned = _trace_branch(lambda: body_fn(*init))
+            for i, (value, layout) in enumerate(zip(init, learned)):
+                if is_undefined(value) and not (len(layout.statics) == 1
+                                                and is_undefined(layout.statics[0])):
+                    init[i] = layout.rebuild(layout.zeros())
+                    flagged.append(i)
+        layouts, leaves = [], []
+        for value in init:
+            layout, arrays = Layout.of(value)
+            layouts.append(layout)
+            leaves.append(arrays)
+        limit = opts.get("maximum_iterations")
+
+        def values(carry):
+            return [lay.rebuild(arrays) for lay, arrays in zip(layouts, carry[0])]
+
+        def test(carry):
+            go = truth(cond_fn(*values(carry)), "the test of a staged loop")
+            if limit is not None:
+                go = jnp.logical_and(go, carry[2] < limit)
+            return go
+
+        def body(carry):
+            outs = body_fn(*values(carry))
+            new = []
+            for name, before, value in zip(names, layouts, outs):
+                after, arrays = Layout.of(value)
+                avals = merged_avals(name, before, after, "before the loop",
+                                     "after an iteration", is_undefined)
+                # (a Python number before the loop takes the body's dtype: JAX promotes it)
+                new.append(cast(arrays, [b if b.dtype == a.dtype else a
+                                         for a, b in zip(avals, before.avals)]))
+            return new, [jnp.bool_(True)] * len(flagged), carry[2] + 1
+
+        carry = (leaves, [jnp.bool_(False)] * len(flagged), jnp.int32(0))
+        final = lax.while_loop(test, body, carry)
+        defined = [None] * len(init)
+        for i, flag in zip(flagged, final[1]):
+            defined[i] = flag
+        outs = [lay.rebuild(arrays) for lay, arrays in zip(layouts, final[0])]
+        return tuple(outs), tuple(defined)
+
+    # -- for, range, len, in --------------------------------------------------------------
+    def iterate(self, iterable):
+        if isinstance(iterable, StagedRange):
+            r = iterable
+            return r.length(), (lambda i: r.start + i * r.delta)
+        x = jnp.asarray(iterable)
+        if x.ndim == 0:
+            raise TypeError(f"cannot iterate over a scalar ({describe_aval(jax.typeof(x))})")
+        return jnp.int32(x.shape[0]), (lambda i: lax.dynamic_index_in_dim(x, i, 0, False))
+
+    def range(self, start, limit, delta):
+        for bound in (start, limit, delta):
+            if jnp.ndim(bound) != 0:
+                raise TypeError(f"range() takes scalar integers, not an array of shape "
+                                f"{jnp.shape(bound)}: index it (x[0]) or reshape it")
+        return StagedRange(start, limit, delta)
+
+    def len(self, value):
+        if isinstance(value, StagedRange):
+            return value.length()
+        if jnp.ndim(value) == 0:
+            raise TypeError(f"len() of a scalar is not defined: {value} has shape (); "
+                            f"use jnp.size for its number of elements")
+        return jnp.shape(value)[0]
+
+    def contains(self, container, item):
+        return jnp.any(jnp.asarray(container) == item)
+
+    def logical_not(self, x):
+        return jnp.logical_not(truth(x, "the operand of `not`"))
+
+    # -- print, assert, lists -------------------------------------------------------------
+    def print(self, values, sep, end, file):
+        """`print(...)` of traced values: printed at every run (a `jax.debug` callback),
+        the other arguments as Python prints them."""
+        staged = [i for i, v in enumerate(values) if isinstance(v, jax.Array)]
+        shown = list(values)
+
+        def show(*arrays):
+            for i, a in zip(staged, arrays):
+                shown[i] = np.asarray(a)
+            print(*shown, sep=sep, end=end, file=file if file is not None else sys.stdout)
+
+        jax.debug.callback(show, *[values[i] for i in staged])
+
+    def assert_(self, pred, message: str):
+        """A run-time check: the computation fails with `message` where pred is false."""
+        def check(ok):
+            if not np.all(ok):
+                raise AssertionError(message)
+        jax.debug.callback(check, truth(pred, "the condition of an `assert`"))
+
+    def new_list(self, items, element_type=None):
+        raise TypeError("a Python list changed in `if`/`while`/`for` on a traced value "
+                        "cannot be staged in JAX (its length would depend on the data): "
+                        "build an array of a fixed size (x = x.at[i].set(v)) instead")
+
+    def stack(self, items, element_type=None):
+        return jnp.stack([jnp.asarray(v) for v in items])
+
+
+def _branch_fn(closed, layouts, plan, side: int):
+    """The function `lax.cond` traces for one branch: its jaxpr's values, an undefined
+    output as zeros of the other branch's, each cast to the merged type."""
+    def branch():
+        values = jax.core.eval_jaxpr(closed.jaxpr, closed.consts)
+        outs, at = [], 0
+        for layout, (avals, t_def, f_def) in zip(layouts, plan):
+            if avals is None:
+                continue
+            mine = t_def if side == 1 else f_def
+            if not mine:
+                outs.extend(jnp.zeros(a.shape, a.dtype) for a in avals)
+                continue
+            n = len(layout.avals)
+            outs.extend(cast(values[at:at + n], avals))
+            at += n
+        return outs
+    return branch
+
+
+# What a `cond`'s condition is, by the name autograph gives its one output.
+_CONDITION_OF = {"the `and` expression": "an operand of `and`",
+                 "the `or` expression": "an operand of `or`",
+                 "the conditional expression": "the condition of `x if c else y`"}
+
+BACKEND = JaxBackend()
+StagedRange.__autograph_backend__ = BACKEND
