@@ -146,9 +146,14 @@ class JaxBackend:
                 # (a Python number before the loop takes the body's dtype: JAX promotes it)
                 new.append(cast(arrays, [b if b.dtype == a.dtype else a
                                          for a, b in zip(avals, before.avals)]))
-            return new, [jnp.bool_(True)] * len(flagged), carry[2] + 1
+            flags = [jnp.bool_(True)] * len(flagged)
+            return (new, flags) if limit is None else (new, flags, carry[2] + 1)
 
-        carry = (leaves, [jnp.bool_(False)] * len(flagged), jnp.int32(0))
+        # (the iteration count is carried only for maximum_iterations: the loop JAX
+        # users write by hand carries nothing else)
+        carry = (leaves, [jnp.bool_(False)] * len(flagged))
+        if limit is not None:
+            carry += (jnp.int32(0),)
         final = lax.while_loop(test, body, carry)
         defined = [None] * len(init)
         for i, flag in zip(flagged, final[1]):

@@ -285,3 +285,60 @@ def test_print_of_traced_values(capfd):
     jax.block_until_ready(ag.jax.jit(show)(2.0))
     jax.effects_barrier()
     assert "positive 2.0" in capfd.readouterr().out
+
+
+def total_of_rows(m):
+    s = 0                           # a Python int: takes the rows' dtype, as in JAX
+    for k, row in enumerate(m):
+        if k == 1:
+            continue
+        s += jnp.sum(row)
+    return s
+
+
+def test_enumerate_rows_and_python_number_init():
+    m = np.arange(12, dtype=np.float32).reshape(4, 3)
+    assert float(ag.jax.jit(total_of_rows)(m)) == total_of_rows(m)
+
+
+def contains_and_len(xs, v):
+    if v in xs and len(xs) > 2:
+        return 1
+    return 0
+
+
+@pytest.mark.parametrize("v", [2.0, 7.0])
+def test_in_and_len(v):
+    xs = np.array([1.0, 2.0, 3.0], np.float32)
+    assert int(ag.jax.jit(contains_and_len)(xs, v)) == contains_and_len(xs, v)
+
+
+def bounded_halvings(x):
+    n = 0
+    while x > 1.0:
+        ag.experimental.set_loop_options(maximum_iterations=3)
+        x = x / 2
+        n += 1
+    return n
+
+
+def test_maximum_iterations():
+    assert int(ag.jax.jit(bounded_halvings)(100.0)) == 3
+    assert int(ag.jax.jit(bounded_halvings)(3.0)) == 2
+
+
+def test_in_scan_body_and_checkpoint():
+    step = ag.jax.convert(collatz)
+
+    def body(carry, n):
+        return carry + step(n), None
+    ns = np.array([3, 6, 7], np.int32)
+    total, _ = jax.lax.scan(body, 0, ns)
+    assert int(total) == sum(collatz(int(n)) for n in ns)
+    assert float(jax.checkpoint(ag.jax.convert(piecewise))(0.5)) == piecewise(0.5)
+
+
+def test_while_loop_carries_only_the_user_state():
+    text = str(jax.make_jaxpr(ag.jax.convert(tanh_loop))(3.0))
+    assert text.count("while[") == 1
+    assert "body_nconsts=0" in text and "cond_nconsts=0" in text
