@@ -342,3 +342,31 @@ def test_while_loop_carries_only_the_user_state():
     text = str(jax.make_jaxpr(ag.jax.convert(tanh_loop))(3.0))
     assert text.count("while[") == 1
     assert "body_nconsts=0" in text and "cond_nconsts=0" in text
+
+
+def search_with_else(xs, target):
+    found = -1
+    for k in range(len(xs)):
+        if xs[k] == target:
+            found = k
+            break
+    else:
+        found = -2
+    return found
+
+
+def chained(x):
+    return 1.0 if 0.0 < x <= 2.0 else -1.0
+
+
+@pytest.mark.parametrize("target", [3.0, 9.0])
+def test_loop_else_and_break_on_traced_test(target):
+    xs = np.array([1.0, 3.0, 5.0], np.float32)
+    assert int(ag.jax.jit(search_with_else)(xs, target)) == search_with_else(xs, target)
+
+
+@pytest.mark.parametrize("x", [-1.0, 0.0, 1.0, 2.0, 3.0])
+def test_chained_comparison_in_conditional_expression(x):
+    assert float(ag.jax.jit(chained)(x)) == chained(x)
+    np.testing.assert_array_equal(jax.vmap(ag.jax.convert(chained))(jnp.array([x, -x])),
+                                  [chained(x), chained(-x)])
