@@ -222,3 +222,20 @@ def test_bench_workloads_agree_with_lax_by_hand():
         expected = bench.compile_hand(hand, wrap)(*args)
         got = bench.compile_ours(plain, wrap)(*args)
         assert bench.agree(got, expected), name
+
+
+# --- the guide's section for JAX users runs -------------------------------------------------
+
+def test_guide_section_for_jax_users_runs(tmp_path):
+    """Its `py` blocks in order as one program (each asserts its results); written to a
+    file so that autograph can read the functions' source."""
+    import re
+    text = (HERE.parents[1] / "docs" / "guide.md").read_text()
+    section = text[text.index("## 13. For JAX users"):]
+    blocks = re.findall(r"```py\n(.*?)```", section, re.S)
+    assert len(blocks) >= 3
+    script = tmp_path / "guide_jax.py"
+    script.write_text("\n".join(blocks))
+    namespace = {"__name__": "guide_jax"}
+    exec(compile(script.read_text(), str(script), "exec"), namespace)
+    assert namespace["collatz"](jnp.int32(6)) == 8
