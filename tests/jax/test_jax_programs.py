@@ -215,6 +215,18 @@ def test_vmap_early_return_and_break_over_rows():
 
 # --- the benchmark's workloads agree with their lax versions ---------------------------------
 
+def test_bench_prints_a_row_with_both_columns(capsys):
+    import bench_jax_autograph as bench
+    assert bench.main(["--quick", "--only", "collatz"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("workload"))
+    for column in ("hand us", "ours us", "first hand ms", "HLO ours"):
+        assert column in header
+    row = next(line for line in out.splitlines() if line.startswith("collatz"))
+    cells = [c.strip() for c in row.split("|")]
+    assert cells[3].endswith("x") and cells[6].endswith("x") and "—" not in row, row
+
+
 @pytest.mark.slow
 def test_bench_workloads_agree_with_lax_by_hand():
     import bench_jax_autograph as bench
