@@ -127,3 +127,60 @@ def clamp_count(row):
         total = total + v
         count += 1
     return count, total
+
+
+# --- what numerical code writes with lax by hand today, as plain Python ---------------------
+
+def bisect_sqrt(a):
+    """sqrt(a) for a >= 0 by bisection to a tolerance."""
+    lo = a * 0.0
+    hi = a + 1.0
+    while hi - lo > 1e-6 * hi:
+        mid = 0.5 * (lo + hi)
+        if mid * mid > a:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
+
+
+def sin_series(x):
+    """sin(x) by its Taylor series until a term no longer counts."""
+    total = 0.0
+    term = x
+    k = 1
+    while abs(term) > 1e-7 * abs(total) + 1e-12:
+        total = total + term
+        term = -term * x * x / ((2 * k) * (2 * k + 1))
+        k += 1
+    return total
+
+
+def search_sorted(keys, target):
+    """The first index whose key is not below target (binary search)."""
+    lo = 0
+    hi = keys.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if keys[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def rejection_disc(key):
+    """A point of the unit disc, sampled uniformly by rejection (`while True` + return)."""
+    import jax
+    while True:
+        key, sub = jax.random.split(key)
+        p = jax.random.uniform(sub, (2,), minval=-1.0, maxval=1.0)
+        if p[0] * p[0] + p[1] * p[1] <= 1.0:
+            return p
+
+
+def halvings(state):
+    """A registered dataclass as loop state: `state` has fields x and n."""
+    while state.x > 1.0:
+        state = type(state)(state.x / 2.0, state.n + 1)
+    return state.n

@@ -213,6 +213,63 @@ def test_vmap_early_return_and_break_over_rows():
         np.testing.assert_allclose(totals[k], total, rtol=1e-5)
 
 
+# --- what numerical code writes with lax by hand: bisection, series, search, sampling ---------
+
+def test_bisection_jit_and_vmap():
+    f = ag.jax.convert(programs.bisect_sqrt)
+    points = [0.25, 2.0, 9.0, 30.0]
+    for a in points:
+        np.testing.assert_allclose(ag.jax.jit(programs.bisect_sqrt)(jnp.float32(a)),
+                                   programs.bisect_sqrt(a), rtol=1e-5)
+    np.testing.assert_allclose(jax.jit(jax.vmap(f))(jnp.array(points, jnp.float32)),
+                               np.sqrt(points), rtol=1e-5)
+
+
+def test_series_to_a_tolerance_jit_vmap_and_forward_mode():
+    f = ag.jax.convert(programs.sin_series)
+    xs = [-2.0, 0.3, 1.2, 3.0]
+    np.testing.assert_allclose(jax.jit(jax.vmap(f))(jnp.array(xs, jnp.float32)),
+                               [programs.sin_series(x) for x in xs], rtol=1e-5, atol=1e-6)
+    jvp = jax.jit(lambda x: jax.jvp(f, (x,), (jnp.float32(1.0),)))
+    for x in xs:
+        np.testing.assert_allclose(jvp(jnp.float32(x))[1], np.cos(x), rtol=1e-4, atol=1e-5)
+
+
+def test_binary_search_jit_and_vmap():
+    keys = np.arange(0.0, 100.0, 3.0)
+    targets = [-1.0, 0.0, 50.0, 99.0, 200.0]
+    expected = [programs.search_sorted(keys, t) for t in targets]
+    assert expected == np.searchsorted(keys, targets).tolist()
+    jitted = ag.jax.jit(programs.search_sorted)
+    assert [int(jitted(jnp.asarray(keys, jnp.float32), jnp.float32(t))) for t in targets] == expected
+    batched = jax.vmap(ag.jax.convert(programs.search_sorted), in_axes=(None, 0))
+    assert batched(jnp.asarray(keys, jnp.float32), jnp.array(targets, jnp.float32)).tolist() == expected
+
+
+def test_rejection_sampler_draws_what_python_draws():
+    keys = jax.random.split(jax.random.key(0), 4)
+    expected = np.stack([programs.rejection_disc(k) for k in keys])     # eager: Python loops
+    assert (np.sum(expected ** 2, axis=1) <= 1.0).all()
+    np.testing.assert_array_equal(ag.jax.jit(programs.rejection_disc)(keys[0]), expected[0])
+    np.testing.assert_array_equal(jax.jit(jax.vmap(ag.jax.convert(programs.rejection_disc)))(keys),
+                                  expected)
+
+
+def test_registered_dataclass_as_loop_state():
+    import dataclasses
+
+    @jax.tree_util.register_dataclass
+    @dataclasses.dataclass
+    class State:
+        x: jax.Array
+        n: jax.Array
+
+    for x in (0.5, 100.0):
+        expected = programs.halvings(State(x, 0))
+        got = ag.jax.jit(programs.halvings)(State(jnp.float32(x), jnp.int32(0)))
+        assert int(got) == expected
+
+
 # --- the benchmark's workloads agree with their lax versions ---------------------------------
 
 def test_bench_prints_a_row_with_both_columns(capsys):
