@@ -9,12 +9,11 @@ from __future__ import annotations
 import ast
 import functools
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("autograph", "runtime")
+from source_modules import MODULES, PACKAGES, ROOT, import_base, trees
+
 # The runtime's core may import these leaf modules of the runtime besides itself.
 CORE_MAY_IMPORT = {"runtime.errors", "runtime.nest"}
 # The runtime's layers, bottom to top: a module imports only from its own layer and those
@@ -43,37 +42,12 @@ LAZY_UPWARD: dict = {}
 MAX_IMPORTS_IN_FUNCTIONS = 25        # in runtime/: optional dependencies and heavy rare paths
 
 
-def _modules() -> dict:
-    found = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            found[".".join(parts)] = path
-    return found
-
-
-MODULES = _modules()
-@functools.cache
-def trees() -> dict:
-    """Each module's syntax tree (parsed when a test first asks, not while collecting)."""
-    return {name: ast.parse(path.read_text(), str(path)) for name, path in MODULES.items()}
-
-
 def _targets(module: str, node) -> list:
     """The modules of ours that an Import/ImportFrom node in `module` imports."""
     if isinstance(node, ast.Import):
         names = [a.name for a in node.names]
     else:
-        if node.level:
-            package = module.split(".")
-            if not str(MODULES[module]).endswith("__init__.py"):
-                package = package[:-1]
-            package = package[:len(package) - (node.level - 1)]
-            base = ".".join(package + ([node.module] if node.module else []))
-        else:
-            base = node.module or ""
+        base = import_base(module, node)
         names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
                  for a in node.names]
     out = []

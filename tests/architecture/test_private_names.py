@@ -7,44 +7,17 @@ from __future__ import annotations
 
 import ast
 import functools
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("autograph", "runtime")
+from source_modules import MODULES, PACKAGES, ROOT, import_base, trees
+
 # The packages the test holds to none; the others' uses are counted and printed.
 ASSERTED = ("autograph", "runtime")
 
 
-def _modules() -> dict:
-    """{dotted name: path} of every module of ours (a package as its `__init__`)."""
-    found = {}
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            found[".".join(parts)] = path
-    return found
-
-
-MODULES = _modules()
-
-
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
-
-
-def _absolute(module: str, node: ast.ImportFrom) -> str:
-    """The module an ImportFrom in `module` imports from, as a dotted name."""
-    if not node.level:
-        return node.module or ""
-    package = module.split(".")
-    if not str(MODULES[module]).endswith("__init__.py"):
-        package = package[:-1]
-    package = package[:len(package) - (node.level - 1)]
-    return ".".join(package + ([node.module] if node.module else []))
 
 
 def _dotted(node) -> str | None:
@@ -74,7 +47,7 @@ def uses(module: str, tree: ast.AST) -> list:
                     if top in MODULES:
                         aliases[top] = top
         elif isinstance(node, ast.ImportFrom):
-            base = _absolute(module, node)
+            base = import_base(module, node)
             for a in node.names:
                 full = f"{base}.{a.name}"
                 if full in MODULES:
@@ -99,8 +72,8 @@ def uses(module: str, tree: ast.AST) -> list:
 def all_uses() -> dict:
     """{package: ["path:line: module._name", ...]}."""
     out = {p: [] for p in PACKAGES}
-    for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(), str(path))
+    for module, tree in trees().items():
+        path = MODULES[module]
         for line, name in uses(module, tree):
             out[module.partition(".")[0]].append(f"{path.relative_to(ROOT)}:{line}: {name}")
     return out
