@@ -33,32 +33,10 @@ from jax import lax  # noqa: E402
 
 import runtime as rt  # noqa: E402
 from runtime.backends.xla.backend import JaxBackend  # noqa: E402
+from examples.programs import fizzbuzz_counts, tanh_loop  # noqa: E402
 
 
 # -- the programs, in plain Python over tensors -----------------------------------------
-
-def fizzbuzz_count(n):
-    fizz = 0
-    buzz = 0
-    fizzbuzz = 0
-    other = 0
-    for i in rt.range(1, n + 1):
-        if i % 15 == 0:
-            fizzbuzz += 1
-        elif i % 3 == 0:
-            fizz += 1
-        elif i % 5 == 0:
-            buzz += 1
-        else:
-            other += 1
-    return fizz, buzz, fizzbuzz, other
-
-
-def tanh_loop(x):
-    while rt.reduce_sum(x) > 1:
-        x = rt.tanh(x)
-    return x
-
 
 def collatz(x):
     steps = 0
@@ -279,7 +257,7 @@ def main(argv=None):
     data = rng.normal(size=(8, 50, 16)).astype(np.float32)
     state = np.zeros((8, 16), np.float32)
     rows = [
-        ("fizzbuzz count n=1000", fizzbuzz_count, [i32], [np.int32(1000)], fizzbuzz_count_jax),
+        ("fizzbuzz count n=1000", fizzbuzz_counts, [i32], [np.int32(1000)], fizzbuzz_count_jax),
         ("tanh loop (while on a reduction)", tanh_loop, [rt.TensorSpec([10], rt.float32)],
          [np.ones(10, np.float32)], tanh_loop_jax),
         ("collatz steps of 77031", collatz, [i32], [np.int32(77031)], collatz_jax),
