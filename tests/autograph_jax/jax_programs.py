@@ -97,24 +97,6 @@ def huber_over_rows(w, xs, ys):
     return total
 
 
-def collatz_steps(x):
-    steps = 0
-    while x != 1:
-        if x % 2 == 0:
-            x = x // 2
-        else:
-            x = 3 * x + 1
-        steps += 1
-    return steps
-
-
-def first_above(row, t):
-    for i, v in enumerate(row):
-        if v > t:
-            return i
-    return -1
-
-
 def clamp_count(row):
     """A loop with continue and break, counting and summing a row's elements."""
     count = 0

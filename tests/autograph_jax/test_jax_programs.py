@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "autograph"))     # the converter's corpus and generator
 sys.path.insert(0, str(HERE.parents[1] / "tools" / "bench"))
 import corpus  # noqa: E402
+import bench_jax_autograph as bench  # noqa: E402
 import jax_programs as programs  # noqa: E402
 import random_programs  # noqa: E402
 
@@ -195,17 +196,17 @@ def test_vmap_scalar_programs():
 
 def test_vmap_while_with_per_element_trip_counts():
     xs = np.array([1, 6, 7, 27, 97], np.int32)
-    got = jax.jit(jax.vmap(ag.jax.convert(programs.collatz_steps)))(jnp.asarray(xs))
-    assert got.tolist() == [programs.collatz_steps(int(x)) for x in xs]
+    got = jax.jit(jax.vmap(ag.jax.convert(bench.collatz)))(jnp.asarray(xs))
+    assert got.tolist() == [bench.collatz(int(x)) for x in xs]
 
 
 def test_vmap_early_return_and_break_over_rows():
     rng = np.random.default_rng(1)
     rows = rng.uniform(-1.0, 2.0, size=(6, 9)).astype(np.float32)
     rows[2] = -1.0                                   # no element above: the fall-through return
-    got = jax.vmap(ag.jax.convert(programs.first_above), in_axes=(0, None))(
+    got = jax.vmap(ag.jax.convert(bench.first_above), in_axes=(0, None))(
         jnp.asarray(rows), jnp.float32(1.5))
-    assert got.tolist() == [programs.first_above(list(row), 1.5) for row in rows]
+    assert got.tolist() == [bench.first_above(list(row), 1.5) for row in rows]
     counts, totals = jax.vmap(ag.jax.convert(programs.clamp_count))(jnp.asarray(rows))
     for k, row in enumerate(rows):
         count, total = programs.clamp_count([float(v) for v in row])
@@ -273,7 +274,6 @@ def test_registered_dataclass_as_loop_state():
 # --- the benchmark's workloads agree with their lax versions ---------------------------------
 
 def test_bench_prints_a_row_with_both_columns(capsys):
-    import bench_jax_autograph as bench
     assert bench.main(["--quick", "--only", "collatz"]) == 0
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("workload"))
@@ -286,7 +286,6 @@ def test_bench_prints_a_row_with_both_columns(capsys):
 
 @pytest.mark.slow
 def test_bench_workloads_agree_with_lax_by_hand():
-    import bench_jax_autograph as bench
     for name, plain, hand, wrap, args in bench.workloads():
         expected = bench.compile_hand(hand, wrap)(*args)
         got = bench.compile_ours(plain, wrap)(*args)
