@@ -22,18 +22,17 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+from autograph.operators.python_path import Staging
+
 __all__ = ["convert", "jit"]
 
-_INSTALLED: list = []
 
-
+@functools.cache
 def _install() -> None:
     """jax's own functions are called as they are (never converted)."""
-    if not _INSTALLED:
-        from autograph.operators import calls
-        for package in ("jax", "jaxlib", "ml_dtypes", "opt_einsum"):
-            calls.register_library(package)
-        _INSTALLED.append(True)
+    from autograph.operators import calls
+    for package in ("jax", "jaxlib", "ml_dtypes", "opt_einsum"):
+        calls.register_library(package)
 
 
 def convert(f: Callable) -> Callable:
@@ -57,7 +56,6 @@ def convert(f: Callable) -> Callable:
             from autograph.experimental import Feature
             converted.append(api.for_staging(
                 f, experimental_optional_features=Feature.BUILTIN_FUNCTIONS))
-        from autograph.operators.python_path import Staging
         with Staging():
             return converted[0](*args, **kwargs)
 
