@@ -222,10 +222,6 @@ class _Replay(walk.Visitor):
                 return  # fed by a placeholder the caller does not feed (unused param)
             new = g.add_op(d, inputs, op.attrs, [(o.shape, o.dtype) for o in op.outputs],
                            op.name)
-        if d.reads_variables or d.writes_variables:
-            var = op.attrs["variable"]
-            if all(v is not var for v in g.variables):
-                g.variables.append(var)
         for o, n in zip(op.outputs, new.outputs):
             self.mapping[id(o)] = n
         self.new_ops.append(new)

@@ -77,12 +77,7 @@ class _Inliner(walk.Visitor):
         return [self.mapping[id(t)] for t in op.inputs]
 
     def _add(self, op, inputs, attrs, specs):
-        d, g = op.opdef, self.target
-        if d.reads_variables or d.writes_variables:
-            var = attrs["variable"]
-            if all(v is not var for v in g.variables):
-                g.variables.append(var)
-        new = g.add_op(d, inputs, attrs, specs, op.name)
+        new = self.target.add_op(op.opdef, inputs, attrs, specs, op.name)
         if op.location is not None:
             new.location = op.location  # errors name the callee's line
         for old, t in zip(op.outputs, new.outputs):

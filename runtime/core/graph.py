@@ -233,9 +233,17 @@ class Graph:
         self._version += 1
         if opdef.side_effect:
             self.has_side_effects = True
+        if opdef.reads_variables or opdef.writes_variables:
+            self.use_variable(attrs["variable"])
         if _recording.tapes:  # a GradientTape opened in this graph may record the op
             hooks.record_op(op)
         return op
+
+    def use_variable(self, variable) -> None:
+        """Lists `variable` among the Variables this graph reads or writes (once, in
+        first-use order); every op that reads or writes one does, as it is added."""
+        if all(v is not variable for v in self.variables):
+            self.variables.append(variable)
 
     def eager_constant(self, t: EagerTensor) -> SymbolicTensor:
         """This graph's tensor for the eager tensor `t`, made outside it: one Const node of

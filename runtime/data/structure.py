@@ -123,10 +123,6 @@ def _copy_ops(source, target, feeds: dict) -> dict:
             inputs.append(m if m is not None else in_graph(target, t))
         new = target.add_op(d, inputs, op.attrs, [(o.shape, o.dtype) for o in op.outputs],
                             op.name)
-        if d.reads_variables or d.writes_variables:
-            var = op.attrs["variable"]
-            if all(v is not var for v in target.variables):
-                target.variables.append(var)
         for o, n in zip(op.outputs, new.outputs):
             mapping[id(o)] = n
     return mapping

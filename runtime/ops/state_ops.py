@@ -185,8 +185,6 @@ class Variable:
             if hooks.recording.tapes:  # an open GradientTape sees the read (it may watch self)
                 return apply_op(READ, [], {"variable": self}, name="ReadVariableOp")
             return EagerTensor(self._value, self._dtype)
-        if all(v is not self for v in g.variables):
-            g.variables.append(self)
         return apply_op(READ, [], {"variable": self}, name="ReadVariableOp")
 
     value = read_value
@@ -207,9 +205,6 @@ class Variable:
     # -- writing ---------------------------------------------------------------------------
     def _write(self, value, mode):
         v = convert_to_tensor(value, dtype_hint=self._dtype)
-        g = current_graph()
-        if g is not None and all(x is not self for x in g.variables):
-            g.variables.append(self)
         return apply_op(ASSIGN, [v], {"variable": self, "mode": mode},
                         name={"set": "AssignVariableOp", "add": "AssignAddVariableOp",
                               "sub": "AssignSubVariableOp"}[mode])

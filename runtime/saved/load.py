@@ -319,11 +319,8 @@ def _node(ctx, g, n, name, w, depth):
             raise r.fail(f"{w}.outputs[{k}]", f"declared {sd.name} {ss}, but {opname} gives "
                                               f"{getattr(d, 'name', d)} {s} here")
         r.size(s, f"{w}.outputs[{k}]")
-    op = g.add_op(opdef, inputs, attrs, specs, name)
+    op = g.add_op(opdef, inputs, attrs, specs, name)  # (lists the Variable it reads/writes)
     op.location = _location(r, n, w)
-    for v in attrs.values():  # as tracing does: the Variables a graph reads or writes
-        if isinstance(v, Variable) and all(v is not x for x in g.variables):
-            g.variables.append(v)
 
 
 def _location(r, n, w):
