@@ -27,8 +27,9 @@ from .ops.core import constant, convert_to_tensor
 from .ops.io_ops import assert_that, print_
 from .ops.list_ops import StagedList
 from .ops.makers import range as range_, zeros
-from .ops.math_ops import cast, equal, logical_not
-from .ops.reduce_ops import reduce_any
+from .ops.math_ops import (cast, equal, greater, less, logical_not, minimum, not_equal,
+                           where)
+from .ops.reduce_ops import reduce_any, reduce_max, reduce_min
 from .ops.tensor_array import TensorArray
 from .truth import truth_value
 
@@ -113,6 +114,38 @@ class RuntimeBackend:
                                 f"{bound.shape}: {bound!r}; index it (t[0]) or reshape it "
                                 f"to a scalar (rt.reshape(t, []))")
         return range_(*bounds)
+
+    def minimum(self, a, b):
+        return minimum(a, b)
+
+    def extremum(self, values, largest):
+        """Python's `max(*values)` (largest) or `min`, of staged scalars, or of the
+        elements of one staged vector (a NaN is the answer only where it comes first)."""
+        what = "max" if largest else "min"
+        if len(values) == 1:
+            x = convert_to_tensor(values[0])
+            if x.shape.rank != 1:
+                raise TypeError(f"{what}() of a tensor of shape {x.shape} compares its "
+                                f"rows or elements as Python values; use "
+                                f"rt.reduce_{what}(x) or rt.{what}imum(a, b)")
+            if x.shape[0] == 0:
+                raise ValueError(f"{what}() arg is an empty sequence")
+            if not x.dtype.is_floating:
+                return (reduce_max if largest else reduce_min)(x)
+            nan = not_equal(x, x)
+            fill = constant(float("-inf") if largest else float("inf"), x.dtype)
+            best = (reduce_max if largest else reduce_min)(where(nan, fill, x))
+            return where(nan[0], x[0], best)
+        result = values[0]
+        for value in values[1:]:
+            for v in (result, value):
+                if isinstance(v, Tensor) and v.shape.rank != 0:
+                    raise TypeError(f"{what}() of tensors compares them as Python values; "
+                                    f"use rt.{what}imum(a, b) for the elementwise {what}")
+            result, value = convert_to_tensor(result), convert_to_tensor(value)
+            better = greater(value, result) if largest else less(value, result)
+            result = where(better, value, result)
+        return result
 
     def len(self, value):
         """`len(value)` for a staged value: a Python int when the first dimension is known

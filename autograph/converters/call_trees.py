@@ -19,11 +19,13 @@ from autograph.converters.expressions import operator_call
 from autograph.operators.calls import is_allowlisted
 
 NODE_TYPES = (gast.Call,)
-# Builtins whose result on a staged value is staged: len(t), range(t), enumerate(t).
+# Builtins whose result on a staged value is staged: len(t), range(t), enumerate(t),
+# max(a, b), min(a, b).
 # (By id: a callee found in a namespace may be any object, unhashable ones too; these
 # builtins live as long as the process, so their ids name only them.)
 _STAGED = {id(builtins.len): "len_", id(builtins.range): "range_",
-           id(builtins.enumerate): "enumerate_"}
+           id(builtins.enumerate): "enumerate_", id(builtins.max): "max_",
+           id(builtins.min): "min_"}
 
 
 def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
@@ -43,7 +45,8 @@ def rewrite(node: gast.Call, ctx: Context) -> gast.AST:
     staged = _STAGED.get(id(target))
     if (staged is not None and not node.keywords
             and not any(type(a) is gast.Starred for a in node.args)
-            and (target is not builtins.len or len(node.args) == 1)):
+            and (target is not builtins.len or len(node.args) == 1)
+            and (node.args or target not in (builtins.max, builtins.min))):
         return operator_call(staged, node.args, node)   # staged for staged values
     if ctx.features and target is builtins.print and Feature.BUILTIN_FUNCTIONS in ctx.features:
         call = operator_call("print_", node.args, node)

@@ -83,13 +83,15 @@ class ForTransformer(StatementTransformer):
                     is getattr(builtins, name) and _call_fits(node, *_ARGUMENTS[name])):
                 # `ag__.range_`, as the template `ag__.range_` gives it
                 node.func = templates.operator_call(name + "_", (), node.lineno).func
+                if name == "enumerate" and node.args:       # enumerate(zip(x, y))
+                    node.args[0] = self._iterable(node.args[0])
         return node
 
 
 # The builtins a `for` over a tensor stages in place (`ag__.range_`): how many
 # positional arguments and which keywords a call takes (other calls stay the builtin's,
 # and fail with its own message).
-_ARGUMENTS = {"range": (1, 3, ()), "enumerate": (1, 2, ("start",))}
+_ARGUMENTS = {"range": (1, 3, ()), "enumerate": (1, 2, ("start",)), "zip": (1, 32, ())}
 
 
 def _call_fits(call: gast.Call, least: int, most: int, keywords: tuple) -> bool:

@@ -14,6 +14,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from autograph.jax_backend.bounded import (UNBOUNDED, bounded_while, linearized,
+                                         reverse_mode,
+                                         static_bound)
 from autograph.jax_backend.layouts import Layout, cast, describe_aval, merged_avals
 
 
@@ -154,7 +157,15 @@ class JaxBackend:
         carry = (leaves, [jnp.bool_(False)] * len(flagged))
         if limit is not None:
             carry += (jnp.int32(0),)
-        final = lax.while_loop(test, body, carry)
+        bound = static_bound(limit if limit is not None else opts.get("trip_count"))
+        if bound is not None and reverse_mode(jax.tree_util.tree_leaves(carry)):
+            final = bounded_while(test, body, carry, bound)
+        else:
+            final = lax.while_loop(test, body, carry)
+            if linearized(jax.tree_util.tree_leaves(final[0])):
+                if bound is None:
+                    raise ValueError(UNBOUNDED)
+                final = bounded_while(test, body, carry, bound)     # (differentiable)
         defined = [None] * len(init)
         for i, flag in zip(flagged, final[1]):
             defined[i] = flag
@@ -169,7 +180,9 @@ class JaxBackend:
         x = jnp.asarray(iterable)
         if x.ndim == 0:
             raise TypeError(f"cannot iterate over a scalar ({describe_aval(jax.typeof(x))})")
-        return jnp.int32(x.shape[0]), (lambda i: lax.dynamic_index_in_dim(x, i, 0, False))
+        if x.shape[0] == 0:      # no item: the body is traced on a stand-in of an item's type
+            return 0, (lambda i: jnp.zeros(x.shape[1:], x.dtype))
+        return x.shape[0], (lambda i: lax.dynamic_index_in_dim(x, i, 0, False))
 
     def range(self, start, limit, delta):
         for bound in (start, limit, delta):
@@ -177,6 +190,37 @@ class JaxBackend:
                 raise TypeError(f"range() takes scalar integers, not an array of shape "
                                 f"{jnp.shape(bound)}: index it (x[0]) or reshape it")
         return StagedRange(start, limit, delta)
+
+    def extremum(self, values, largest):
+        """Python's `max(*values)` (largest) or `min`, of traced scalars, or of the
+        elements of one traced vector."""
+        what = "max" if largest else "min"
+        if len(values) == 1:
+            x = jnp.asarray(values[0])
+            if x.ndim != 1:
+                raise TypeError(f"{what}() of an array of shape {x.shape} compares its "
+                                f"{'rows' if x.ndim else 'elements'} as Python values, "
+                                f"which has no single truth value; use jnp.{what}(x) "
+                                f"or jnp.{what}imum(a, b)")
+            if x.shape[0] == 0:
+                raise ValueError(f"{what}() arg is an empty sequence")
+            if not jnp.issubdtype(x.dtype, jnp.inexact):
+                return jnp.max(x) if largest else jnp.min(x)
+            best = jnp.nanmax(x) if largest else jnp.nanmin(x)
+            return jnp.where(jnp.isnan(x[0]), x[0], best)      # (a NaN first stays)
+        result = values[0]
+        for value in values[1:]:
+            for v in (result, value):
+                if jnp.ndim(v) != 0:
+                    raise TypeError(f"{what}() of arrays compares them as Python values, "
+                                    f"which has no single truth value; use "
+                                    f"jnp.{what}imum(a, b) for the elementwise {what}")
+            better = value > result if largest else value < result
+            result = jnp.where(better, value, result)
+        return result
+
+    def minimum(self, a, b):
+        return jnp.minimum(a, b)
 
     def len(self, value):
         if isinstance(value, StagedRange):

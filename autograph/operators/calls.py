@@ -238,7 +238,7 @@ def converted(fn: Callable, /) -> Callable:
             conv = cached(func, _STAGED_KEY) or _converted_function(func, None)
             return fn if conv is func else types.MethodType(conv, fn.__self__)
     elif kind in _BUILTIN_CALLABLES:          # `xs.append`, `len`: the common case
-        if fn is range or fn is len or fn is enumerate:
+        if fn is range or fn is len or fn is enumerate or fn is max or fn is min:
             return STAGED_BUILTINS[fn]        # `r = range; r(t)`: staged as range(t) is
         return fn
     return _converted_other(fn, None)

@@ -22,7 +22,8 @@ from autograph.errors import StagingError, StagingValueError, unlink_frames, use
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators import recursion, unrolling
-from autograph.operators.iterables import PLAIN, StagedEnumerate, backend_of  # noqa: F401
+from autograph.operators.iterables import (  # noqa: F401
+    PLAIN, StagedEnumerate, StagedZip, backend_of, backend_of_iterable)
 from autograph.operators.tracer import Tracer, pack, unpack
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
 from autograph.operators.watch import CONTAINERS, Watch, refuse_changes
@@ -471,7 +472,7 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
         iterable = unwrap(iterable)
         n = len(names)
         state = tuple(state)
-        backend = backend_of(iterable.tensor if type(iterable) is StagedEnumerate else iterable)
+        backend = backend_of_iterable(iterable)
         if backend is not None:
             places, state = _staging(backend, composite, state, lists)
             return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
@@ -525,10 +526,48 @@ def _staged_python_for(backend, items, body, state, names, extra_test, places):
     return pack(state, n)
 
 
+def _plan(backend, iterable):
+    """The backend's plan for iterating `iterable`: (length, item at i), or ("iterator",
+    first, next) (see `_staged_iterator_for`); a zip's plan combines its parts' plans."""
+    if type(iterable) is not StagedZip:
+        return backend.iterate(iterable)
+    plans = [backend.iterate(part) for part in iterable.parts]
+    if all(len(p) == 2 for p in plans):
+        lengths = [p[0] for p in plans]
+        length = lengths[0]
+        for other in lengths[1:]:        # (the shortest: known or staged lengths)
+            if type(length) is int and type(other) is int:
+                length = min(length, other)
+            else:
+                length = backend.minimum(length, other)
+        return length, (lambda i: tuple(p[1](i) for p in plans))
+    if all(len(p) == 3 for p in plans):
+        def first():
+            fetched = [p[1]() for p in plans]
+            return _all(backend, [f[0] for f in fetched]), tuple(f[1] for f in fetched), \
+                tuple(f[2] for f in fetched)
+
+        def next_(its):
+            fetched = [p[2](it) for p, it in zip(plans, its)]
+            return _all(backend, [f[0] for f in fetched]), tuple(f[1] for f in fetched), \
+                tuple(f[2] for f in fetched)
+        return "iterator", first, next_
+    raise TypeError(f"{user_location(4)}: zip() of a staged iterator (a dataset) and an "
+                    f"array is not staged: zip datasets with each other, or make the array "
+                    f"a dataset")
+
+
+def _all(backend, flags):
+    out = flags[0]
+    for flag in flags[1:]:
+        out = _staged_and(backend, out, lambda flag=flag: flag)
+    return out
+
+
 def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=None):
     n = len(names)
     enumerated = type(iterable) is StagedEnumerate
-    plan = backend.iterate(iterable.tensor if enumerated else iterable)
+    plan = _plan(backend, iterable.tensor if enumerated else iterable)
     if len(plan) == 3:
         return _staged_iterator_for(backend, plan, iterable.start if enumerated else None, body,
                                     state, names, extra_test, opts, places)
@@ -538,6 +577,8 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
         get_item = lambda i: (i + start, get_element(i))
     else:
         length, get_item = plan
+    if type(length) is int:     # a trip count known while staging: a bound for the backend
+        opts = {**(opts or {}), "trip_count": length}
 
     def test(i, *vs):
         more = i < length

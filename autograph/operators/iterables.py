@@ -3,7 +3,7 @@ staging_backends), and the iterables of
 a `for` that stay staged (`range_`, `enumerate_`: the builtins on Python values)."""
 from __future__ import annotations
 
-from builtins import enumerate, range, tuple, type  # the originals: see operators/__init__
+from builtins import enumerate, range, tuple, type, zip  # the originals: see operators/__init__
 
 from typing import Any
 
@@ -44,6 +44,36 @@ class StagedEnumerate:
 def enumerate_(iterable: Any, start: Any = 0) -> Any:
     """`enumerate(...)` in a `for`: staged when it enumerates a staged tensor."""
     iterable = unwrap(iterable)
-    if backend_of(iterable) is None:
+    if backend_of_iterable(iterable) is None:
         return enumerate(iterable, start)
     return StagedEnumerate(iterable, start)
+
+
+class StagedZip:
+    """`zip(a, b, ...)` of staged values of one backend, for `for_stmt` to iterate as one
+    staged loop (as long as the shortest)."""
+
+    __slots__ = ("backend", "parts")
+
+    def __init__(self, backend: Any, parts: tuple):
+        self.backend, self.parts = backend, parts
+
+
+def zip_(*iterables: Any) -> Any:
+    """`zip(...)` in a `for`: staged when every iterable is a staged value of one backend
+    (a mix with Python iterables stays Python's zip, which iterates each)."""
+    parts = tuple(unwrap(p) for p in iterables)
+    backends = {id(b): b for b in (backend_of(p) for p in parts)}
+    if len(backends) != 1 or None in backends.values():
+        return zip(*parts)
+    return StagedZip(next(iter(backends.values())), parts)
+
+
+def backend_of_iterable(iterable: Any) -> Any:
+    """The backend that stages a `for` over `iterable` (None: a Python loop)."""
+    kind = type(iterable)
+    if kind is StagedEnumerate:
+        return backend_of_iterable(iterable.tensor)
+    if kind is StagedZip:
+        return iterable.backend
+    return backend_of(iterable)

@@ -1,16 +1,19 @@
-"""Builtins whose answer on a staged value is itself staged: `len(t)`, `x in t`, and,
-with `Feature.BUILTIN_FUNCTIONS`, `print(t)`.
+"""Builtins whose answer on a staged value is itself staged: `len(t)`, `x in t`,
+`max`/`min` of staged scalars (or of a staged vector's elements), and, with
+`Feature.BUILTIN_FUNCTIONS`, `print(t)`.
 
     len(xs)       ->   ag__.len_(xs)
     x in xs       ->   ag__.in_(x, xs)
     x not in xs   ->   ag__.not_in(x, xs)
+    max(a, b)     ->   ag__.max_(a, b)
     print(x, y)   ->   ag__.print_(x, y)          (only with Feature.BUILTIN_FUNCTIONS)
 
 The design in full: docs/architecture.md, under `autograph/operators/py_builtins.py`.
 """
 from __future__ import annotations
 
-from builtins import dict, isinstance, len, list, print, tuple, type  # the originals: see operators/__init__
+from builtins import (  # the originals: see operators/__init__
+    dict, isinstance, len, list, max, min, print, tuple, type)
 
 from typing import Any
 
@@ -58,6 +61,32 @@ def not_in(item: Any, container: Any) -> Any:
     if backend is None:
         return item not in container
     return backend.logical_not(backend.contains(container, unwrap(item)))
+
+
+def max_(*args: Any, **kwargs: Any) -> Any:
+    """`max(...)`: Python's, unless a value compared is staged; then the backend's
+    `extremum`, which keeps Python's meaning (the first of equal values; a NaN is never
+    larger, so it is the answer only where it comes first)."""
+    return _extremum(args, kwargs, True, max)
+
+
+def min_(*args: Any, **kwargs: Any) -> Any:
+    """`min(...)`: as `max_`, for the smallest."""
+    return _extremum(args, kwargs, False, min)
+
+
+def _extremum(args: tuple, kwargs: dict, largest: bool, builtin: Any) -> Any:
+    if kwargs or not args:            # key=, default=: Python's (it compares them itself)
+        return builtin(*args, **kwargs)
+    values = args
+    if len(args) == 1 and type(args[0]) in (list, tuple):
+        values = args[0]              # max([a, b]): the elements are compared
+    values = tuple(unwrap(v) for v in values)
+    for value in values:
+        backend = backend_of(value)
+        if backend is not None:
+            return backend.extremum(values, largest)
+    return builtin(*args)
 
 
 def print_(*values: Any, sep: Any = " ", end: Any = "\n", file: Any = None,

@@ -88,6 +88,10 @@ def _unassigned(error: Exception, value: Undefined) -> Exception:
 
 def _checked(value: MaybeUndefined) -> Any:
     backend = backend_of(value.defined)
+    if backend is None:       # a flag a staged construct gave as a concrete value
+        if not value.defined:
+            raise _unassigned(UnboundLocalError(_UNBOUND % value.name), value)
+        return value.value
     backend.assert_(
         value.defined,
         f"name '{value.name}' is used at {user_location(3)} but was not assigned "

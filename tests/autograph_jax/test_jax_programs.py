@@ -150,23 +150,33 @@ def test_forward_mode_matches_finite_differences(fn, points):
         np.testing.assert_allclose(tangent, central_difference(fn, x), rtol=2e-3, atol=2e-3)
 
 
-# newton_sqrt's loop has no bound; bounded_series's has one (maximum_iterations), but
-# ag.jax lowers it to a while_loop still, which reverse mode refuses.
-REVERSE = [p for p in SCALAR
-           if p.values[0] not in (programs.newton_sqrt, programs.bounded_series)]
+# newton_sqrt's loop has no bound (reverse mode refuses it, saying to give one);
+# bounded_series's has one (maximum_iterations): it lowers to masked scans.
+REVERSE = [p for p in SCALAR if p.values[0] is not programs.newton_sqrt]
 
 
 @pytest.mark.parametrize("fn, points", REVERSE)
 def test_reverse_mode_matches_finite_differences(fn, points):
-    grad = jax.jit(jax.grad(ag.jax.convert(fn)))
-    for x in points:
-        np.testing.assert_allclose(grad(jnp.float32(x)), central_difference(fn, x),
-                                   rtol=2e-3, atol=2e-3)
+    converted = ag.jax.convert(fn)
+    ways = {"jit(grad(convert))": jax.jit(jax.grad(converted)),
+            "grad(convert)": jax.grad(converted),
+            "grad(ag.jax.jit)": jax.grad(ag.jax.jit(fn))}
+    for way, grad in ways.items():
+        for x in points:
+            np.testing.assert_allclose(grad(jnp.float32(x)), central_difference(fn, x),
+                                       rtol=2e-3, atol=2e-3, err_msg=f"{way} at {x}")
 
 
-def test_forward_mode_through_for_over_rows_with_if():
-    """jvp along each axis of w through a loop over an array's rows with an `if` in it.
-    (Reverse mode under jit is refused there yet: the loop lowers to a while_loop.)"""
+def test_reverse_mode_through_an_unbounded_loop_says_to_bound_it():
+    line = programs.newton_sqrt.__code__.co_firstlineno + 4          # its `while`
+    with pytest.raises(ValueError, match="maximum_iterations") as info:
+        jax.jit(jax.grad(ag.jax.convert(programs.newton_sqrt)))(jnp.float32(2.0))
+    assert f"jax_programs.py:{line}:" in str(info.value)
+
+
+def test_both_modes_through_for_over_rows_with_if():
+    """jvp along each axis of w through a loop over an array's rows with an `if` in it,
+    and jax.grad (the loop's trip count is the number of rows: a bound)."""
     rng = np.random.default_rng(0)
     xs, w = rng.normal(size=(12, 3)), rng.normal(size=3)
     ys = xs @ w + rng.normal(scale=1.5, size=12)      # some errors above 1, some below
@@ -181,6 +191,10 @@ def test_forward_mode_through_for_over_rows_with_if():
         np.testing.assert_allclose(value, programs.huber_over_rows(w0, xs, ys), rtol=1e-5)
         expected = central_difference(lambda t: programs.huber_over_rows(w0 + t * step, xs, ys), 0.0)
         np.testing.assert_allclose(tangent, expected, rtol=2e-3, atol=2e-3)
+        gradient = jax.jit(jax.grad(converted))(jnp.asarray(w0, jnp.float32),
+                                                jnp.asarray(xs, jnp.float32),
+                                                jnp.asarray(ys, jnp.float32))
+        np.testing.assert_allclose(gradient[k], expected, rtol=2e-3, atol=2e-3)
 
 
 # --- vmap against a Python loop over the batch ----------------------------------------------
