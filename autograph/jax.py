@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from autograph.operators.python_path import Staging
 
-__all__ = ["convert", "jit"]
+__all__ = ["checkify", "convert", "jit"]
 
 
 @functools.cache
@@ -79,6 +79,27 @@ def _all_concrete(args: tuple) -> bool:
 def _leaves(tree: Any) -> list:
     import jax
     return jax.tree_util.tree_leaves(tree)
+
+
+def checkify(f: Callable, errors: Any = None) -> Callable:
+    """`jax.experimental.checkify.checkify` of `convert(f)`, its `assert`s on traced
+    values staged as checkify checks: the function returns `(error, result)`, and
+    `error.throw()` raises the first failed assertion's message (the user's file and
+    line in it). Without it, a failed `assert` on a traced value fails the computation
+    when it runs (a callback raising AssertionError).
+
+    Args:
+      f: a function, as for `convert`.
+      errors: checkify's error set (default `checkify.user_checks`: the asserts).
+    """
+    from jax.experimental import checkify as checks
+    from autograph.jax_backend import backend
+    converted = convert(f)
+
+    @functools.wraps(f)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        return backend.with_functional_checks(converted, *args, **kwargs)
+    return checks.checkify(checked, errors=checks.user_checks if errors is None else errors)
 
 
 def jit(f: Callable = None, **jit_kwargs: Any) -> Any:

@@ -6,6 +6,7 @@ this backend for them); concrete arrays behave as Python values.
 """
 from __future__ import annotations
 
+import contextvars
 import sys
 from typing import Any, Callable, Sequence
 
@@ -65,6 +66,19 @@ def _trace_branch(fn: Callable[[], Sequence[Any]]) -> tuple:
     closed, avals = jax.make_jaxpr(arrays_only, return_shape=True)()
     layouts, it = box[0], iter(avals)
     return closed, [lay.with_avals([next(it) for _ in lay.avals]) for lay in layouts]
+
+
+# Set while `ag.jax.checkify` traces a converted function: `assert` is a checkify check.
+_FUNCTIONAL_CHECKS = contextvars.ContextVar("autograph_jax_checkify", default=False)
+
+
+def with_functional_checks(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)`, its `assert`s staged as `jax.experimental.checkify` checks."""
+    token = _FUNCTIONAL_CHECKS.set(True)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _FUNCTIONAL_CHECKS.reset(token)
 
 
 class JaxBackend:
@@ -251,16 +265,26 @@ class JaxBackend:
         jax.debug.callback(show, *[values[i] for i in staged])
 
     def assert_(self, pred, message: str):
-        """A run-time check: the computation fails with `message` where pred is false."""
+        """A run-time check: the computation fails with `message` where pred is false
+        (a callback raising AssertionError; under `ag.jax.checkify`, a `checkify.check`,
+        whose error is a value the caller gets)."""
+        if _FUNCTIONAL_CHECKS.get():
+            from jax.experimental import checkify
+            checkify.check(truth(pred, "the condition of an `assert`"),
+                           message.replace("{", "{{").replace("}", "}}"))
+            return
+
         def check(ok):
             if not np.all(ok):
                 raise AssertionError(message)
         jax.debug.callback(check, truth(pred, "the condition of an `assert`"))
 
     def new_list(self, items, element_type=None):
-        raise TypeError("a Python list changed in `if`/`while`/`for` on a traced value "
-                        "cannot be staged in JAX (its length would depend on the data): "
-                        "build an array of a fixed size (x = x.at[i].set(v)) instead")
+        raise TypeError("it is appended to (or popped) in an `if`/`while`/`for` on a traced "
+                        "value, which JAX cannot stage: a list's length would depend on the "
+                        "data, and JAX arrays have static shapes. Build an array of a fixed "
+                        "size instead (buf = jnp.zeros(n); buf = buf.at[i].set(v)), or keep "
+                        "the loop in Python (a Python bound: `for i in range(3)`)")
 
     def stack(self, items, element_type=None):
         return jnp.stack([jnp.asarray(v) for v in items])

@@ -18,7 +18,8 @@ from builtins import (  # the originals: see operators/__init__
 
 from typing import Any, Callable, Optional, Sequence
 
-from autograph.errors import StagingError, StagingValueError, unlink_frames, user_location
+from autograph.errors import (StagingError, StagingTypeError, StagingValueError, unlink_frames,
+                             user_location)
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators import recursion, unrolling
@@ -187,7 +188,7 @@ def if_stmt(test: Any, if_true: Callable, if_false: Optional[Callable] = None,
             test = unwrap(test)
             backend = backend_of(test)
             if backend is not None:
-                places, state = _staging(backend, composite, state, lists)
+                places, state = _staging(backend, composite, state, lists, names)
                 if places is not None:
                     return staged_if_places(backend, test, if_true, if_false, state,
                                              tuple(names), places, caught)
@@ -285,7 +286,7 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
                 backend = backend_of(cond)
                 if backend is not None:
                     _test_runs_again(backend, before)
-                    places, state = _staging(backend, composite, state, lists)
+                    places, state = _staging(backend, composite, state, lists, names)
                     return pack(_staged_loop_places(backend, test, body, state, tuple(names),
                                                      opts, places, Watch([test, body])), n)
             if not cond:
@@ -320,7 +321,7 @@ def _test_runs_again(backend, before) -> None:
             f"(`go = <test>` / `while go:`)")
 
 
-def _staging(backend, composite, state, lists):
+def _staging(backend, composite, state, lists, names):
     """For a construct about to be staged: its carried places (None without any), and its
     state with the Python lists it appends to made staged lists (the places are read
     first, while those lists are still the user's)."""
@@ -328,7 +329,11 @@ def _staging(backend, composite, state, lists):
     if composite is not None:
         places = places_.places(composite, lists_.originals(state, lists))
     if lists:
-        state = lists_.staged(backend, state, lists)
+        try:
+            state = lists_.staged(backend, state, lists)
+        except TypeError as e:     # a backend without lists whose length the data decides
+            changed = ", ".join(f"'{names[i]}'" for i in lists if i < len(names))
+            raise StagingTypeError(f"{user_location()}: the list {changed}: {e}") from None
     return places, tuple(state)
 
 
@@ -474,7 +479,7 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
         state = tuple(state)
         backend = backend_of_iterable(iterable)
         if backend is not None:
-            places, state = _staging(backend, composite, state, lists)
+            places, state = _staging(backend, composite, state, lists, names)
             return _staged_for(backend, iterable, body, state, tuple(names), extra_test, opts,
                                places)
         if type(iterable) not in _SHORT or len(iterable) > _WATCHED:
@@ -494,7 +499,7 @@ def for_stmt(iterable: Any, body: Callable, state: Sequence[Any] = (),
             go = unwrap(extra_test(*state))
             go_backend = backend_of(go)
             if go_backend is not None:
-                places, state = _staging(go_backend, composite, state, lists)
+                places, state = _staging(go_backend, composite, state, lists, names)
                 return _staged_python_for(go_backend, items, body, state, tuple(names), extra_test,
                                           places)
             if not go:

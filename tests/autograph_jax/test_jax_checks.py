@@ -1,0 +1,70 @@
+"""`assert` on traced values under JAX (a callback that fails the run; under
+`ag.jax.checkify`, checkify checks whose errors are values), and the errors staging
+gives at the user's line: a list whose length the data would decide."""
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+import autograph as ag  # noqa: E402
+
+
+def checked_walk(x):
+    assert x > 0, "x must be positive, got {x}"
+    y = x
+    while y < 10:
+        assert y != 3, "the walk met three"
+        y = y + 1
+    return y
+
+
+def line_of(text):
+    lines, first = __import__("inspect").getsourcelines(checked_walk)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+@pytest.mark.parametrize("x, failing", [(2.0, "the walk met three"),
+                                        (-1.0, "x must be positive, got {x}"),
+                                        (5.0, None)])
+def test_checkify_gives_the_first_failed_assert_as_a_value(x, failing):
+    err, out = jax.jit(ag.jax.checkify(checked_walk))(jnp.float32(x))
+    assert float(out) == 10.0           # (checkify runs on: the walk still ends at 10)
+    if failing is None:
+        assert err.get() is None
+        return
+    assert f"test_jax_checks.py:{line_of(failing)}: {failing}" in err.get()
+    with pytest.raises(Exception, match="the walk met three|must be positive"):
+        err.throw()
+
+
+def test_checkify_under_vmap_names_the_failing_element():
+    def simple(x):
+        assert x > 0, "positive"
+        return x * 2
+    err, out = jax.vmap(ag.jax.checkify(simple))(jnp.array([1.0, -3.0]))
+    assert "mapped index 1" in err.get() and "positive" in err.get()
+    assert out.tolist() == [2.0, -6.0]
+
+
+def test_without_checkify_a_failed_assert_fails_the_run():
+    f = ag.jax.jit(checked_walk)
+    assert float(f(jnp.float32(5.0))) == 10.0
+    with pytest.raises(Exception, match="the walk met three"):
+        jax.block_until_ready(f(jnp.float32(2.0)))
+
+
+def collect(n):
+    out = []
+    i = 0
+    while i < n:
+        out.append(i)
+        i += 1
+    return out
+
+
+def test_a_list_the_data_would_size_is_refused_at_its_loop():
+    line = collect.__code__.co_firstlineno + 3
+    with pytest.raises(TypeError, match="the list 'out'.*fixed size") as info:
+        ag.jax.jit(collect)(jnp.int32(3))
+    assert f"test_jax_checks.py:{line}:" in str(info.value)
+    assert ag.jax.convert(collect)(3) == [0, 1, 2]           # Python values: Python's list
