@@ -15,10 +15,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from autograph.jax_backend import carry as carry_
 from autograph.jax_backend.bounded import (UNBOUNDED, bounded_while, linearized,
                                          reverse_mode,
                                          static_bound)
-from autograph.jax_backend.layouts import Layout, cast, describe_aval, merged_avals
+from autograph.jax_backend.layouts import Layout, cast, describe_aval, is_array, merged_avals
 
 
 def truth(value: Any, what: str) -> Any:
@@ -115,7 +116,12 @@ class JaxBackend:
         branches = [_branch_fn(t_jaxpr, t_layouts, plan, 1),
                     _branch_fn(f_jaxpr, f_layouts, plan, 2)]
         staged = any(a for a, _, _ in plan) or t_jaxpr.effects or f_jaxpr.effects
-        leaves = lax.cond(p, branches[0], branches[1]) if staged else []
+        if not staged:
+            leaves = []
+        elif _selectable(t_jaxpr) and _selectable(f_jaxpr):
+            leaves = [_select(p, t, f) for t, f in zip(branches[0](), branches[1]())]
+        else:
+            leaves = lax.cond(p, branches[0], branches[1])
         outs, at = [], 0
         for layout, (avals, _, _) in zip(result_layouts, plan):
             if avals is None:
@@ -129,14 +135,14 @@ class JaxBackend:
     def while_loop(self, cond_fn, body_fn, init, names, is_undefined, opts=None):
         opts = opts or {}
         init = list(init)
-        flagged = []
+        # A variable undefined before the loop starts as zeros of the type the body gives
+        # it. (Its defined flag is autograph's: see docs/staging_protocol.md.)
         if any(is_undefined(v) for v in init):
             _, learned = _trace_branch(lambda: body_fn(*init))
             for i, (value, layout) in enumerate(zip(init, learned)):
                 if is_undefined(value) and not (len(layout.statics) == 1
                                                 and is_undefined(layout.statics[0])):
                     init[i] = layout.rebuild(layout.zeros())
-                    flagged.append(i)
         layouts, leaves = [], []
         for value in init:
             layout, arrays = Layout.of(value)
@@ -150,7 +156,7 @@ class JaxBackend:
         def test(carry):
             go = truth(cond_fn(*values(carry)), "the test of a staged loop")
             if limit is not None:
-                go = jnp.logical_and(go, carry[2] < limit)
+                go = jnp.logical_and(go, carry[1] < limit)
             return go
 
         def body(carry):
@@ -163,28 +169,28 @@ class JaxBackend:
                 # (a Python number before the loop takes the body's dtype: JAX promotes it)
                 new.append(cast(arrays, [b if b.dtype == a.dtype else a
                                          for a, b in zip(avals, before.avals)]))
-            flags = [jnp.bool_(True)] * len(flagged)
-            return (new, flags) if limit is None else (new, flags, carry[2] + 1)
+            return (new,) if limit is None else (new, carry[1] + 1)
 
         # (the iteration count is carried only for maximum_iterations: the loop JAX
         # users write by hand carries nothing else)
-        carry = (leaves, [jnp.bool_(False)] * len(flagged))
+        carry = (leaves,)
+        raw = [leaf for value in init for leaf in jax.tree_util.tree_leaves(value)
+               if is_array(leaf)]                 # (as given: Python constants compare)
         if limit is not None:
             carry += (jnp.int32(0),)
+            raw.append(0)
+        test, body, small, full = _once_each(test, body, carry, raw)
         bound = static_bound(limit if limit is not None else opts.get("trip_count"))
-        if bound is not None and reverse_mode(jax.tree_util.tree_leaves(carry)):
-            final = bounded_while(test, body, carry, bound)
+        if bound is not None and reverse_mode(small):
+            final = full(bounded_while(test, body, small, bound))
         else:
-            final = lax.while_loop(test, body, carry)
+            final = full(lax.while_loop(test, body, small))
             if linearized(jax.tree_util.tree_leaves(final[0])):
                 if bound is None:
                     raise ValueError(UNBOUNDED)
-                final = bounded_while(test, body, carry, bound)     # (differentiable)
-        defined = [None] * len(init)
-        for i, flag in zip(flagged, final[1]):
-            defined[i] = flag
+                final = full(bounded_while(test, body, small, bound))     # (differentiable)
         outs = [lay.rebuild(arrays) for lay, arrays in zip(layouts, final[0])]
-        return tuple(outs), tuple(defined)
+        return tuple(outs), (None,) * len(init)
 
     # -- for, range, len, in --------------------------------------------------------------
     def iterate(self, iterable):
@@ -247,6 +253,10 @@ class JaxBackend:
     def contains(self, container, item):
         return jnp.any(jnp.asarray(container) == item)
 
+    def logical_and(self, a, b):
+        return jnp.logical_and(truth(a, "the test of a staged loop"),
+                               truth(b, "the test of a staged loop"))
+
     def logical_not(self, x):
         return jnp.logical_not(truth(x, "the operand of `not`"))
 
@@ -290,6 +300,32 @@ class JaxBackend:
         return jnp.stack([jnp.asarray(v) for v in items])
 
 
+def _once_each(test, body, carry, raw):
+    """The loop over `carry` with variables that always hold the same value carried once
+    (see carry.py): (test, body, the smaller carry, its inverse: small -> carry). `raw`:
+    the carry's leaves as given (Python numbers before JAX made them arrays). The body is
+    traced once, here; the loop replays its jaxpr."""
+    flat, treedef = jax.tree_util.tree_flatten(carry)
+    closed = jax.make_jaxpr(lambda *leaves: jax.tree_util.tree_leaves(
+        body(treedef.unflatten(leaves))))(*flat)
+    same = carry_.shared(raw, closed)
+    kept = [i for i, j in enumerate(same) if i == j]
+    at = {i: k for k, i in enumerate(kept)}
+    where = [at[j] for j in same]
+
+    def full(small):
+        return treedef.unflatten([small[k] for k in where])
+
+    def small_test(small):
+        return test(full(small))
+
+    def small_body(small):
+        outs = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *[small[k] for k in where])
+        return [outs[i] for i in kept]
+
+    return small_test, small_body, [flat[i] for i in kept], full
+
+
 def _branch_fn(closed, layouts, plan, side: int):
     """The function `lax.cond` traces for one branch: its jaxpr's values, an undefined
     output as zeros of the other branch's, each cast to the merged type."""
@@ -308,6 +344,47 @@ def _branch_fn(closed, layouts, plan, side: int):
             at += n
         return outs
     return branch
+
+
+# Branches this small and plain are both computed and selected from (`jnp.where`), as
+# JAX users write them (an XLA conditional costs more than a few scalar ops, in a loop
+# at every iteration): only ops without effects or traps, on few elements, and not where
+# a reverse-mode gradient would flow through the branch not taken (its zero cotangent
+# times an infinite derivative there would be NaN).
+_SELECTABLE_OPS = frozenset({
+    "add", "sub", "mul", "neg", "max", "min", "abs", "sign", "convert_element_type",
+    "select_n", "and", "or", "not", "xor", "eq", "ne", "lt", "le", "gt", "ge", "copy",
+    "copy_p", "squeeze", "broadcast_in_dim", "reshape", "pjit", "jit"})
+_SELECTABLE_EQNS = 8
+_SELECTABLE_ELEMENTS = 16
+
+
+def _select(p, t, f):
+    """`jnp.where(p, t, f)`; a flag set to a constant on one side (`break_ = True`) as
+    `p | f` (or `~p & f`, ...), which XLA fuses where it does not fuse a select."""
+    if jnp.result_type(t) == jnp.bool_ and jnp.result_type(f) == jnp.bool_:
+        for value, other, when in ((t, f, p), (f, t, None)):
+            if not isinstance(value, jax.core.Tracer) and np.ndim(value) == 0:
+                when = p if when is not None else jnp.logical_not(p)
+                return (jnp.logical_or(when, other) if bool(value)
+                        else jnp.logical_and(jnp.logical_not(when), other))
+    return jnp.where(p, t, f)
+
+
+def _selectable(closed) -> bool:
+    jaxpr = closed.jaxpr
+    if closed.effects or len(jaxpr.eqns) > _SELECTABLE_EQNS or reverse_mode(closed.consts):
+        return False
+    if sum(int(np.prod(v.aval.shape)) for v in jaxpr.outvars) > _SELECTABLE_ELEMENTS:
+        return False
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name not in _SELECTABLE_OPS:
+            return False
+        if eqn.primitive.name in ("pjit", "jit"):
+            inner = eqn.params.get("jaxpr")
+            if inner is None or not _selectable(inner):
+                return False
+    return True
 
 
 # What a `cond`'s condition is, by the name autograph gives its one output.

@@ -113,7 +113,11 @@ def cast(arrays: Sequence[Any], avals: Sequence[Any]) -> list:
     """`arrays` as `avals` (dtype and weak type)."""
     out = []
     for x, aval in zip(arrays, avals):
-        x = jnp.asarray(x, aval.dtype) if not isinstance(x, jax.Array) else x
+        if not isinstance(x, jax.Array):
+            if not aval.weak_type:    # (a constant stays one: jnp.asarray would stage it)
+                out.append(np.asarray(x, aval.dtype))
+                continue
+            x = jnp.asarray(x, aval.dtype)
         if x.dtype != aval.dtype or jax.typeof(x).weak_type != aval.weak_type:
             x = jax.lax.convert_element_type(x, aval.dtype)     # (strong: see merged_avals)
         out.append(x)

@@ -589,7 +589,7 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
         more = i < length
         if extra_test is None:
             return more
-        return _staged_and(backend, more, lambda: extra_test(*vs))
+        return _joined(backend, more, extra_test, vs)
 
     def loop_body(i, *vs):
         new = (i + 1,) + unpack(body(get_item(i), *vs), n)
@@ -624,7 +624,7 @@ def _staged_iterator_for(backend, plan, start, body, state, names, extra_test, o
     def test(fetched, *vs):
         if extra_test is None:
             return fetched[0]
-        return _staged_and(backend, fetched[0], lambda: extra_test(*vs))
+        return _joined(backend, fetched[0], extra_test, vs)
 
     def loop_body(fetched, *vs):
         new = (next_(fetched[2]),) + unpack(body(fetched[1], *vs), n)
@@ -633,6 +633,16 @@ def _staged_iterator_for(backend, plan, start, body, state, names, extra_test, o
     outs = _staged_loop_places(backend, test, loop_body, (first(),) + state,
                                ("the iterator",) + names, opts, places, Watch([body, extra_test]))
     return pack(outs[1:], n)
+
+
+def _joined(backend, more, extra_test, vs):
+    """A staged `for`'s test: items remain, and no `break`/`return` flag is set (the
+    flags' test, which conversion writes, has no effects: a backend's `logical_and`
+    evaluates it always, as a JAX user writes `(i < n) & ~done`)."""
+    both = getattr(backend, "logical_and", None)
+    if both is None:
+        return _staged_and(backend, more, lambda: extra_test(*vs))
+    return both(more, unwrap(extra_test(*vs)))
 
 
 def _staged_and(backend, a, b_fn):
