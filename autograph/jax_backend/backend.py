@@ -181,14 +181,15 @@ class JaxBackend:
             raw.append(0)
         test, body, small, full = _once_each(test, body, carry, raw)
         bound = static_bound(limit if limit is not None else opts.get("trip_count"))
+        exact = bool(opts.get("exact")) and limit is None    # (a for without break)
         if bound is not None and reverse_mode(small):
-            final = full(bounded_while(test, body, small, bound))
+            final = full(_differentiable(test, body, small, bound, exact))
         else:
             final = full(lax.while_loop(test, body, small))
             if linearized(jax.tree_util.tree_leaves(final[0])):
                 if bound is None:
                     raise ValueError(UNBOUNDED)
-                final = full(bounded_while(test, body, small, bound))     # (differentiable)
+                final = full(_differentiable(test, body, small, bound, exact))
         outs = [lay.rebuild(arrays) for lay, arrays in zip(layouts, final[0])]
         return tuple(outs), (None,) * len(init)
 
@@ -298,6 +299,14 @@ class JaxBackend:
 
     def stack(self, items, element_type=None):
         return jnp.stack([jnp.asarray(v) for v in items])
+
+
+def _differentiable(test, body, carry, bound: int, exact: bool):
+    """The loop as `jax.grad` differentiates it: a scan of its `bound` iterations where it
+    runs exactly that many, else masked scans (bounded.py)."""
+    if exact:
+        return lax.scan(lambda c, _: (body(c), None), carry, None, length=bound)[0]
+    return bounded_while(test, body, carry, bound)
 
 
 def _once_each(test, body, carry, raw):

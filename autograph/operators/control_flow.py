@@ -583,7 +583,7 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
     else:
         length, get_item = plan
     if type(length) is int:     # a trip count known while staging: a bound for the backend
-        opts = {**(opts or {}), "trip_count": length}
+        opts = {**(opts or {}), "trip_count": length, "exact": extra_test is None}
 
     def test(i, *vs):
         more = i < length
