@@ -125,9 +125,14 @@ class Jitted:
         self.jit_kwargs = jit_kwargs
         self.jitted = jax.jit(self.converted, **jit_kwargs)
         self.reverse = None
+        self.concrete = _concrete_types()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or not _all_concrete(args):
+        concrete = self.concrete
+        for a in args:
+            if type(a) not in concrete:
+                return self._traced_call(args, kwargs)
+        if kwargs:
             return self._traced_call(args, kwargs)
         return self.jitted(*args)
 

@@ -7,6 +7,7 @@ this backend for them); concrete arrays behave as Python values.
 from __future__ import annotations
 
 import contextvars
+import functools
 import sys
 from typing import Any, Callable, Sequence
 
@@ -82,6 +83,22 @@ def with_functional_checks(fn: Callable, *args: Any, **kwargs: Any) -> Any:
         _FUNCTIONAL_CHECKS.reset(token)
 
 
+# The conditions under which the code being traced runs: each staged branch's condition
+# and each loop body's test, innermost last (values, or functions giving them when first
+# needed). A check (`assert`, a read of a name some paths leave unassigned) holds where
+# they do not: under `vmap`, JAX runs both sides of a `cond` and the body of a `while` for
+# elements already done, and must not fail for them.
+_PATH = contextvars.ContextVar("autograph_jax_path", default=())
+
+
+def _on_path(condition: Any, fn: Callable[[], Any]) -> Any:
+    token = _PATH.set(_PATH.get() + (condition,))
+    try:
+        return fn()
+    finally:
+        _PATH.reset(token)
+
+
 class JaxBackend:
     """Stages autograph's constructs on JAX tracers."""
 
@@ -92,8 +109,9 @@ class JaxBackend:
     def cond(self, pred, true_fn, false_fn, names, is_undefined):
         p = truth(pred, _CONDITION_OF.get(names[0] if names else None,
                                           "the condition of a staged `if`"))
-        t_jaxpr, t_layouts = _trace_branch(true_fn)
-        f_jaxpr, f_layouts = _trace_branch(false_fn)
+        t_jaxpr, t_layouts = _trace_branch(lambda: _on_path(p, true_fn))
+        f_jaxpr, f_layouts = _trace_branch(lambda: _on_path(lambda: jnp.logical_not(p),
+                                                            false_fn))
         plan, defined, result_layouts = [], [], []
         for name, t, f in zip(names, t_layouts, f_layouts):
             t_undef = len(t.statics) == 1 and is_undefined(t.statics[0])
@@ -160,7 +178,7 @@ class JaxBackend:
             return go
 
         def body(carry):
-            outs = body_fn(*values(carry))
+            outs = _on_path(lambda: test(carry), lambda: body_fn(*values(carry)))
             new = []
             for name, before, value in zip(names, layouts, outs):
                 after, arrays = Layout.of(value)
@@ -179,17 +197,17 @@ class JaxBackend:
         if limit is not None:
             carry += (jnp.int32(0),)
             raw.append(0)
-        test, body, small, full = _once_each(test, body, carry, raw)
+        loop_test, loop_body, small, full = _once_each(test, body, carry, raw)
         bound = static_bound(limit if limit is not None else opts.get("trip_count"))
         exact = bool(opts.get("exact")) and limit is None    # (a for without break)
         if bound is not None and reverse_mode(small):
-            final = full(_differentiable(test, body, small, bound, exact))
+            final = full(_differentiable(loop_test, loop_body, small, bound, exact))
         else:
-            final = full(lax.while_loop(test, body, small))
+            final = full(lax.while_loop(loop_test, loop_body, small))
             if linearized(jax.tree_util.tree_leaves(final[0])):
                 if bound is None:
                     raise ValueError(UNBOUNDED)
-                final = full(_differentiable(test, body, small, bound, exact))
+                final = full(_differentiable(loop_test, loop_body, small, bound, exact))
         outs = [lay.rebuild(arrays) for lay, arrays in zip(layouts, final[0])]
         return tuple(outs), (None,) * len(init)
 
@@ -279,16 +297,21 @@ class JaxBackend:
         """A run-time check: the computation fails with `message` where pred is false
         (a callback raising AssertionError; under `ag.jax.checkify`, a `checkify.check`,
         whose error is a value the caller gets)."""
+        ok = truth(pred, "the condition of an `assert`")
+        path = _PATH.get()
+        if path:       # (under vmap both branches, and done iterations, run: see _PATH)
+            taken = functools.reduce(jnp.logical_and, [c() if callable(c) else c
+                                                       for c in path])
+            ok = jnp.logical_or(ok, jnp.logical_not(taken))
         if _FUNCTIONAL_CHECKS.get():
             from jax.experimental import checkify
-            checkify.check(truth(pred, "the condition of an `assert`"),
-                           message.replace("{", "{{").replace("}", "}}"))
+            checkify.check(ok, message.replace("{", "{{").replace("}", "}}"))
             return
 
         def check(ok):
             if not np.all(ok):
                 raise AssertionError(message)
-        jax.debug.callback(check, truth(pred, "the condition of an `assert`"))
+        jax.debug.callback(check, ok)
 
     def new_list(self, items, element_type=None):
         raise TypeError("it is appended to (or popped) in an `if`/`while`/`for` on a traced "

@@ -68,3 +68,41 @@ def test_a_list_the_data_would_size_is_refused_at_its_loop():
         ag.jax.jit(collect)(jnp.int32(3))
     assert f"test_jax_checks.py:{line}:" in str(info.value)
     assert ag.jax.convert(collect)(3) == [0, 1, 2]           # Python values: Python's list
+
+
+def read_where_assigned(x):
+    if x > 0:
+        y = x * 2
+    if x > 0:
+        return y
+    return 0.0
+
+
+def checked_count(n):
+    i = 0
+    while i < n:
+        assert i < n, "the loop's own test"
+        i += 1
+    return i
+
+
+def test_checks_under_vmap_hold_only_for_the_elements_that_reach_them():
+    """Under vmap JAX runs both sides of a cond and a while's body for elements already
+    done: a check there must not fail for them (and must for an element that does)."""
+    xs = jnp.array([1.0, -1.0, 3.0])
+    for f in (jax.vmap(ag.jax.convert(read_where_assigned)),
+              jax.jit(jax.vmap(ag.jax.convert(read_where_assigned)))):
+        assert f(xs).tolist() == [read_where_assigned(float(x)) for x in xs]
+    ns = jnp.array([1, 3, 0])
+    for f in (jax.vmap(ag.jax.convert(checked_count)),
+              jax.jit(jax.vmap(ag.jax.convert(checked_count)))):
+        assert f(ns).tolist() == [1, 3, 0]
+
+    def unassigned_read(x):
+        if x > 0:
+            y = x
+        return y
+    with pytest.raises(Exception, match="name 'y' is used"):
+        jax.block_until_ready(jax.vmap(ag.jax.convert(unassigned_read))(xs))
+    err, _ = jax.vmap(ag.jax.checkify(unassigned_read))(xs)
+    assert "mapped index 1" in err.get()
