@@ -16,6 +16,7 @@ from ..ops.math_ops import sigmoid, tanh
 from .activations import (elu, gelu, leaky_relu, log_softmax, relu, relu6, selu, silu, softmax,
                           softplus, swish)
 from .conv import avg_pool2d, bias_add, conv2d, max_pool2d
+from .conv_more import conv1d, conv2d_transpose, depthwise_conv2d, embedding_lookup
 from .dropout import dropout
 from .losses import (l2_loss, sigmoid_cross_entropy_with_logits,
                      softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits)
@@ -25,7 +26,8 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "sof
            "log_softmax", "softplus", "dropout", "l2_loss", "moments", "bias_add",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
            "sigmoid_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d", "silu",
-           "swish", "tanh", "batch_normalization", "l2_normalize"]
+           "swish", "tanh", "batch_normalization", "l2_normalize", "conv1d", "conv2d_transpose",
+           "depthwise_conv2d", "embedding_lookup"]
 
 
 def __dir__():
