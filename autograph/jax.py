@@ -54,31 +54,12 @@ def convert(f: Callable) -> Callable:
             _install()
             from autograph import api
             from autograph.experimental import Feature
-            from autograph.jax_backend import bounded
             converted.append(api.for_staging(
                 f, experimental_optional_features=Feature.BUILTIN_FUNCTIONS))
-            converted.append(bounded)
         with Staging():
-            if kwargs or not _all_concrete(args):
-                bounded = converted[1]
-                if bounded.linearized(_leaves((args, kwargs))):
-                    return bounded.under_reverse_mode(converted[0], *args, **kwargs)
             return converted[0](*args, **kwargs)
 
     return staged
-
-
-def _all_concrete(args: tuple) -> bool:
-    concrete = _concrete_types()
-    for a in args:
-        if type(a) not in concrete:
-            return False
-    return True
-
-
-def _leaves(tree: Any) -> list:
-    import jax
-    return jax.tree_util.tree_leaves(tree)
 
 
 def checkify(f: Callable, errors: Any = None) -> Callable:
@@ -104,60 +85,8 @@ def checkify(f: Callable, errors: Any = None) -> Callable:
 
 def jit(f: Callable = None, **jit_kwargs: Any) -> Any:
     """`jax.jit(convert(f), **jit_kwargs)` (static_argnums, donate_argnums, ... as for
-    jax.jit). Usable as `@ag.jax.jit` and `@ag.jax.jit(static_argnums=1)`.
-
-    Under a reverse-mode transformation (`jax.grad(ag.jax.jit(f))`), which `jax.jit`
-    would hide from the loops of `f` by tracing it afresh, `f`'s loops that have a bound
-    lower to scans `jax.grad` differentiates (see autograph/jax_backend/bounded.py)."""
+    jax.jit). Usable as `@ag.jax.jit` and `@ag.jax.jit(static_argnums=1)`."""
+    import jax
     if f is None:
         return functools.partial(jit, **jit_kwargs)
-    return Jitted(f, jit_kwargs)
-
-
-class Jitted:
-    """What `ag.jax.jit` gives: called as `jax.jit` of the converted function is (its
-    attributes, `lower`, `trace`, ..., are that function's)."""
-
-    def __init__(self, f: Callable, jit_kwargs: dict):
-        import jax
-        functools.update_wrapper(self, f)
-        self.converted = convert(f)
-        self.jit_kwargs = jit_kwargs
-        self.jitted = jax.jit(self.converted, **jit_kwargs)
-        self.reverse = None
-        self.concrete = _concrete_types()
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        concrete = self.concrete
-        for a in args:
-            if type(a) not in concrete:
-                return self._traced_call(args, kwargs)
-        if kwargs:
-            return self._traced_call(args, kwargs)
-        return self.jitted(*args)
-
-    def _traced_call(self, args: tuple, kwargs: dict) -> Any:
-        from autograph.jax_backend import bounded
-        import jax
-        if bounded.linearized(_leaves((args, kwargs))):
-            if self.reverse is None:
-                converted = self.converted
-
-                @functools.wraps(converted)
-                def reverse(*args: Any, **kwargs: Any) -> Any:
-                    return bounded.under_reverse_mode(converted, *args, **kwargs)
-                self.reverse = jax.jit(reverse, **self.jit_kwargs)
-            return self.reverse(*args, **kwargs)
-        return self.jitted(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.__dict__["jitted"], name)
-
-
-@functools.cache
-def _concrete_types() -> frozenset:
-    """The types of arguments no transformation traces: a call with only these goes
-    straight to the jitted function."""
-    import jax.numpy as jnp
-    import numpy as np
-    return frozenset({bool, int, float, complex, np.ndarray, type(jnp.zeros(()))})
+    return jax.jit(convert(f), **jit_kwargs)

@@ -17,9 +17,7 @@ import numpy as np
 from jax import lax
 
 from autograph.jax_backend import carry as carry_
-from autograph.jax_backend.bounded import (UNBOUNDED, bounded_while, linearized,
-                                         reverse_mode,
-                                         static_bound)
+from autograph.jax_backend.bounded import staged_loop, static_bound
 from autograph.jax_backend.layouts import Layout, cast, describe_aval, is_array, merged_avals
 
 
@@ -200,14 +198,7 @@ class JaxBackend:
         loop_test, loop_body, small, full = _once_each(test, body, carry, raw)
         bound = static_bound(limit if limit is not None else opts.get("trip_count"))
         exact = bool(opts.get("exact")) and limit is None    # (a for without break)
-        if bound is not None and reverse_mode(small):
-            final = full(_differentiable(loop_test, loop_body, small, bound, exact))
-        else:
-            final = full(lax.while_loop(loop_test, loop_body, small))
-            if linearized(jax.tree_util.tree_leaves(final[0])):
-                if bound is None:
-                    raise ValueError(UNBOUNDED)
-                final = full(_differentiable(loop_test, loop_body, small, bound, exact))
+        final = full(staged_loop(loop_test, loop_body, small, bound, exact))
         outs = [lay.rebuild(arrays) for lay, arrays in zip(layouts, final[0])]
         return tuple(outs), (None,) * len(init)
 
@@ -324,14 +315,6 @@ class JaxBackend:
         return jnp.stack([jnp.asarray(v) for v in items])
 
 
-def _differentiable(test, body, carry, bound: int, exact: bool):
-    """The loop as `jax.grad` differentiates it: a scan of its `bound` iterations where it
-    runs exactly that many, else masked scans (bounded.py)."""
-    if exact:
-        return lax.scan(lambda c, _: (body(c), None), carry, None, length=bound)[0]
-    return bounded_while(test, body, carry, bound)
-
-
 def _once_each(test, body, carry, raw):
     """The loop over `carry` with variables that always hold the same value carried once
     (see carry.py): (test, body, the smaller carry, its inverse: small -> carry). `raw`:
@@ -380,9 +363,10 @@ def _branch_fn(closed, layouts, plan, side: int):
 
 # Branches this small and plain are both computed and selected from (`jnp.where`), as
 # JAX users write them (an XLA conditional costs more than a few scalar ops, in a loop
-# at every iteration): only ops without effects or traps, on few elements, and not where
-# a reverse-mode gradient would flow through the branch not taken (its zero cotangent
-# times an infinite derivative there would be NaN).
+# at every iteration): only ops without effects or traps, on few elements, giving
+# integers and bools only (flags, counters, indices): no gradient flows through them, so
+# the branch not taken cannot put a NaN in one (a zero cotangent times an infinite
+# derivative, as `jnp.where` of floats can).
 _SELECTABLE_OPS = frozenset({
     "add", "sub", "mul", "neg", "max", "min", "abs", "sign", "convert_element_type",
     "select_n", "and", "or", "not", "xor", "eq", "ne", "lt", "le", "gt", "ge", "copy",
@@ -405,7 +389,9 @@ def _select(p, t, f):
 
 def _selectable(closed) -> bool:
     jaxpr = closed.jaxpr
-    if closed.effects or len(jaxpr.eqns) > _SELECTABLE_EQNS or reverse_mode(closed.consts):
+    if closed.effects or len(jaxpr.eqns) > _SELECTABLE_EQNS:
+        return False
+    if any(jnp.issubdtype(v.aval.dtype, jnp.inexact) for v in jaxpr.outvars):
         return False
     if sum(int(np.prod(v.aval.shape)) for v in jaxpr.outvars) > _SELECTABLE_ELEMENTS:
         return False

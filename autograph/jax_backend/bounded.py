@@ -9,13 +9,17 @@ mask"): the same values, and a program `jax.grad` differentiates. The scans are 
 (a scan of at most 32 blocks, each a `cond` around a scan of the next level), so that a
 loop that stops early skips whole blocks of its remaining steps, not each one.
 
-A loop is lowered so only where the gradient needs it: when its state carries values
-that a reverse-mode transformation (`jax.grad`, `jax.vjp`, `jax.value_and_grad`)
-differentiates, which `reverse_mode` tells from the values themselves.
+A bounded loop stays a `lax.while_loop` for everything but reverse mode. Where its values
+show that reverse mode is differentiating it (`linearized`: `jax.grad(convert(f))`,
+`jax.jit(jax.grad(...))`), it is lowered to the scans at once; where they cannot show it
+(`jax.grad(jax.jit(f))`: the jit traces `f` afresh), it is a `jax.custom_jvp` function
+whose primal is the while_loop and whose derivative is the scans' derivative, which JAX
+linearizes and transposes. A loop without a bound that a reverse-mode transformation
+reaches (`linearized` values come out of it) is refused with `UNBOUNDED`, at the user's
+line.
 """
 from __future__ import annotations
 
-import contextvars
 import math
 import operator
 from typing import Any, Callable, Iterable, Optional
@@ -33,11 +37,6 @@ except ImportError:                         # (a JAX that moved them: detected b
     LinearizeTracer = JVPTracer = JaxprTracer = None
 
 _BLOCKS = 32                               # steps (or blocks) per scan level
-
-# Set while a converted function runs under a reverse-mode transformation that JAX
-# hides from its values (`jax.grad(ag.jax.jit(f))`: the jit traces `f` afresh).
-_REVERSE = contextvars.ContextVar("autograph_jax_reverse_mode", default=False)
-
 
 def _linearized(value: Any, depth: int = 0) -> bool:
     """Whether `value` (a JAX value, a tracer of any transformation) has a tangent that a
@@ -62,21 +61,6 @@ def _linearized(value: Any, depth: int = 0) -> bool:
 def linearized(leaves: Iterable[Any]) -> bool:
     """Whether any of `leaves` is being differentiated in reverse mode."""
     return any(_linearized(leaf) for leaf in leaves)
-
-
-def reverse_mode(leaves: Iterable[Any]) -> bool:
-    """Whether a loop of these values may be differentiated in reverse mode: they say so,
-    or the converted function runs under `under_reverse_mode`."""
-    return _REVERSE.get() or linearized(leaves)
-
-
-def under_reverse_mode(fn: Callable, *args: Any, **kwargs: Any) -> Any:
-    """`fn(*args, **kwargs)`, its loops lowered for reverse mode where they have a bound."""
-    token = _REVERSE.set(True)
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        _REVERSE.reset(token)
 
 
 def static_bound(value: Any) -> Optional[int]:
@@ -129,6 +113,53 @@ def bounded_while(test: Callable[[Any], Any], body: Callable[[Any], Any], carry:
         return carry
     final, _ = level((carry, test(carry)), _levels(bound))
     return final
+
+
+def staged_loop(test: Callable[[Any], Any], body: Callable[[Any], Any], carry: list,
+                bound: Optional[int], exact: bool) -> Any:
+    """`lax.while_loop(test, body, carry)` (carry: a list of arrays), which reverse mode
+    differentiates where `bound` is known (see the module docstring). `exact`: the loop
+    runs exactly `bound` iterations (a `for` without `break`): its derivative is one scan."""
+    if bound is None:
+        final = lax.while_loop(test, body, carry)
+        if linearized(jax.tree_util.tree_leaves(final)):
+            raise ValueError(UNBOUNDED)
+        return final
+    test_jaxpr = jax.make_jaxpr(lambda *c: test(list(c)))(*carry)
+    body_jaxpr = jax.make_jaxpr(lambda *c: body(list(c)))(*carry)
+    if linearized([*carry, *test_jaxpr.consts, *body_jaxpr.consts]):
+        return differentiable(test, body, carry, bound, exact)    # (being differentiated)
+    if test_jaxpr.effects or body_jaxpr.effects:
+        # (custom_jvp takes no effects: the scans only where a gradient comes out)
+        final = lax.while_loop(test, body, carry)
+        if linearized(jax.tree_util.tree_leaves(final)):
+            final = differentiable(test, body, carry, bound, exact)
+        return final
+
+    def replayed(test_consts, body_consts):
+        return (lambda c: jax.core.eval_jaxpr(test_jaxpr.jaxpr, test_consts, *c)[0],
+                lambda c: jax.core.eval_jaxpr(body_jaxpr.jaxpr, body_consts, *c))
+
+    @jax.custom_jvp
+    def loop(test_consts, body_consts, c):
+        return lax.while_loop(*replayed(test_consts, body_consts), c)
+
+    @loop.defjvp
+    def loop_jvp(primals, tangents):
+        def scanned(test_consts, body_consts, c):
+            return differentiable(*replayed(test_consts, body_consts), c, bound, exact)
+        return jax.jvp(scanned, primals, tangents)
+
+    return loop(list(test_jaxpr.consts), list(body_jaxpr.consts), list(carry))
+
+
+def differentiable(test: Callable[[Any], Any], body: Callable[[Any], Any], carry: Any,
+                   bound: int, exact: bool) -> Any:
+    """The loop as `jax.grad` differentiates it: a scan of its `bound` iterations where it
+    runs exactly that many, else masked scans."""
+    if exact:
+        return lax.scan(lambda c, _: (body(c), None), carry, None, length=bound)[0]
+    return bounded_while(test, body, carry, bound)
 
 
 UNBOUNDED = ("a reverse-mode gradient (jax.grad, jax.vjp) cannot go through this staged "

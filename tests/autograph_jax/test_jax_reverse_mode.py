@@ -61,9 +61,16 @@ def test_bounded_while_values_and_gradient(n, limit):
 
 
 def test_grad_of_ag_jax_jit_and_value_and_grad():
+    """The jit traces the function afresh, hiding the gradient from its values: the
+    bounded loop's derivative is the scans' (a custom_jvp), wherever grad comes from."""
     f = ag.jax.jit(power_up_to, static_argnums=2)
     value, grad = jax.value_and_grad(f)(jnp.float32(2.0), jnp.int32(3), 10)
     assert (float(value), float(grad)) == (16.0, 32.0)
+    plain_jit = jax.jit(ag.jax.convert(power_up_to), static_argnums=2)
+    assert float(jax.grad(plain_jit)(jnp.float32(2.0), jnp.int32(3), 10)) == 32.0
+    assert float(jax.jacrev(plain_jit)(jnp.float32(2.0), jnp.int32(3), 10)) == 32.0
+    tangent = jax.jvp(lambda x: f(x, jnp.int32(3), 10), (2.0,), (1.0,))[1]
+    assert float(tangent) == 32.0
     assert float(f(jnp.float32(2.0), jnp.int32(3), 10)) == 16.0
     assert "while" in f.lower(jnp.float32(2.0), jnp.int32(3), 10).as_text()
 
