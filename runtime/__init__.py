@@ -56,6 +56,8 @@ from .backends.onnx import export as onnx  # rt.onnx.export; imports onnx only w
 from . import nn  # rt.nn: activations, losses, conv2d, pooling
 from .module import Module
 from . import optimizers
+from . import optimizers_extra as _optimizers_extra  # rt.optimizers.RMSprop/.../schedules
+from .clipping import clip_by_global_norm, clip_by_norm
 # math ops and small utilities (TensorFlow's top level vs tf.math placement)
 from .ops import cumulative_ops as _cumulative_ops, elementwise_ops as _elementwise_ops
 from .ops import reduce_ops as _reduce_ops
@@ -72,6 +74,7 @@ from .sparse import SparseTensor, SparseTensorSpec
 dot.install()                 # Graph.to_dot
 display.install()             # notebooks: _repr_html_ / _repr_svg_ of graphs, functions, tensors
 autograph_backend.install()   # autograph stages symbolic tensors (and staged lists) through it
+_optimizers_extra.install()   # RMSprop, Adagrad, AdamW, schedules in rt.optimizers
 
 
 class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
