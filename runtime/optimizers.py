@@ -28,6 +28,8 @@ from .ops import state_ops
 from .ops.state_ops import Variable
 
 logger = logging.getLogger("runtime")
+# Called as callback(optimizer, variable, {slot name: Variable}) when slots are made.
+slot_callbacks: list = []
 
 __all__ = ["Optimizer", "SGD", "Adam"]
 
@@ -205,6 +207,8 @@ class Optimizer:
             finally:
                 state_ops.set_creation_hook(previous)
             entry = self._slots[var._unique_id] = (var, slots)
+            for callback in slot_callbacks:  # (rt.train.Checkpoint: values waiting for them)
+                callback(self, var, slots)
         return entry[1]
 
     def _learning_rate_for(self, dtype):
