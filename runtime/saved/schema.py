@@ -18,6 +18,7 @@ from ..control_flow import Body
 from ..core import dtypes, opdef
 from ..core.shapes import TensorShape
 from ..ops import registry as ops_registry
+from ..ops import linalg_decompositions
 from ..ops import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, einsum_ops,
                    elementwise_ops, introspection_ops, io_ops, linalg_ops, list_ops, makers,
                    math_ops, nn_ops, pad_ops, random_ops, reduce_ops, sampling_ops, shaping_ops,
@@ -165,6 +166,12 @@ ATTRS.update({
     tensor_array.UNSTACK: {"dtype_holder": DTYPE, "dynamic_size": BOOL},
     control_flow.IF: _IF, control_flow.IF_STATEFUL: _IF,
     control_flow.WHILE: _WHILE, control_flow.WHILE_STATEFUL: _WHILE,
+})
+ATTRS.update({  # the matrix decompositions
+    linalg_decompositions.SVD: {"full_matrices": BOOL, "compute_uv": BOOL},
+    linalg_decompositions.SVD_UV: {"full_matrices": BOOL, "compute_uv": BOOL},
+    linalg_decompositions.QR: {"full_matrices": BOOL},
+    linalg_decompositions.EIGH: {},
 })
 
 _BY_NAME: dict = {}
