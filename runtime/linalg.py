@@ -17,11 +17,12 @@ from .ops import array_ops, makers, math_ops, reduce_ops
 from .ops.core import apply_op, constant, convert_to_tensor, identity, zeros_like
 from .ops.einsum_ops import einsum
 from .clipping import global_norm  # tf.linalg.global_norm
+from .ops.linalg_decompositions import eigh, qr, svd
 from .ops.linalg_ops import CHOLESKY, MATRIX_DETERMINANT, MATRIX_INVERSE, MATRIX_SOLVE
 from .ops.shaping_ops import broadcast_to
 
 __all__ = ["matmul", "matvec", "inv", "det", "solve", "norm", "diag", "diag_part", "trace",
-           "eye", "matrix_transpose", "transpose", "einsum", "cholesky"]
+           "eye", "matrix_transpose", "transpose", "einsum", "cholesky", "svd", "qr", "eigh"]
 __all__ += ["global_norm"]  # from clipping.py
 
 
