@@ -23,6 +23,7 @@ from ..ops.core import constant, constant_value
 from ..ops.math_ops import add, cast, greater, less, maximum, minimum, where
 from ..control_flow import stage_while
 from .counts import i64, is_dynamic
+from .more_methods import MoreTransformations
 from .structure import TracedFunction, relaxed, structure_of, to_tensors, zeros_for
 
 INFINITE_CARDINALITY = -1
@@ -66,7 +67,7 @@ class DatasetType(type):
         return DatasetType.backend if current_graph() is not None else None
 
 
-class Dataset(metaclass=DatasetType):
+class Dataset(MoreTransformations, metaclass=DatasetType):
     """A sequence of elements (nests of tensors), built and transformed lazily, as `tf.data.Dataset`.
 
     Made from tensors (`from_tensor_slices`, `from_tensors`), a range (`range`) or a Python
