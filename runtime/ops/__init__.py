@@ -9,7 +9,7 @@ from . import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, eins
                elementwise_ops, introspection_ops, io_ops, linalg_decompositions, linalg_ops,
                list_ops, makers,
                math_ops, nn_ops, operators, pad_ops, random_ops, reduce_ops, sampling_ops,
-               shaping_ops, sort_ops, state_ops, string_ops, tensor_array)
+               shaping_ops, sort_ops, state_ops, string_ops, summary_ops, tensor_array)
 
 operators.install()   # a + b, a[i], ... on tensors
 
@@ -26,7 +26,8 @@ def _all_ops() -> list:
             *reduce_ops.OPS, *makers.OPS, *list_ops.OPS, *pad_ops.OPS, *nn_ops.OPS,
             *elementwise_ops.OPS, *cumulative_ops.OPS, *sampling_ops.OPS,
             *introspection_ops.OPS, *bitwise_ops.OPS, *shaping_ops.OPS, *sort_ops.OPS,
-            *einsum_ops.OPS, *linalg_ops.OPS, *linalg_decompositions.OPS]
+            *einsum_ops.OPS, *linalg_ops.OPS, *linalg_decompositions.OPS,
+            *summary_ops.OPS]
 
 
 REGISTRY: dict = {}
