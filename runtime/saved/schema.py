@@ -22,7 +22,7 @@ from ..ops import linalg_decompositions
 from ..ops import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, einsum_ops,
                    elementwise_ops, introspection_ops, io_ops, linalg_ops, list_ops, makers,
                    math_ops, nn_ops, pad_ops, random_ops, reduce_ops, sampling_ops, shaping_ops,
-                   sort_ops, state_ops, string_ops, tensor_array)
+                   sort_ops, state_ops, string_ops, summary_ops, tensor_array)
 
 
 class Type:
@@ -153,6 +153,10 @@ ATTRS.update({
     io_ops.PRINT: {"template": TUPLE, "sep": TEXT, "end": TEXT, "stream": STREAM,
                    "summarize": INT},
     io_ops.ASSERT: {"message": TEXT},
+    # (a summary holds a live writer, which save refuses and no file holds)
+    summary_ops.WRITE: {"writer": Type("a live summary writer", lambda v: False),
+                        "tag": TEXT, "kind": _one_of(*summary_ops.KINDS), "buckets": COUNT,
+                        "description": TEXT},
     introspection_ops.ENSURE_SHAPE: {"shape": SHAPE},
     state_ops.READ: {"variable": VARIABLE},
     state_ops.ASSIGN: {"variable": VARIABLE, "mode": _one_of("set", "add", "sub")},
