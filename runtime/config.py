@@ -1,6 +1,7 @@
 """`rt.config`: global switches."""
 from __future__ import annotations
 
+import collections
 import os
 
 _run_eagerly = False
@@ -135,7 +136,58 @@ def traceback_filtering_enabled() -> bool:
     return _filter_tracebacks
 
 
-__all__ = ['disable_traceback_filtering', 'enable_traceback_filtering', 'functions_run_eagerly', 'graphs_optimized', 'optimize_graphs', 'run_functions_eagerly', 'traceback_filtering_enabled']
+class PhysicalDevice(collections.namedtuple("PhysicalDevice", ["name", "device_type"])):
+    """A device the runtime can run on (TensorFlow's `tf.config.PhysicalDevice`): `name`
+    such as "/physical_device:CPU:0", `device_type` such as "CPU" or "GPU"."""
+
+    __slots__ = ()
+
+
+def list_physical_devices(device_type=None) -> list:
+    """The devices found: the CPU (the numpy backend) and the accelerators JAX reports for
+    `rt.function(jit_compile=True)` (GPU, TPU; none where JAX is absent or sees none).
+
+    Args:
+      device_type: "CPU", "GPU", "TPU" (any case) or None for all.
+
+    Returns:
+      a list of `PhysicalDevice(name, device_type)`.
+
+    >>> rt.config.list_physical_devices("CPU")
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
+    found = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
+    if device_type is None or str(device_type).upper() != "CPU":
+        found += _accelerators()
+    if device_type is None:
+        return found
+    wanted = str(device_type).upper()
+    return [d for d in found if d.device_type == wanted]
+
+
+def list_logical_devices(device_type=None) -> list:
+    """The devices as `list_physical_devices` lists them, named "/device:CPU:0", ..."""
+    return [PhysicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
+            for d in list_physical_devices(device_type)]
+
+
+def _accelerators() -> list:
+    try:
+        import jax
+        devices = jax.devices()
+    except Exception:  # no jax, or it cannot start a backend: the CPU alone
+        return []
+    kinds = {"gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
+    out, counts = [], {}
+    for d in devices:
+        kind = kinds.get(str(getattr(d, "platform", "")).lower())
+        if kind is not None:
+            out.append(PhysicalDevice(f"/physical_device:{kind}:{counts.get(kind, 0)}", kind))
+            counts[kind] = counts.get(kind, 0) + 1
+    return out
+
+
+__all__ = ['PhysicalDevice', 'disable_traceback_filtering', 'enable_traceback_filtering', 'functions_run_eagerly', 'graphs_optimized', 'list_logical_devices', 'list_physical_devices', 'optimize_graphs', 'run_functions_eagerly', 'traceback_filtering_enabled']
 
 
 def __dir__():
