@@ -159,6 +159,23 @@ class ConcreteFunction:
         """The traced graph, or with `optimized=True` the optimised one that runs."""
         return self.optimized_graph if optimized else self.graph
 
+    @property
+    def variables(self) -> tuple:
+        """The Variables the function's graph reads or writes (its sub-graphs too), in the
+        order the graph first uses them (TensorFlow's `ConcreteFunction.variables`).
+
+        >>> v = rt.Variable(1.0)
+        >>> cf = rt.function(lambda x: v.assign_add(x)).get_concrete_function(rt.constant(1.0))
+        >>> cf.variables == (v,)
+        True
+        """
+        return tuple(_graph_variables(self.graph, {}).values())
+
+    @property
+    def trainable_variables(self) -> tuple:
+        """Those of `variables` made with trainable=True."""
+        return tuple(v for v in self.variables if v.trainable)
+
     def _optimized(self):
         """(graph, input placeholders, output tensors) of the optimised graph, made once."""
         opt = self._opt
@@ -382,6 +399,20 @@ def traced_python_value(v):
         return WeakArg(v)
     except TypeError:
         return v
+
+
+def _graph_variables(graph, found: dict) -> dict:
+    """{id: Variable} of the Variables `graph` (and its control-flow bodies) reads or writes."""
+    for op in graph.operations:
+        d = op.opdef
+        if d.reads_variables or d.writes_variables:
+            var = op.attrs.get("variable")
+            if isinstance(var, Variable):
+                found.setdefault(id(var), var)
+        if d.body_attrs:
+            for body in d.bodies(op):
+                _graph_variables(body.graph, found)
+    return found
 
 
 def _is_primitive(v) -> bool:
