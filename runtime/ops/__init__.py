@@ -10,6 +10,7 @@ from . import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, eins
                list_ops, makers,
                math_ops, nn_ops, operators, pad_ops, random_ops, reduce_ops, sampling_ops,
                shaping_ops, sort_ops, state_ops, string_ops, summary_ops, tensor_array)
+from . import scatter_ops, sequence_ops
 
 operators.install()   # a + b, a[i], ... on tensors
 
@@ -27,7 +28,7 @@ def _all_ops() -> list:
             *elementwise_ops.OPS, *cumulative_ops.OPS, *sampling_ops.OPS,
             *introspection_ops.OPS, *bitwise_ops.OPS, *shaping_ops.OPS, *sort_ops.OPS,
             *einsum_ops.OPS, *linalg_ops.OPS, *linalg_decompositions.OPS,
-            *summary_ops.OPS]
+            *summary_ops.OPS, *scatter_ops.OPS, *sequence_ops.OPS]
 
 
 REGISTRY: dict = {}
