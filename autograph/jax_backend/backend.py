@@ -40,11 +40,27 @@ class StagedRange:
         self.start, self.limit, self.delta = start, limit, delta
 
     def length(self) -> Any:
+        """max(ceil((limit - start) / delta), 0), the number of items (a Python delta,
+        the common case, gives the few ops a JAX user writes)."""
+        delta = self.delta
+        if isinstance(delta, int):
+            if delta == 0:
+                raise ValueError("range() arg 3 must not be zero")
+            span = (jnp.asarray(self.limit) - self.start) if delta > 0 else \
+                (self.start - jnp.asarray(self.limit))
+            span = jnp.maximum(span, 0).astype(jnp.int32)
+            step = abs(delta)
+            return span if step == 1 else lax.div(span + (step - 1), jnp.int32(step))
         span = jnp.asarray(self.limit) - self.start
-        delta = jnp.asarray(self.delta)
+        delta = jnp.asarray(delta)
         up = (span + delta - 1) // jnp.where(delta == 0, 1, delta)
         down = (-span - delta - 1) // jnp.where(delta == 0, 1, -delta)
         return jnp.maximum(jnp.where(delta > 0, up, down), 0).astype(jnp.int32)
+
+    def item(self, i: Any) -> Any:
+        """The i-th item, start + i * delta."""
+        step = i if isinstance(self.delta, int) and self.delta == 1 else i * self.delta
+        return step if isinstance(self.start, int) and self.start == 0 else self.start + step
 
     def __repr__(self) -> str:
         return f"range({self.start}, {self.limit}, {self.delta})"
@@ -205,14 +221,15 @@ class JaxBackend:
     # -- for, range, len, in --------------------------------------------------------------
     def iterate(self, iterable):
         if isinstance(iterable, StagedRange):
-            r = iterable
-            return r.length(), (lambda i: r.start + i * r.delta)
+            return iterable.length(), iterable.item
         x = jnp.asarray(iterable)
         if x.ndim == 0:
             raise TypeError(f"cannot iterate over a scalar ({describe_aval(jax.typeof(x))})")
         if x.shape[0] == 0:      # no item: the body is traced on a stand-in of an item's type
             return 0, (lambda i: jnp.zeros(x.shape[1:], x.dtype))
-        return x.shape[0], (lambda i: lax.dynamic_index_in_dim(x, i, 0, False))
+        # (lax.dynamic_slice_in_dim, not x[i] or dynamic_index_in_dim: no nested jit to
+        # lower)
+        return x.shape[0], (lambda i: lax.squeeze(lax.dynamic_slice_in_dim(x, i, 1, 0), (0,)))
 
     def range(self, start, limit, delta):
         for bound in (start, limit, delta):
@@ -384,7 +401,7 @@ def _select(p, t, f):
                 when = p if when is not None else jnp.logical_not(p)
                 return (jnp.logical_or(when, other) if bool(value)
                         else jnp.logical_and(jnp.logical_not(when), other))
-    return jnp.where(p, t, f)
+    return lax.select_n(p, f, t)      # (the branches' outputs have one type: merged)
 
 
 def _selectable(closed) -> bool:

@@ -92,3 +92,24 @@ def test_max_errors_say_what_python_would():
         ag.jax.jit(spread)(jnp.zeros((2, 2)))
     with pytest.raises(TypeError, match="jnp.maximum"):
         ag.jax.jit(gaps)(jnp.zeros(2), jnp.zeros(2), jnp.zeros(2))
+
+
+def range_sum(a, b, c):
+    s = 0
+    for i in range(a, b, c):
+        s += i
+    return s
+
+
+@pytest.mark.parametrize("c", [-2, -1, 1, 3])
+def test_range_with_a_traced_bound_counts_as_python(c):
+    """The trip count of range(a, b, c) with a Python step (few ops) and a traced one."""
+    python_step = ag.jax.jit(range_sum, static_argnums=(0, 2))
+    traced_step = ag.jax.jit(range_sum)
+    for a in (-3, 0, 2):
+        for b in (-5, 0, 7):
+            expected = range_sum(a, b, c)
+            assert int(python_step(a, jnp.int32(b), c)) == expected, (a, b, c)
+            assert int(traced_step(jnp.int32(a), jnp.int32(b), jnp.int32(c))) == expected
+    with pytest.raises(ValueError, match="must not be zero"):
+        python_step(0, jnp.int32(3), 0)
