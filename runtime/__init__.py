@@ -50,6 +50,9 @@ from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, SymbolicTensor, Tensor
 from . import autograph_backend, display, dot, random, traceback_filter
 from . import saved  # rt.saved.save / rt.saved.load
+from . import saved_model  # rt.saved_model.save / load: TensorFlow's names for rt.saved
+from . import train  # rt.train: Checkpoint, CheckpointManager, latest_checkpoint
+from .logs import get_logger
 from . import data  # rt.data: input pipelines, tf.data's Dataset
 from .data.iterator import Iterator as _DataIterator
 from .backends.onnx import export as onnx  # rt.onnx.export; imports onnx only when called
@@ -68,6 +71,7 @@ from .ops.introspection_ops import ensure_shape, executing_eagerly, get_static_v
 from .functional_ops import foldl, foldr, map_fn, scan, switch_case
 # rt.SparseTensor: a composite value; rt.sparse.to_dense/from_dense/reduce_sum/...
 from . import sparse
+from . import summary  # rt.summary: TensorBoard summaries (tensorboardX writes the files)
 from .sparse import SparseTensor, SparseTensorSpec
 
 # What the layers above the core add to its objects, installed here in one place:
@@ -126,7 +130,8 @@ newaxis = None  # `x[:, rt.newaxis]`, as numpy and TensorFlow spell it
 # dir(rt): the API, not the modules it is built from (rt.backends, rt.control_flow, ...)
 _PUBLIC_MODULES = frozenset({"autograph", "config", "data", "debugging", "distribute",
                              "dtypes", "errors", "linalg", "nest", "nn", "onnx",
-                             "optimizers", "random", "saved", "sparse", "strings"})
+                             "optimizers", "random", "saved", "sparse", "strings",
+                             "saved_model", "train"})
 
 
 def __dir__():
