@@ -26,7 +26,7 @@ LAYERS = (
     ("ops", {"runtime.ops"}),
     ("library", {"runtime.backprop", "runtime.truth", "runtime.random", "runtime.linalg",
                  "runtime.sparse", "runtime.nn", "runtime.module", "runtime.schedules",
-                 "runtime.clipping"}),
+                 "runtime.clipping", "runtime.summary"}),
     ("control flow", {"runtime.control_flow"}),
     ("graph passes", {"runtime.functional_ops", "runtime.optimize", "runtime.inline",
                       "runtime.dot"}),
