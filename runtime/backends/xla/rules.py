@@ -4,13 +4,14 @@ take an `rt.range` of run-time length wrapped to take one (`arrays.range_aware`)
 from __future__ import annotations
 
 from ..rule_tables import merged
-from . import rules_decompositions
+from . import rules_decompositions, rules_scatter
 from . import (arrays, rules_effects, rules_elementwise, rules_indexing, rules_math, rules_nn,
                rules_reductions, rules_shapes, rules_structure)
 
 RULES = merged(rules_shapes.RULES, rules_elementwise.RULES, rules_reductions.RULES,
                rules_indexing.RULES, rules_effects.RULES, rules_math.RULES, rules_nn.RULES,
-               rules_structure.RULES, rules_decompositions.RULES, arrays.RULES)
+               rules_structure.RULES, rules_decompositions.RULES, rules_scatter.RULES,
+               arrays.RULES)
 RULES.update(arrays.range_aware(RULES))
 
 HOST_OPS = rules_effects.HOST_OPS | rules_math.HOST_OPS    # lowered to host callbacks
