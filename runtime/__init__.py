@@ -69,6 +69,12 @@ from .ops.elementwise_ops import clip_by_value, floor, round  # noqa: A004
 from .ops.introspection_ops import ensure_shape, executing_eagerly, get_static_value, is_tensor
 # map_fn, scan, foldl, foldr (each one while loop in a graph) and switch_case
 from .functional_ops import foldl, foldr, map_fn, scan, switch_case
+# N-dimensional gathers/scatters, sequences, case and control_dependencies
+from .ops.scatter_ops import gather_nd, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update
+from .ops.sequence_ops import linspace, reverse, roll, sequence_mask, unique
+from .ops import numeric_ops as _numeric_ops
+from .ops.numeric_ops import reduce_logsumexp
+from .control_flow.case import case, control_dependencies
 # rt.SparseTensor: a composite value; rt.sparse.to_dense/from_dense/reduce_sum/...
 from . import sparse
 from . import summary  # rt.summary: TensorBoard summaries (tensorboardX writes the files)
@@ -110,6 +116,8 @@ class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
     ceil, rsqrt, log1p = _elementwise_ops.ceil, _elementwise_ops.rsqrt, _elementwise_ops.log1p
     softplus, cumprod = _elementwise_ops.softplus, _cumulative_ops.cumprod
     reduce_std, reduce_variance = _reduce_ops.reduce_std, _reduce_ops.reduce_variance
+    reduce_logsumexp, top_k = _numeric_ops.reduce_logsumexp, _numeric_ops.top_k
+    is_nan, is_inf, is_finite = _numeric_ops.is_nan, _numeric_ops.is_inf, _numeric_ops.is_finite
 
 
 
