@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .base import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from . import iterator, shuffle, sources, transforms  # noqa: F401  (register the kinds)
-from . import batching_more  # noqa: F401  (register the kinds)
+from . import batching_more, interleave  # noqa: F401  (register the kinds)
 
 
 class experimental:  # noqa: N801 - `rt.data.experimental`, as in TensorFlow
