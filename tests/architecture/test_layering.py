@@ -21,7 +21,8 @@ CORE_MAY_IMPORT = {"runtime.errors", "runtime.nest"}
 # one another, never in a circle). docs/architecture.md draws the same picture.
 LAYERS = (
     ("leaves", {"runtime.version", "runtime.config", "runtime.nest", "runtime.unknown_dims",
-                "runtime.errors", "runtime.traceback_filter", "runtime.trace_errors"}),
+                "runtime.errors", "runtime.traceback_filter", "runtime.trace_errors",
+                "runtime.logs"}),
     ("core", {"runtime.core"}),
     ("ops", {"runtime.ops"}),
     ("library", {"runtime.backprop", "runtime.truth", "runtime.random", "runtime.linalg",
@@ -36,6 +37,7 @@ LAYERS = (
     ("rt.function", {"runtime.function", "runtime.distribute", "runtime.optimizers",
                      "runtime.optimizers_extra"}),
     ("built on functions", {"runtime.data", "runtime.saved", "runtime.display",
+                            "runtime.saved_model", "runtime.train",
                             "runtime.autograph_backend"}),
     ("entry points", {"runtime", "runtime.graph_cli", "runtime.__main__"}),
 )
