@@ -43,11 +43,12 @@ def apply_op(opdef: OpDef, inputs: list, attrs: Optional[dict] = None, name: Opt
             out = wrap(result, specs[0][1])
         if _recording.tapes:  # a GradientTape is open: it may record this op
             hooks.record_eager(opdef, inputs, out, attrs)
-        return out
+        return hooks.after_op(opdef, inputs, out, None) if hooks.op_callbacks else out
     inputs = [in_graph(graph, t) for t in inputs]
     specs = opdef.infer(inputs, **attrs)
     op = graph.add_op(opdef, inputs, attrs, specs, name)
-    return op.outputs if opdef.multi_output else op.outputs[0]
+    out = op.outputs if opdef.multi_output else op.outputs[0]
+    return hooks.after_op(opdef, inputs, out, op) if hooks.op_callbacks else out
 
 
 def in_graph(graph, t) -> SymbolicTensor:

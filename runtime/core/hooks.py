@@ -35,6 +35,17 @@ record_op = _not_registered
 
 graph_building: list = []       # [(enter, exit)], in registration order
 
+# op callbacks `cb(opdef, inputs, outputs, op) -> outputs`, called after each op ran eagerly
+# (op None) or was added to a graph; what they return replaces the outputs
+# (rt.debugging.enable_check_numerics registers one)
+op_callbacks: list = []
+
+
+def after_op(opdef, inputs, outputs, op):
+    for cb in list(op_callbacks):
+        outputs = cb(opdef, inputs, outputs, op)
+    return outputs
+
 
 def _no_drawer(graph, outputs=None):
     raise RuntimeError("no DOT drawer is registered (import runtime.dot)")
