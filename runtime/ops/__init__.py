@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..core import opdef
 from . import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, einsum_ops,
                elementwise_ops, introspection_ops, io_ops, linalg_decompositions, linalg_ops,
-               list_ops, makers,
+               list_ops, makers, numerics_ops, random_more,
                math_ops, nn_ops, operators, pad_ops, random_ops, reduce_ops, sampling_ops,
                shaping_ops, sort_ops, state_ops, string_ops, summary_ops, tensor_array)
 from . import scatter_ops, sequence_ops
@@ -28,7 +28,8 @@ def _all_ops() -> list:
             *elementwise_ops.OPS, *cumulative_ops.OPS, *sampling_ops.OPS,
             *introspection_ops.OPS, *bitwise_ops.OPS, *shaping_ops.OPS, *sort_ops.OPS,
             *einsum_ops.OPS, *linalg_ops.OPS, *linalg_decompositions.OPS,
-            *summary_ops.OPS, *scatter_ops.OPS, *sequence_ops.OPS]
+            *summary_ops.OPS, *scatter_ops.OPS, *sequence_ops.OPS, *random_more.OPS,
+            *numerics_ops.OPS]
 
 
 REGISTRY: dict = {}
