@@ -18,7 +18,7 @@ from ..control_flow import Body
 from ..core import dtypes, opdef
 from ..core.shapes import TensorShape
 from ..ops import registry as ops_registry
-from ..ops import linalg_decompositions
+from ..ops import linalg_decompositions, numerics_ops, random_more
 from ..ops import scatter_ops, sequence_ops
 from ..ops import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, einsum_ops,
                    elementwise_ops, introspection_ops, io_ops, linalg_ops, list_ops, makers,
@@ -177,6 +177,11 @@ ATTRS.update({  # the matrix decompositions
     linalg_decompositions.SVD_UV: {"full_matrices": BOOL, "compute_uv": BOOL},
     linalg_decompositions.QR: {"full_matrices": BOOL},
     linalg_decompositions.EIGH: {},
+    random_more.TRUNCATED_NORMAL: _RANDOM,
+    random_more.STATELESS_RANDOM: {"shape": INTS, "dtype": DTYPE, "params": NUMBERS,
+                                   "kind": _one_of("normal", "truncated_normal", "uniform",
+                                                   "integers")},
+    numerics_ops.CHECK_NUMERICS: {"message": TEXT},
 })
 ATTRS.update({  # N-dimensional gathers and scatters, unique
     scatter_ops.GATHER_ND: {}, scatter_ops.SCATTER_ND: {},
