@@ -15,6 +15,7 @@ from ..core.graph import eager_scope
 from ..core.shapes import TensorShape
 from ..core.tensor import EagerTensor, Tensor
 from . import math_ops, reduce_ops
+from . import numerics_ops as _numerics
 from .core import OpDef, apply_op, convert_to_tensor
 
 # -- print ------------------------------------------------------------------------------
@@ -424,6 +425,10 @@ class debugging:  # noqa: N801 - the namespace `rt.debugging`
     disable_traceback_filtering = staticmethod(_config.disable_traceback_filtering)
     enable_traceback_filtering = staticmethod(_config.enable_traceback_filtering)
     is_traceback_filtering_enabled = staticmethod(_config.traceback_filtering_enabled)
+    # NaN/Inf checks (runtime/ops/numerics_ops.py)
+    check_numerics = staticmethod(_numerics.check_numerics)
+    enable_check_numerics = staticmethod(_numerics.enable_check_numerics)
+    disable_check_numerics = staticmethod(_numerics.disable_check_numerics)
 
     @staticmethod
     def assert_rank(x, rank: int, message: Optional[str] = None, name=None):
