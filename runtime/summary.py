@@ -210,7 +210,10 @@ class _DefaultWriter:
 def _summary_proto(kind, tag, data, description, buckets):
     """The `Summary` protocol buffer (tensorboardX's classes) of one value."""
     from tensorboardX.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
+    # (the plugin TensorBoard shows it with: a reader warns of a value without one)
     metadata = SummaryMetadata(summary_description=description or "")
+    metadata.plugin_data.plugin_name = {"scalar": "scalars", "histogram": "histograms",
+                                        "text": "text"}[kind]
     if kind == "scalar":
         value = Summary.Value(tag=tag, simple_value=float(data), metadata=metadata)
     elif kind == "histogram":
@@ -227,7 +230,6 @@ def _summary_proto(kind, tag, data, description, buckets):
         from tensorboardX.proto.plugin_text_pb2 import TextPluginData
         from tensorboardX.proto.tensor_pb2 import TensorProto
         from tensorboardX.proto.tensor_shape_pb2 import TensorShapeProto
-        metadata.plugin_data.plugin_name = "text"
         metadata.plugin_data.content = TextPluginData(version=0).SerializeToString()
         data = np.asarray(data)
         strings = [s if isinstance(s, bytes) else str(s).encode("utf-8")
@@ -312,7 +314,7 @@ def _recording():
     if isinstance(cond, (Tensor, Variable)):
         static = get_static_value(cond)
         if static is None:
-            return math_ops.cast(convert_to_tensor(cond), dtypes.bool)
+            return math_ops.cast(convert_to_tensor(cond), dtypes.bool_)
         cond = static
     return bool(np.asarray(cond))
 
@@ -351,6 +353,7 @@ def _write(kind, name, data, step, buckets=0, description=None):
     if cond is False:
         return constant(False)
     step = _step_tensor(step)
+    known = None
     if kind == "scalar":
         data = convert_to_tensor(data)
         if data.shape.rank not in (None, 0):
@@ -359,10 +362,29 @@ def _write(kind, name, data, step, buckets=0, description=None):
     elif kind == "histogram":
         data = math_ops.cast(convert_to_tensor(data), dtypes.float64)
     else:
-        data = convert_to_tensor(data, dtype=dtypes.string)
+        known = _known_text(data)
+        data = constant(0) if known is not None else convert_to_tensor(data, dtype=dtypes.string)
     record = constant(True) if cond is True else cond
     return write_summary(_state.writer, kind, current_name_scope() + name, record, step, data,
-                         buckets, description or "", name=name)
+                         buckets, description or "", known, name=name)
+
+
+def _known_text(data):
+    """Text known now (a str, bytes, a list of them, or a constant string tensor) as an
+    array of bytes, given to the op as an attribute so that no string passes through the
+    graph (XLA has none); None for text computed in the graph."""
+    if isinstance(data, (Tensor, Variable)):
+        if not convert_to_tensor(data).dtype.is_string:
+            raise TypeError(f"a text summary needs a string tensor, got {data.dtype.name}")
+        data = get_static_value(data)
+        if data is None:
+            return None
+    array = np.asarray(data, dtype=object)
+    flat = array.reshape(-1)
+    if not all(isinstance(s, (str, bytes)) for s in flat):
+        raise TypeError(f"a text summary needs strings, got {data!r}")
+    return np.array([s.encode("utf-8") if isinstance(s, str) else s for s in flat],
+                    dtype=object).reshape(array.shape)
 
 
 def _flush_op(writer):

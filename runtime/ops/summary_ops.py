@@ -52,7 +52,7 @@ def histogram_buckets(data, bucket_count: int = DEFAULT_BUCKET_COUNT) -> np.ndar
     return np.stack([edges[:-1], edges[1:], counts], axis=1)
 
 
-def _write_infer(inputs, writer, tag, kind, buckets, description):
+def _write_infer(inputs, writer, tag, kind, buckets, description, text):
     record, step = inputs[0], inputs[1]
     if not record.dtype.is_bool or record.shape.rank not in (None, 0):
         raise InvalidArgumentError("a summary's record condition must be a bool scalar, got "
@@ -62,14 +62,17 @@ def _write_infer(inputs, writer, tag, kind, buckets, description):
                                    f"{step.dtype.name} of shape {step.shape}")
     if kind not in KINDS:
         raise InvalidArgumentError(f"unknown summary kind {kind!r}")
-    return [(TensorShape([]), dtypes.bool)]
+    return [(TensorShape([]), dtypes.bool_)]
 
 
-def _write_kernel(record, step, data, *, writer, tag, kind, buckets, description):
+def _write_kernel(record, step, data, *, writer, tag, kind, buckets, description, text):
     """Writes when `record` holds; returns `record` (TensorFlow's summary ops return
-    whether they wrote)."""
+    whether they wrote). `text`, when not None, is the text known when the op was made
+    (an array of bytes), written in place of `data` (which XLA could not carry)."""
     record = bool(np.asarray(record))
     if record:
+        if text is not None:
+            data = text
         writer.write_summary(kind, tag, int(np.asarray(step)), np.asarray(data), description,
                              buckets)
     return np.bool_(record)
@@ -81,11 +84,12 @@ OPS = [WRITE]
 
 
 def write_summary(writer, kind: str, tag: str, record, step, data, buckets: int = 0,
-                  description: str = "", name=None):
+                  description: str = "", text=None, name=None):
     """The op writing `data` as a summary of `kind` under `tag` at `step` through
     `writer` (an object with `write_summary(kind, tag, step, array, description,
     buckets)`; a histogram's buckets: `histogram_buckets`)
-    when the bool scalar tensor `record` holds; its output is `record`."""
+    when the bool scalar tensor `record` holds; its output is `record`. `text`: a
+    known text (an array of bytes) written instead of `data`."""
     return apply_op(WRITE, [record, step, data],
                     {"writer": writer, "tag": tag, "kind": kind, "buckets": int(buckets),
-                     "description": description}, name=name)
+                     "description": description, "text": text}, name=name)
