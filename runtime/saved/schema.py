@@ -157,7 +157,8 @@ ATTRS.update({
     # (a summary holds a live writer, which save refuses and no file holds)
     summary_ops.WRITE: {"writer": Type("a live summary writer", lambda v: False),
                         "tag": TEXT, "kind": _one_of(*summary_ops.KINDS), "buckets": COUNT,
-                        "description": TEXT},
+                        "description": TEXT, "text": Type("null or an array", lambda v:
+                                                          v is None or isinstance(v, np.ndarray))},
     introspection_ops.ENSURE_SHAPE: {"shape": SHAPE},
     state_ops.READ: {"variable": VARIABLE},
     state_ops.ASSIGN: {"variable": VARIABLE, "mode": _one_of("set", "add", "sub")},
