@@ -21,6 +21,7 @@ from .core.dtypes import (DType, as_dtype, bool_ as bool, float16, float32, floa
                           int8, int16, int32, int64, string, uint8)
 from .function import Function, function
 from .gradients.tape import GradientTape, UnconnectedGradients
+from .gradients.custom_gradient import custom_gradient, recompute_grad
 from .concrete import ConcreteFunction
 from .core.graph import Graph, eager_scope as init_scope, name_scope, placeholder
 from .ops.array_ops import (concat, expand_dims, gather, rank, reshape, shape, size, squeeze,
