@@ -5,6 +5,8 @@ from __future__ import annotations
 from .base import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from . import iterator, shuffle, sources, transforms  # noqa: F401  (register the kinds)
 from . import batching_more, interleave  # noqa: F401  (register the kinds)
+from .csv import CsvDataset, make_csv_dataset
+from .text import TextLineDataset
 
 
 class experimental:  # noqa: N801 - `rt.data.experimental`, as in TensorFlow
@@ -23,13 +25,16 @@ class experimental:  # noqa: N801 - `rt.data.experimental`, as in TensorFlow
     AUTOTUNE = AUTOTUNE
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
+    CsvDataset = CsvDataset
+    make_csv_dataset = staticmethod(make_csv_dataset)
 
     @staticmethod
     def cardinality(dataset):
         return dataset.cardinality()
 
 
-__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "experimental"]
+__all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "TextLineDataset",
+           "experimental"]
 
 
 def __dir__():
