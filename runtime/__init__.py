@@ -70,6 +70,7 @@ from .ops.elementwise_ops import clip_by_value, floor, round  # noqa: A004
 from .ops.introspection_ops import ensure_shape, executing_eagerly, get_static_value, is_tensor
 # map_fn, scan, foldl, foldr (each one while loop in a graph) and switch_case
 from .functional_ops import foldl, foldr, map_fn, scan, switch_case
+from .vectorized import vectorized_map
 # N-dimensional gathers/scatters, sequences, case and control_dependencies
 from .ops.scatter_ops import gather_nd, scatter_nd, tensor_scatter_nd_add, tensor_scatter_nd_update
 from .ops.sequence_ops import linspace, reverse, roll, sequence_mask, unique
