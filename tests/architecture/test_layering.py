@@ -30,7 +30,7 @@ LAYERS = (
                  "runtime.clipping", "runtime.summary"}),
     ("control flow", {"runtime.control_flow"}),
     ("graph passes", {"runtime.functional_ops", "runtime.optimize", "runtime.inline",
-                      "runtime.dot"}),
+                      "runtime.dot", "runtime.vectorized"}),
     ("functions", {"runtime.signature", "runtime.trace_keys", "runtime.retracing",
                    "runtime.concrete", "runtime.tracing", "runtime.gradients"}),
     ("backends", {"runtime.backends"}),
