@@ -16,8 +16,7 @@ from ..core.shapes import TensorShape, TensorSpec
 from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
 from ..ops.core import convert_to_tensor
-from .sources import Generator
-from .text import compression, filename_list, read_bytes
+from .text import HostFileDataset, compression, filename_list, read_bytes
 
 _CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
 
@@ -73,7 +72,7 @@ def records(filename: str, kind: str, header: bool, delim: str, quotes: bool):
         raise InvalidArgumentError(f"{filename}: {e}") from None
 
 
-class CsvDataset(Generator):
+class CsvDataset(HostFileDataset):
     """The records of CSV files, as `tf.data.experimental.CsvDataset`: each a tuple of
     scalars, one per column of `record_defaults` (a dtype, or an empty tensor, for a
     required column; a value for an optional one, which an empty field or `na_value`

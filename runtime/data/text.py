@@ -83,7 +83,16 @@ def lines_of(data: bytes):
         yield line
 
 
-class TextLineDataset(Generator):
+class HostFileDataset(Generator):
+    """A dataset of records read from files on the host (host calls, as from_generator)."""
+
+    def _init(self, epoch):
+        state = super()._init(epoch)
+        state[0].set_shape(TensorShape([]))     # (a scalar handle, kept so in loops)
+        return state
+
+
+class TextLineDataset(HostFileDataset):
     """The lines of one or more text files, as `tf.data.TextLineDataset`: string scalars
     without their line ends, file after file. `compression_type` is None or "" (plain),
     "GZIP" or "ZLIB". Its cardinality is unknown (-2) until read, as TensorFlow's.
