@@ -138,7 +138,11 @@ def traceback_filtering_enabled() -> bool:
 
 class PhysicalDevice(collections.namedtuple("PhysicalDevice", ["name", "device_type"])):
     """A device the runtime can run on (TensorFlow's `tf.config.PhysicalDevice`): `name`
-    such as "/physical_device:CPU:0", `device_type` such as "CPU" or "GPU"."""
+    such as "/physical_device:CPU:0", `device_type` such as "CPU" or "GPU".
+
+    >>> rt.config.list_physical_devices()[0].device_type
+    'CPU'
+    """
 
     __slots__ = ()
 
@@ -166,7 +170,11 @@ def list_physical_devices(device_type=None) -> list:
 
 
 def list_logical_devices(device_type=None) -> list:
-    """The devices as `list_physical_devices` lists them, named "/device:CPU:0", ..."""
+    """The devices as `list_physical_devices` lists them, named "/device:CPU:0", ...
+
+    >>> [d.name for d in rt.config.list_logical_devices("CPU")]
+    ['/device:CPU:0']
+    """
     return [PhysicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
             for d in list_physical_devices(device_type)]
 
