@@ -234,3 +234,19 @@ def test_vectorized_map_unknown_length_and_errors():
         rt.vectorized_map(lambda x: x, rt.constant(1.0))
     with pytest.raises(ValueError):
         rt.vectorized_map(lambda e: e[0], (rt.zeros([2]), rt.zeros([3])))
+
+
+def test_custom_gradient_exports_to_onnx_as_identity(tmp_path):
+    ort = pytest.importorskip("onnxruntime")
+
+    @rt.custom_gradient
+    def f(x, y):
+        return (x * y, x + y), lambda a, b: (a, b)
+    g = rt.function(lambda x: f(x, 2.0 * x), input_signature=[rt.TensorSpec([2], rt.float32)])
+    path = str(tmp_path / "m.onnx")
+    rt.onnx.export(g.get_concrete_function(), path)
+    session = ort.InferenceSession(path)
+    x = np.array([1.0, -3.0], np.float32)
+    got = session.run(None, {session.get_inputs()[0].name: x})
+    for a, b in zip(got, g(rt.constant(x))):
+        np.testing.assert_allclose(a, b.numpy())
