@@ -14,12 +14,13 @@ from ..rule_tables import merged
 from . import rules_draws_checks
 from . import rules_decompositions, rules_scatter
 from . import rules_summary
+from . import rules_gradients
 from . import (rules_edges, rules_effects, rules_elementwise, rules_layout, rules_math,
                rules_nn, rules_structure)
 
 RULES = merged(rules_elementwise.RULES, rules_layout.RULES, rules_effects.RULES,
                rules_math.RULES, rules_nn.RULES, rules_structure.RULES, rules_edges.RULES,
-               rules_scatter.RULES)
+               rules_scatter.RULES, rules_gradients.RULES)
 # a reason when an op that has a rule cannot be exported (or None)
 LIMITS = merged(rules_elementwise.LIMITS, rules_layout.LIMITS, rules_effects.LIMITS,
                 rules_math.LIMITS, rules_nn.LIMITS, rules_edges.LIMITS, rules_scatter.LIMITS)
