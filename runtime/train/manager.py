@@ -48,7 +48,7 @@ class CheckpointManager:
         this many steps since the last save.
       init_fn: called by `restore_or_initialize` when there is no checkpoint.
 
-    >>> import tempfile
+    >>> import os, tempfile
     >>> step = rt.Variable(0, dtype=rt.int64)
     >>> manager = rt.train.CheckpointManager(rt.train.Checkpoint(step=step),
     ...                                      tempfile.mkdtemp(), max_to_keep=2)
