@@ -15,6 +15,7 @@ NAMESPACES = {"rt": rt, "rt.math": rt.math, "rt.nn": rt.nn, "rt.linalg": rt.lina
               "rt.random": rt.random, "rt.data": rt.data, "rt.saved": rt.saved,
               "rt.onnx": rt.onnx, "rt.debugging": rt.debugging, "rt.strings": rt.strings,
               "rt.config": rt.config, "rt.optimizers": rt.optimizers,
+              "rt.optimizers.schedules": rt.optimizers.schedules,
               "rt.distribute": rt.distribute, "ag": ag, "ag.experimental": ag.experimental}
 
 
