@@ -79,13 +79,11 @@ class MoreTransformations:
         return KINDS_MORE["Interleave"](self, map_func, cycle_length, block_length)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
-        """A dataset of windows, each a dataset (a nest of datasets, one per component,
-        for a nest element) of up to `size` elements: window i holds the elements at
-        i * shift + j * stride for j < size (shift defaults to size). Windows at the end
-        are smaller unless `drop_remainder`.
-
-        >>> ds = rt.data.Dataset.range(7).window(3, shift=2)
-        >>> [[int(x) for x in w] for w in ds]
-        [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6]]
-        """
-        return KINDS_MORE["Window"](self, size, shift, stride, drop_remainder)
+        """Not available yet: tf.data's dataset of windows (each a dataset) needs elements
+        that are datasets, which rt.data's staged iterators do not carry. Raises
+        NotImplementedError naming what works instead: `batch` for windows that do not
+        overlap, or `rt.signal`-style framing of a batched tensor."""
+        raise NotImplementedError(
+            "Dataset.window is not supported yet (its elements would be datasets). For "
+            "windows that do not overlap use ds.batch(size, drop_remainder=...); for "
+            "overlapping ones, batch the whole range and slice it with rt.gather")
