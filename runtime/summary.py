@@ -25,9 +25,11 @@ The default writer, step and recording condition are per thread, as TensorFlow's
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import threading
 import time
+import weakref
 from typing import Optional
 
 import numpy as np
@@ -55,6 +57,7 @@ class _State(threading.local):
 
 
 _state = _State()
+_FILE_NUMBERS = itertools.count()
 
 
 class SummaryWriter:
@@ -75,17 +78,27 @@ class SummaryWriter:
     def __init__(self, logdir: str, max_queue: int = 10, flush_millis: int = 120000,
                  filename_suffix: str = ".v2"):
         try:
-            from tensorboardX import FileWriter
+            from tensorboardX.event_file_writer import EventsWriter
+            from tensorboardX.record_writer import directory_check
         except ImportError:
             raise ImportError("rt.summary writes TensorBoard files with tensorboardX: pip "
                               "install 'autograph-rt[tensorboard]' (or pip install "
                               "tensorboardX)") from None
         self.logdir = os.fspath(logdir)
-        self._file = FileWriter(self.logdir, max_queue=int(max_queue),
-                                flush_secs=max(1, int(round(flush_millis / 1000))),
-                                filename_suffix=filename_suffix)
+        directory_check(self.logdir)
+        # (tensorboardX's own queue is written by a thread, which its flush does not wait
+        # for: the events are written here, in order, and flushed by count and by time.
+        # The pid and a count keep two writers' files apart, as TensorFlow's names do.)
+        unique = f".{os.getpid()}.{next(_FILE_NUMBERS)}{filename_suffix}"
+        self._file = EventsWriter(os.path.join(self.logdir, "events"), unique)
+        self._max_queue = max(1, int(max_queue))
+        self._flush_seconds = flush_millis / 1000
+        self._pending = 0
+        self._last_flush = time.monotonic()
         self._lock = threading.Lock()
         self._closed = False
+        # closes the file once: at close(), when the writer is collected, or at exit
+        self._finalizer = weakref.finalize(self, self._file.close)
 
     def __repr__(self):
         return f"<rt.summary.SummaryWriter logdir={self.logdir!r}>"
@@ -100,6 +113,9 @@ class SummaryWriter:
 
         >>> writer = rt.summary.create_noop_writer()
         >>> writer.set_as_default(step=3)
+        >>> rt.summary.experimental.get_step()
+        3
+        >>> rt.summary.experimental.set_step(None)
         """
         self._check_open()
         _state.writer = self
@@ -135,12 +151,17 @@ class SummaryWriter:
         with self._lock:
             if not self._closed:
                 self._closed = True
-                self._file.close()
+                self._finalizer()
 
     def _flush_now(self) -> None:
         with self._lock:
             if not self._closed:
-                self._file.flush()
+                self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        self._file.flush()
+        self._pending = 0
+        self._last_flush = time.monotonic()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -152,12 +173,17 @@ class SummaryWriter:
         if kind == "flush":
             self._flush_now()
             return
+        from tensorboardX.proto.event_pb2 import Event
         summary = _summary_proto(kind, tag, data, description, buckets)
         with self._lock:
             if self._closed:
                 raise InvalidArgumentError(f"cannot write the summary {tag!r}: {self!r} is "
                                            "closed")
-            self._file.add_summary(summary, global_step=step, walltime=time.time())
+            self._file.write_event(Event(wall_time=time.time(), step=step, summary=summary))
+            self._pending += 1
+            if self._pending >= self._max_queue or \
+                    time.monotonic() - self._last_flush >= self._flush_seconds:
+                self._flush_locked()
 
 
 class _NoopWriter(SummaryWriter):
