@@ -18,9 +18,8 @@ import numpy as np
 from ..core import dtypes
 from ..errors import InvalidArgumentError
 from . import array_ops, sort_ops
-from .core import convert_to_tensor, identity, stop_gradient, zeros_like
+from .core import constant, convert_to_tensor, identity, stop_gradient, zeros_like
 from .introspection_ops import get_static_value
-from .io_ops import assert_that
 from .math_ops import abs as abs_, cast, equal, exp, less, log, not_equal, where
 from .reduce_ops import reduce_max, reduce_sum
 
@@ -132,11 +131,11 @@ def top_k(input, k=1, sorted: bool = True, index_type=dtypes.int32,  # noqa: A00
     n = x.shape[-1]
     if n is not None and n < k:
         raise InvalidArgumentError(f"top_k: input must have at least k={k} columns, got {n}")
-    if n is None and k:
-        assert_that(less(k - 1, array_ops.shape(x)[-1]),
-                    f"top_k: input must have at least k={k} columns")
-    values = sort_ops.sort(x, direction="DESCENDING")[..., :k]
-    indices = sort_ops.argsort(x, direction="DESCENDING")[..., :k]
+    # a gather of the first k (not a slice): where the length is known only when the graph
+    # runs, too few columns raise on every backend
+    first = constant(np.arange(k, dtype=np.int32))
+    values = array_ops.gather(sort_ops.sort(x, direction="DESCENDING"), first, axis=-1)
+    indices = array_ops.gather(sort_ops.argsort(x, direction="DESCENDING"), first, axis=-1)
     if index_type != dtypes.int32:
         indices = cast(indices, index_type)
     if name:

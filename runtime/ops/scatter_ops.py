@@ -63,7 +63,7 @@ def _rows(indices, bounds, what):
         raise InvalidArgumentError(
             f"{what}: index depth {k} is more than the rank {len(bounds)} of shape "
             f"{list(bounds)}")
-    rows = idx.reshape(-1, k)
+    rows = idx.reshape(int(np.prod(idx.shape[:-1], dtype=np.int64)), k)
     bad = np.any((rows < 0) | (rows >= np.asarray(bounds[:k], dtype=np.int64)), axis=1)
     if np.any(bad):
         position = int(np.argmax(bad))

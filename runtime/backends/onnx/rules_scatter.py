@@ -1,6 +1,6 @@
 """The ONNX rules of the N-dimensional gathers and scatters (GatherND, ScatterND with
 reduction "add" for scatter_nd and tensor_scatter_nd_add) and of unique (Unique with
-sorted=0: the values in the order they first occur, as ours). ONNX counts a negative
+sorted=0: the values in the order they first occur, as ours; integers only). ONNX counts a negative
 index from the end where ours raises: a negative index is made to fail in onnxruntime
 (`fail_where`); onnxruntime fails by itself for one too large. ONNX has no index tuple of
 length 0 (k = 0): those are refused."""
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core import dtypes
 from ...ops import scatter_ops, sequence_ops
 from .rules_edges import fail_where
 
@@ -24,14 +25,12 @@ def _checked(ex, op, indices_name, indices, what):
 
 
 def _depth(op, indices):
-    return None if indices.shape.rank is None else indices.shape.as_list()[-1]
+    return None if indices.shape.rank is None else indices.shape.as_list()[-1]  # or None
 
 
 def _depth_limit(op):
     indices = op.inputs[1] if op.opdef is not scatter_ops.SCATTER_ND else op.inputs[0]
     k = _depth(op, indices)
-    if k is None:
-        return "ONNX's GatherND/ScatterND need the length of the index tuples known"
     if k == 0:
         return "ONNX's GatherND/ScatterND have no index tuple of length 0"
     return None
@@ -61,11 +60,21 @@ def _tensor_scatter(ex, op, ins):
 
 
 def _unique(ex, op, ins):
-    y, _, inverse, _ = ex.add("Unique", ins, n_out=4, sorted=0)
-    return [y, ex.one("Cast", [inverse], to=ex.elem_type(op.attrs["out_idx"]))]
+    """onnxruntime's Unique takes int64 (the integers are cast there and back)."""
+    dtype = op.inputs[0].dtype
+    y, _, inverse, _ = ex.add("Unique", [ex.as_int64(ins[0])], n_out=4, sorted=0)
+    return [ex.one("Cast", [y], to=ex.elem_type(dtype)),
+            ex.one("Cast", [inverse], to=ex.elem_type(op.attrs["out_idx"]))]
+
+
+def _unique_limit(op):
+    if not (op.inputs[0].dtype.is_integer or op.inputs[0].dtype == dtypes.bool_):
+        return ("unique of floats is not exported: onnxruntime's Unique drops NaN, where "
+                "each NaN is a value of its own here")
+    return None
 
 
 RULES = {scatter_ops.GATHER_ND: _gather_nd, scatter_ops.SCATTER_ND: _scatter_nd,
          scatter_ops.TENSOR_SCATTER: _tensor_scatter, sequence_ops.UNIQUE: _unique}
 LIMITS = {scatter_ops.GATHER_ND: _depth_limit, scatter_ops.SCATTER_ND: _depth_limit,
-          scatter_ops.TENSOR_SCATTER: _depth_limit}
+          scatter_ops.TENSOR_SCATTER: _depth_limit, sequence_ops.UNIQUE: _unique_limit}

@@ -25,7 +25,7 @@ def _rows(lw, op, indices, bounds, what):
         raise InvalidArgumentError(
             f"{what}: index depth {k} is more than the rank {len(bounds)} of shape "
             f"{list(bounds)}")
-    rows = jnp.reshape(indices, (-1, k))
+    rows = jnp.reshape(indices, (int(np.prod(shape[:-1], dtype=np.int64)), k))
     if rows.shape[0] and k:
         limit = np.asarray(bounds[:k], dtype=np.int64)
         bad = jnp.any((rows < 0) | (rows >= limit), axis=1)
