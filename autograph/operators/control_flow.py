@@ -23,8 +23,9 @@ from autograph.errors import (StagingError, StagingTypeError, StagingValueError,
 from autograph.operators import composite as places_
 from autograph.operators import lists as lists_
 from autograph.operators import recursion, unrolling
+from autograph.operators import loop_checks
 from autograph.operators.iterables import (  # noqa: F401
-    PLAIN, StagedEnumerate, StagedZip, backend_of, backend_of_iterable)
+    PLAIN, StagedEnumerate, backend_of, backend_of_iterable, iteration_plan)
 from autograph.operators.tracer import Tracer, pack, unpack
 from autograph.operators.undefined import MaybeUndefined, Undefined, is_undefined, unwrap
 from autograph.operators.watch import CONTAINERS, Watch, refuse_changes
@@ -285,7 +286,7 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
                 cond = unwrap(cond)
                 backend = backend_of(cond)
                 if backend is not None:
-                    _test_runs_again(backend, before)
+                    loop_checks.test_runs_again(backend, before)
                     places, state = _staging(backend, composite, state, lists, names)
                     return pack(_staged_loop_places(backend, test, body, state, tuple(names),
                                                      opts, places, Watch([test, body])), n)
@@ -303,22 +304,6 @@ def while_stmt(test: Callable, body: Callable, state: Sequence[Any] = (),
     except BaseException as e:
         _hide_own_frames(e)
         raise
-
-
-def _test_runs_again(backend, before) -> None:
-    """A `while` about to be staged: its test just ran once (in the graph being built,
-    which had `before` ops) to find that, and the staged loop runs it again, first of all.
-    What its ops do, they would do once more than in Python: refused where it would show
-    (a Variable changed, a print), rather than silently given."""
-    effects = getattr(backend, "effects_since", None)
-    found = effects(before) if effects is not None and before is not None else None
-    if found:
-        raise StagingError(
-            f"{user_location(3)}: the test of this staged `while` {found}. Staged, the test "
-            f"runs once more than in Python (once to find that the loop is staged, then as "
-            f"the loop's own test), so this would happen once too often. Compute the test "
-            f"into a variable before the loop and again at the end of its body "
-            f"(`go = <test>` / `while go:`)")
 
 
 def _staging(backend, composite, state, lists, names):
@@ -366,33 +351,11 @@ def _staged_loop_places(backend, test, body, state, names, opts, places, watch):
 
 def _staged_while(backend, test, body, state, names, opts, watch=None):
     if opts:
-        _check_opts(opts, names)
+        loop_checks.check_options(opts, names)
     refs = [i for i, v in enumerate(state) if getattr(type(v), "__autograph_reference__", False)]
     if refs:
         return _staged_while_refs(backend, test, body, state, names, opts, refs, watch)
     return _staged_while_values(backend, test, body, state, names, opts, watch)
-
-
-def _check_opts(opts, names):
-    """The `set_loop_options` of a loop being staged (converters/loop_options.py): its
-    `shape_invariants` must be a dict keyed by names of the loop's variables."""
-    invariants = opts.get("shape_invariants")
-    if invariants is None:
-        return
-    where = user_location(3)
-    if not isinstance(invariants, dict):
-        raise StagingValueError(
-            f"{where}: set_loop_options(shape_invariants=...) must be written in the call as "
-            f"a list of (variable, shape) pairs, e.g. shape_invariants=[(x, "
-            f"rt.TensorShape([None]))]: autograph reads the variables' names from the code")
-    own = [name for name in names if " " not in name]
-    for key in invariants:
-        if key not in own:
-            raise StagingValueError(
-                f"{where}: set_loop_options gives a shape invariant for `{key}`, which is not "
-                f"a variable of this staged loop (its variables: "
-                f"{', '.join(own) or 'none'}); give shape invariants only for local names "
-                f"the loop assigns, as (name, shape) pairs")
 
 
 def _staged_while_refs(backend, test, body, state, names, opts, refs, watch):
@@ -531,48 +494,10 @@ def _staged_python_for(backend, items, body, state, names, extra_test, places):
     return pack(state, n)
 
 
-def _plan(backend, iterable):
-    """The backend's plan for iterating `iterable`: (length, item at i), or ("iterator",
-    first, next) (see `_staged_iterator_for`); a zip's plan combines its parts' plans."""
-    if type(iterable) is not StagedZip:
-        return backend.iterate(iterable)
-    plans = [backend.iterate(part) for part in iterable.parts]
-    if all(len(p) == 2 for p in plans):
-        lengths = [p[0] for p in plans]
-        length = lengths[0]
-        for other in lengths[1:]:        # (the shortest: known or staged lengths)
-            if type(length) is int and type(other) is int:
-                length = min(length, other)
-            else:
-                length = backend.minimum(length, other)
-        return length, (lambda i: tuple(p[1](i) for p in plans))
-    if all(len(p) == 3 for p in plans):
-        def first():
-            fetched = [p[1]() for p in plans]
-            return _all(backend, [f[0] for f in fetched]), tuple(f[1] for f in fetched), \
-                tuple(f[2] for f in fetched)
-
-        def next_(its):
-            fetched = [p[2](it) for p, it in zip(plans, its)]
-            return _all(backend, [f[0] for f in fetched]), tuple(f[1] for f in fetched), \
-                tuple(f[2] for f in fetched)
-        return "iterator", first, next_
-    raise TypeError(f"{user_location(4)}: zip() of a staged iterator (a dataset) and an "
-                    f"array is not staged: zip datasets with each other, or make the array "
-                    f"a dataset")
-
-
-def _all(backend, flags):
-    out = flags[0]
-    for flag in flags[1:]:
-        out = _staged_and(backend, out, lambda flag=flag: flag)
-    return out
-
-
 def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=None):
     n = len(names)
     enumerated = type(iterable) is StagedEnumerate
-    plan = _plan(backend, iterable.tensor if enumerated else iterable)
+    plan = iteration_plan(backend, iterable.tensor if enumerated else iterable)
     if len(plan) == 3:
         return _staged_iterator_for(backend, plan, iterable.start if enumerated else None, body,
                                     state, names, extra_test, opts, places)

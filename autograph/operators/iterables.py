@@ -3,12 +3,14 @@ staging_backends), and the iterables of
 a `for` that stay staged (`range_`, `enumerate_`: the builtins on Python values)."""
 from __future__ import annotations
 
-from builtins import enumerate, range, tuple, type, zip  # the originals: see operators/__init__
+from builtins import (  # the originals: see operators/__init__
+    all, enumerate, len, min, range, tuple, type, zip)
 
 from typing import Any
 
 from autograph.operators.staging_backends import backend_of
-from autograph.operators.undefined import unwrap
+from autograph.errors import user_location
+from autograph.operators.undefined import is_undefined, unwrap
 
 # Types that are never staged: the Python paths test them first, because converted code
 # runs on Python values far more often than on tensors, once per iteration of every loop.
@@ -77,3 +79,48 @@ def backend_of_iterable(iterable: Any) -> Any:
     if kind is StagedZip:
         return iterable.backend
     return backend_of(iterable)
+
+
+def iteration_plan(backend: Any, iterable: Any) -> tuple:
+    """The backend's plan for iterating `iterable`: (length, item at i), or ("iterator",
+    first, next) (control_flow's staged iterator loop); a zip's plan combines its parts' plans."""
+    if type(iterable) is not StagedZip:
+        return backend.iterate(iterable)
+    plans = [backend.iterate(part) for part in iterable.parts]
+    if all(len(p) == 2 for p in plans):
+        lengths = [p[0] for p in plans]
+        length = lengths[0]
+        for other in lengths[1:]:        # (the shortest: known or staged lengths)
+            if type(length) is int and type(other) is int:
+                length = min(length, other)
+            else:
+                length = backend.minimum(length, other)
+        return length, (lambda i: tuple(p[1](i) for p in plans))
+    if all(len(p) == 3 for p in plans):
+        def first():
+            fetched = [p[1]() for p in plans]
+            return all_of(backend, [f[0] for f in fetched]), tuple(f[1] for f in fetched), \
+                tuple(f[2] for f in fetched)
+
+        def next_(its):
+            fetched = [p[2](it) for p, it in zip(plans, its)]
+            return all_of(backend, [f[0] for f in fetched]), tuple(f[1] for f in fetched), \
+                tuple(f[2] for f in fetched)
+        return "iterator", first, next_
+    raise TypeError(f"{user_location(4)}: zip() of a staged iterator (a dataset) and an "
+                    f"array is not staged: zip datasets with each other, or make the array "
+                    f"a dataset")
+
+
+def all_of(backend: Any, flags: list) -> Any:
+    """Every one of `flags` (staged bools, or Python ones) holds."""
+    out = flags[0]
+    both = getattr(backend, "logical_and", None)
+    for flag in flags[1:]:
+        if both is not None:
+            out = both(out, flag)
+        else:
+            outs, _ = backend.cond(out, lambda flag=flag: (flag,), lambda: (False,), ("and",),
+                                   is_undefined)
+            out = outs[0]
+    return out
