@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import nest
 from ..control_flow import cond, while_loop
 from ..core import dtypes
-from ..core.shapes import TensorSpec
+from ..core.shapes import TensorShape, TensorSpec
 from ..errors import InvalidArgumentError
 from ..ops.array_ops import expand_dims, reshape
 from ..ops.core import constant
@@ -88,8 +88,14 @@ class Filter(Transformed):
             keep = cond(valid, lambda: _spread(pred, element), lambda: constant(False))
             return valid, keep, element, s
 
+        # (an element of unknown dimensions starts as zeros with 0 there: its spec's shape
+        # is the invariant it keeps)
+        invariants = (TensorShape([]), TensorShape([]),
+                      nest.map_structure(lambda spec: spec.shape, self._spec),
+                      nest.map_structure(lambda t: t.shape, state))
         out = while_loop(lambda v, k, e, s: logical_and(v, logical_not(k)), body,
-                         (constant(True), constant(False), zeros_for(self._spec), state))
+                         (constant(True), constant(False), zeros_for(self._spec), state),
+                         shape_invariants=invariants)
         return out[0], out[2], out[3]
 
 

@@ -285,3 +285,20 @@ def test_a_python_loop_over_a_dataset_in_an_unconverted_function():
                                                                                  rt.int32)])
     with pytest.raises(TypeError, match="autograph"):
         unknown(rt.constant([1, 2, 3]))
+
+
+def test_filter_of_elements_with_unknown_dimensions():
+    """Filter's search loop keeps the element's spec (a dimension unknown until run time)
+    as the shape its loop variable may take, eagerly and inside rt.function."""
+    ds = (rt.data.Dataset.range(1, 8, dtype=rt.int32).map(lambda x: rt.fill([x], x))
+          .filter(lambda v: rt.reduce_sum(v) % 2 == 0))
+    expected = [[x] * x for x in range(1, 8) if (x * x) % 2 == 0]
+    assert [v.tolist() for v in ds.as_numpy_iterator()] == expected
+
+    @rt.function
+    def total():
+        s = rt.constant(0)
+        for v in ds:
+            s += rt.reduce_sum(v)
+        return s
+    assert int(total()) == sum(map(sum, expected))
