@@ -257,8 +257,9 @@ def _batched_gather_nd(p, i, b, name):
     out = apply_op(GATHER_ND, [folded_p, array_ops.concat([coords, folded_i], -1)], name=name)
     result = array_ops.reshape(out, array_ops.concat(
         [batch, array_ops.shape(out)[1:]], 0))
-    if out.shape.rank is not None:
-        result.set_shape(TensorShape(i.shape.as_list()[:b] + out.shape.as_list()[1:]))
+    k = i.shape.as_list()[-1]
+    if k is not None:
+        result.set_shape(TensorShape(i.shape.as_list()[:-1] + p.shape.as_list()[b + k:]))
     return result
 
 
