@@ -283,3 +283,21 @@ def test_docstring_examples_run_with_tensorboardx(tmp_path):
         out = []
         runner.run(test, out=out.append)
         assert runner.failures == 0, "".join(out)
+
+
+@pytest.mark.parametrize("jit", JIT)
+def test_in_a_staged_loop_every_iteration_writes(tmp_path, jit):
+    writer = rt.summary.create_file_writer(str(tmp_path))
+
+    @rt.function(jit_compile=jit)
+    def f(n):
+        for i in rt.range(n):
+            rt.summary.scalar("i", rt.cast(i, rt.float32) * 2.0, step=rt.cast(i, rt.int64))
+        return n
+
+    with writer.as_default():
+        for n in (3, 0, 2):
+            f(rt.constant(n))
+    writer.close()
+    expected = [(i, 2.0 * i) for n in (3, 0, 2) for i in range(n)]
+    assert scalars(read(tmp_path), "i") == expected
