@@ -138,6 +138,12 @@ def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int =
 
 
 def disable_check_numerics() -> None:
-    """Stops what enable_check_numerics started (graphs traced meanwhile keep their checks)."""
+    """Stops what enable_check_numerics started (graphs traced meanwhile keep their checks).
+
+    >>> rt.debugging.enable_check_numerics()
+    >>> rt.debugging.disable_check_numerics()
+    >>> rt.constant([1.0]) / 0.0
+    <rt.Tensor: shape=(1,), dtype=float32, numpy=array([inf], dtype=float32)>
+    """
     if _check_outputs in hooks.op_callbacks:
         hooks.op_callbacks.remove(_check_outputs)

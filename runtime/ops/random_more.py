@@ -233,7 +233,11 @@ _global_generator: list = []
 
 def get_global_generator() -> Generator:
     """The generator `rt.random.get_global_generator()` shares (seeded from the global
-    seed when one is set)."""
+    seed when one is set).
+
+    >>> rt.random.get_global_generator().normal([2]).shape
+    TensorShape([2])
+    """
     if not _global_generator:
         seed = global_seed()
         _global_generator.append(Generator.from_non_deterministic_state() if seed is None
