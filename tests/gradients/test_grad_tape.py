@@ -267,7 +267,8 @@ NO_RULE = {
     "RandomPermutation",                # rt.random.shuffle's indices (no inputs)
     "AsString", "StringJoin",                                   # strings
     "Const", "Placeholder", "Eye", "RandomStandardNormal", "RandomUniform",
-    "TensorArrayV3",                                            # no float inputs
+    "TensorArrayV3", "TruncatedNormal",                         # no float inputs
+    "StatelessRandom",                  # a generator's draws: its input is an integer key
     "ReadVariableOp",                                           # a source: the Variable's
     "Assert", "PrintV2",                                        # no outputs
     "EagerPyFunc",                      # Python code: LookupError (tested above)
