@@ -9,9 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ...errors import InvalidArgumentError
-from ...ops import scatter_ops
+from ...ops import scatter_ops, sequence_ops
 from ..rule_tables import registrar
-from .rule_helpers import static_ints
+from .rule_helpers import Unsupported, is_concrete, static_ints
 
 RULES: dict = {}
 rule = registrar(RULES)
@@ -78,3 +78,11 @@ def _tensor_scatter(lw, op, tensor, indices, updates):
     add = op.attrs["add"]
     what = "tensor_scatter_nd_add" if add else "tensor_scatter_nd_update"
     return _scatter(lw, op, jnp.asarray(tensor), indices, updates, what, add)
+
+
+@rule(sequence_ops.UNIQUE)
+def _unique(lw, op, x):
+    if not is_concrete(x):
+        raise Unsupported("unique's length depends on the values, which XLA sees only when "
+                          "the graph runs (XLA needs every shape while compiling)")
+    return tuple(op.opdef.kernel(np.asarray(x), **op.attrs))
