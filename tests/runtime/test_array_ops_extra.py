@@ -7,7 +7,7 @@ import pytest
 
 import runtime as rt
 from runtime.errors import InvalidArgumentError
-from tests.agreement import HAVE_JAX, agree
+from tests.agreement import HAVE_JAX, HAVE_ONNX, agree
 
 RNG = np.random.default_rng(7)
 ONNX = "required"   # these functions must export (where onnx and onnxruntime are installed)
@@ -316,3 +316,26 @@ def test_jit_compile_scatter_needs_a_known_shape():
     f = rt.function(lambda i, u, s: rt.scatter_nd(i, u, s), jit_compile=True)
     with pytest.raises(Exception, match="known only when the graph runs"):
         f(rt.constant([[0]]), rt.constant([1.0]), rt.constant([3]))
+
+
+@pytest.mark.skipif(not HAVE_ONNX, reason="needs onnx and onnxruntime")
+@pytest.mark.parametrize("batch_dims,indices", [
+    (0, np.array([[3, 2], [0, 1], [3, 2]], np.int32)),
+    (0, np.array([[[1, 0, 1]], [[2, 2, 0]]], np.int64)),
+    (1, np.array([[2], [0], [1], [1]], np.int32)),
+])
+def test_gather_nd_exports_to_onnx_with_a_known_tuple_length(batch_dims, indices):
+    import onnxruntime as ort
+    fn = lambda p, i: rt.gather_nd(p, i, batch_dims=batch_dims)  # noqa: E731
+    sig = [rt.TensorSpec([None] * P.ndim, rt.float32),
+           rt.TensorSpec([None] * (indices.ndim - 1) + [indices.shape[-1]],
+                         rt.as_dtype(indices.dtype))]
+    model = rt.onnx.export(rt.function(fn).get_concrete_function(*sig))
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    got = session.run(None, dict(zip(names, [P, indices])))[0]
+    np.testing.assert_array_equal(got, fn(P, indices).numpy())
+    bad = indices.copy()
+    bad.reshape(-1)[0] = -1     # ONNX would count it from the end; ours raises
+    with pytest.raises(Exception, match="negative index"):
+        session.run(None, dict(zip(names, [P, bad])))
