@@ -293,7 +293,7 @@ def test_sequence_mask_matches_a_comparison(lengths):
 
 def test_sequence_mask_without_maxlen_uses_the_longest():
     lengths = np.array([1, 3, 0], np.int32)
-    outs = agree(lambda n: rt.sequence_mask(n), (lengths,), jit="skip")
+    outs = agree(lambda n: rt.sequence_mask(n), (lengths,), jit="refuses")  # data-sized
     np.testing.assert_array_equal(outs[0].values[0], np.arange(3) < lengths[:, None])
     assert rt.sequence_mask(np.array([], np.int32)).shape.as_list() == [0, 0]
 
