@@ -287,6 +287,28 @@ def _gradients():
     ]
 
 
+def _scatter():
+    """gather_nd / scatter_nd / tensor_scatter_nd_* (index tuples of length 2, out of range
+    and negative ones too) and unique of integers."""
+    params = np.arange(12, dtype=F32).reshape(3, 4)
+    pairs = np.array([2, 1, 0, 3, 2, 1], I32)
+    bad = [np.array([3, 0], I32), np.array([0, -1], I32)]
+    tuples = lambda i: rt.reshape(i, [-1, 2])  # noqa: E731
+    return [
+        ("gather_nd", lambda p, i: rt.gather_nd(p, tuples(i)),
+         [(params, pairs), (params, np.zeros(0, I32))] + [(params, b) for b in bad]),
+        ("scatter_nd", lambda i, u: rt.scatter_nd(tuples(i), u, [3, 4]),
+         [(pairs, np.array([1.0, np.nan, 2.0], F32))] + [(b, np.ones(1, F32)) for b in bad]),
+        ("tensor_scatter_nd_update", lambda t, i, u: rt.tensor_scatter_nd_update(
+            t, tuples(i), u), [(params, pairs[:4], np.array([-1.0, np.inf], F32))]),
+        ("tensor_scatter_nd_add", lambda t, i, u: rt.tensor_scatter_nd_add(t, tuples(i), u),
+         [(params, pairs, np.array([1.0, 2.0, 3.0], F32))] + [(params, b, np.ones(1, F32))
+                                                             for b in bad]),
+        ("unique int32", lambda x: tuple(rt.unique(x)),
+         [(np.array([4, 1, 4, -2, 1], I32),), (np.zeros(0, I32),)]),
+    ]
+
+
 def programs():
     """(name, fn, cases): every case a tuple of numpy arrays, the function's arguments."""
     out = []
@@ -310,4 +332,4 @@ def programs():
                  (np.array([1, 2], I32), np.array([0, -2], I32)),
                  (np.zeros(0, I32), np.zeros(0, I32))]))
     return out + _reductions() + _casts() + _indexing() + _shapes() + _math() + _nn() + \
-        _gradients()
+        _gradients() + _scatter()
