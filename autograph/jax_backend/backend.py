@@ -66,20 +66,20 @@ class StagedRange:
         return f"range({self.start}, {self.limit}, {self.delta})"
 
 
-def _trace_branch(fn: Callable[[], Sequence[Any]]) -> tuple:
-    """Traces `fn` once into a jaxpr: (closed jaxpr, the layout of each output)."""
+def _trace_branch(fn: Callable[..., Sequence[Any]], *args: Any) -> tuple:
+    """Traces `fn(*args)` once into a jaxpr: (closed jaxpr, the layout of each output)."""
     box: list = []
 
-    def arrays_only():
+    def arrays_only(*args):
         layouts, arrays = [], []
-        for value in fn():
+        for value in fn(*args):
             layout, leaves = Layout.of(value)
             layouts.append(layout)
             arrays.extend(leaves)
         box.append(layouts)
         return arrays
 
-    closed, avals = jax.make_jaxpr(arrays_only, return_shape=True)()
+    closed, avals = jax.make_jaxpr(arrays_only, return_shape=True)(*args)
     layouts, it = box[0], iter(avals)
     return closed, [lay.with_avals([next(it) for _ in lay.avals]) for lay in layouts]
 
@@ -170,7 +170,16 @@ class JaxBackend:
         # A variable undefined before the loop starts as zeros of the type the body gives
         # it. (Its defined flag is autograph's: see docs/staging_protocol.md.)
         if any(is_undefined(v) for v in init):
-            _, learned = _trace_branch(lambda: body_fn(*init))
+            # (on traced values, as the loop runs it: a Python 0 before the loop is an
+            # int32 there, and an `if` on it stages)
+            splits = [Layout.of(value) for value in init]
+
+            def one_iteration(*leaves):
+                it = iter(leaves)
+                return body_fn(*[lay.rebuild([next(it) for _ in arrays])
+                                 for lay, arrays in splits])
+            _, learned = _trace_branch(one_iteration,
+                                       *[a for _, arrays in splits for a in arrays])
             for i, (value, layout) in enumerate(zip(init, learned)):
                 if is_undefined(value) and not (len(layout.statics) == 1
                                                 and is_undefined(layout.statics[0])):

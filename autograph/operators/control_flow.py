@@ -508,6 +508,8 @@ def _staged_for(backend, iterable, body, state, names, extra_test, opts, places=
     else:
         length, get_item = plan
     if type(length) is int:     # a trip count known while staging: a bound for the backend
+        if length == 0:
+            return pack(state, n)    # (no item: the body never runs, as in Python)
         opts = {**(opts or {}), "trip_count": length, "exact": extra_test is None}
 
     def test(i, *vs):

@@ -3,9 +3,7 @@
 (Python floats, numpy arrays, eager jnp arrays) against `ag.jax.jit` on jnp arrays;
 jax.grad and jax.jvp of `ag.jax.convert(f)` against central differences of the plain
 program in float64; jax.vmap against a Python loop over the batch. Empty, one-element and
-NaN inputs where they mean something.
-
-Cases marked xfail(strict) are gaps of ag.jax as it stands, each with why."""
+NaN inputs where they mean something."""
 import sys
 from pathlib import Path
 
@@ -153,8 +151,6 @@ def test_return_of_a_float_inside_while():
     assert_close(batched, [fn(x, k) for x, k in cases])
 
 
-@pytest.mark.xfail(strict=True, reason="return inside a traced while, nothing returned before "
-                   "the loop: \"'retval_' is Undefined('retval_') before the loop but int32\"")
 def test_return_of_an_int_inside_while():
     fn = P.doublings_to_exceed
     cases = [(0.3, 100.0), (5.0, 1.0), (1e-9, 1e9), (1.0, 1.0)]
@@ -346,9 +342,6 @@ def test_running_max_empty():
     assert (float(best), int(records)) == P.running_max(np.zeros(0))
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError, reason="a for over an empty array traces its "
-                   "body on a stand-in item, but `out.at[i].set` on the empty output still "
-                   "raises 'index is out of bounds for axis 0 with size 0' while tracing")
 def test_cummax_empty():
     assert_close(ag.jax.jit(P.cummax)(f32(np.zeros(0))), P.cummax(f32(np.zeros(0))))
 
