@@ -34,12 +34,27 @@ def save(obj, export_dir, signatures=None, options=None) -> None:
 
 def load(export_dir, tags=None, options=None):
     """Loads what `save` wrote (`rt.saved.load`): its functions run without the Python that
-    defined them. `tags` and `options` are accepted for TensorFlow's signature and unused."""
+    defined them. `tags` and `options` are accepted for TensorFlow's signature and unused.
+
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "negate")
+    >>> @rt.function(input_signature=[rt.TensorSpec([], rt.float32)])
+    ... def negate(x):
+    ...     return -x
+    >>> rt.saved_model.save(negate, path)
+    >>> print(rt.saved_model.load(path).negate(rt.constant(2.0)))
+    rt.Tensor(-2.0, shape=(), dtype=float32)
+    """
     return saved.load(os.fspath(export_dir))
 
 
 def contains_saved_model(export_dir) -> bool:
-    """Whether `export_dir` holds a saved directory's index file."""
+    """Whether `export_dir` holds a saved directory's index file.
+
+    >>> import tempfile
+    >>> rt.saved_model.contains_saved_model(tempfile.mkdtemp())
+    False
+    """
     return os.path.isfile(os.path.join(os.fspath(export_dir), _format.JSON_NAME))
 
 

@@ -30,19 +30,22 @@ import os
 import threading
 import time
 import weakref
-from typing import Optional
+from typing import Optional as _Optional
 
 import numpy as np
 
 from .core import dtypes
-from .core.graph import current_graph, current_name_scope
+from .core.graph import current_graph as _current_graph
+from .core.graph import current_name_scope as _current_name_scope
 from .core.tensor import Tensor
 from .errors import InvalidArgumentError
 from .ops import math_ops
 from .ops.core import constant, convert_to_tensor
 from .ops.introspection_ops import get_static_value
 from .ops.state_ops import Variable
-from .ops.summary_ops import DEFAULT_BUCKET_COUNT, histogram_buckets, write_summary
+from .ops.summary_ops import DEFAULT_BUCKET_COUNT
+from .ops.summary_ops import histogram_buckets as _histogram_buckets
+from .ops.summary_ops import write_summary as _write_summary
 
 __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "scalar",
            "histogram", "text", "record_if", "should_record_summaries", "flush",
@@ -139,7 +142,7 @@ class SummaryWriter:
     def flush(self):
         """Writes the queued events to disk (inside `rt.function`: every time the graph
         runs, in program order)."""
-        if current_graph() is not None:
+        if _current_graph() is not None:
             return _flush_op(self)
         self._flush_now()
         return None
@@ -244,7 +247,7 @@ def _summary_proto(kind, tag, data, description, buckets):
         value = Summary.Value(tag=tag, simple_value=float(data), metadata=metadata)
     elif kind == "histogram":
         data = np.asarray(data, dtype=np.float64).reshape(-1)
-        rows = histogram_buckets(data, buckets)
+        rows = _histogram_buckets(data, buckets)
         empty = data.size == 0
         hist = HistogramProto(min=0.0 if empty else float(np.min(data)),
                               max=0.0 if empty else float(np.max(data)),
@@ -266,9 +269,9 @@ def _summary_proto(kind, tag, data, description, buckets):
     return Summary(value=[value])
 
 
-def create_file_writer(logdir, max_queue: Optional[int] = None,
-                       flush_millis: Optional[int] = None,
-                       filename_suffix: Optional[str] = None, name=None,
+def create_file_writer(logdir, max_queue: _Optional[int] = None,
+                       flush_millis: _Optional[int] = None,
+                       filename_suffix: _Optional[str] = None, name=None,
                        experimental_trackable: bool = False,
                        experimental_mesh=None) -> SummaryWriter:
     """A writer of TensorBoard event files in `logdir` (made when missing).
@@ -391,7 +394,7 @@ def _write(kind, name, data, step, buckets=0, description=None):
         known = _known_text(data)
         data = constant(0) if known is not None else convert_to_tensor(data, dtype=dtypes.string)
     record = constant(True) if cond is True else cond
-    return write_summary(_state.writer, kind, current_name_scope() + name, record, step, data,
+    return _write_summary(_state.writer, kind, _current_name_scope() + name, record, step, data,
                          buckets, description or "", known, name=name)
 
 
@@ -414,11 +417,11 @@ def _known_text(data):
 
 
 def _flush_op(writer):
-    return write_summary(writer, "flush", "", constant(True), constant(np.int64(0)),
+    return _write_summary(writer, "flush", "", constant(True), constant(np.int64(0)),
                          constant(0.0), name="flush_summary_writer")
 
 
-def scalar(name: str, data, step=None, description: Optional[str] = None):
+def scalar(name: str, data, step=None, description: _Optional[str] = None):
     """Writes a scalar summary: `data` as a float32 under the tag `name` (prefixed by the
     open rt.name_scope) at `step`.
 
@@ -448,8 +451,8 @@ def scalar(name: str, data, step=None, description: Optional[str] = None):
     return _write("scalar", name, data, step, description=description)
 
 
-def histogram(name: str, data, step=None, buckets: Optional[int] = None,
-              description: Optional[str] = None):
+def histogram(name: str, data, step=None, buckets: _Optional[int] = None,
+              description: _Optional[str] = None):
     """Writes a histogram summary of `data` (any shape, cast to float64) under the tag
     `name` at `step`: `buckets` (default 30) buckets of equal width from min(data) to
     max(data), a value x in bucket floor((x - min) / width) (the maximum in the last), as
@@ -477,7 +480,7 @@ def histogram(name: str, data, step=None, buckets: Optional[int] = None,
     return _write("histogram", name, data, step, max(0, int(n)), description)
 
 
-def text(name: str, data, step=None, description: Optional[str] = None):
+def text(name: str, data, step=None, description: _Optional[str] = None):
     """Writes a text summary: a string tensor (any shape; TensorBoard renders its
     items as Markdown) under the tag `name` at `step`.
 
@@ -500,7 +503,7 @@ def text(name: str, data, step=None, description: Optional[str] = None):
     return _write("text", name, data, step, description=description)
 
 
-def flush(writer: Optional[SummaryWriter] = None, name=None):
+def flush(writer: _Optional[SummaryWriter] = None, name=None):
     """Writes the queued events of `writer` (default: the default writer, if any) to
     disk; inside `rt.function`, every time the graph runs.
 

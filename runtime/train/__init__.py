@@ -25,13 +25,27 @@ __all__ = ["Checkpoint", "CheckpointManager", "CheckpointLoadStatus",
 
 def list_variables(ckpt_dir_or_file) -> list:
     """[(key, shape)] of the values in a checkpoint (a path, or a directory: its latest),
-    sorted by key (TensorFlow's `tf.train.list_variables`)."""
+    sorted by key (TensorFlow's `tf.train.list_variables`).
+
+    >>> import tempfile, os
+    >>> directory = tempfile.mkdtemp()
+    >>> _ = rt.train.Checkpoint(w=rt.Variable([1.0, 2.0])).save(os.path.join(directory, "c"))
+    >>> [key for key, shape in rt.train.list_variables(directory) if key.startswith("w")]
+    ['w/.ATTRIBUTES/VARIABLE_VALUE']
+    """
     values = _read(_checkpoint_path(ckpt_dir_or_file))
     return sorted((k, list(v.shape)) for k, v in values.items())
 
 
 def load_variable(ckpt_dir_or_file, name: str):
-    """The value (numpy) saved under the key `name` (TF's `tf.train.load_variable`)."""
+    """The value (numpy) saved under the key `name` (TF's `tf.train.load_variable`).
+
+    >>> import tempfile, os
+    >>> directory = tempfile.mkdtemp()
+    >>> _ = rt.train.Checkpoint(w=rt.Variable([1.0, 2.0])).save(os.path.join(directory, "c"))
+    >>> rt.train.load_variable(directory, "w/.ATTRIBUTES/VARIABLE_VALUE")
+    array([1., 2.], dtype=float32)
+    """
     values = _read(_checkpoint_path(ckpt_dir_or_file))
     if name not in values:
         raise KeyError(f"the checkpoint has no value {name!r}; it has {sorted(values)}")

@@ -296,6 +296,17 @@ class CheckpointLoadStatus:
     fail it until they are made). `assert_existing_objects_matched()`: every Variable and
     slot reachable now got a value. `assert_nontrivial_match()`: at least one did.
     `expect_partial()`: says a partial restore is meant; returns the status.
+
+    >>> import tempfile, os
+    >>> path = rt.train.Checkpoint(a=rt.Variable(1.0), b=rt.Variable(2.0)).save(
+    ...     os.path.join(tempfile.mkdtemp(), "c"))
+    >>> status = rt.train.Checkpoint(a=rt.Variable(0.0)).restore(path)
+    >>> status.assert_existing_objects_matched() is status     # `a` got its value
+    True
+    >>> status.assert_consumed()          # `b` went nowhere  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    AssertionError: ...
     """
 
     def __init__(self, checkpoint, restoration):
@@ -349,7 +360,12 @@ class CheckpointLoadStatus:
 
 class InitializationOnlyStatus:
     """The status of `restore(None)`: nothing restored (TensorFlow's
-    `InitializationOnlyStatus`); its assertions fail, `expect_partial` does not."""
+    `InitializationOnlyStatus`); its assertions fail, `expect_partial` does not.
+
+    >>> status = rt.train.Checkpoint(a=rt.Variable(1.0)).restore(None)
+    >>> status.expect_partial() is status
+    True
+    """
 
     def _fail(self):
         raise AssertionError("no checkpoint was given (restore(None)): nothing was restored")

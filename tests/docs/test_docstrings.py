@@ -16,7 +16,10 @@ NAMESPACES = {"rt": rt, "rt.math": rt.math, "rt.nn": rt.nn, "rt.linalg": rt.lina
               "rt.onnx": rt.onnx, "rt.debugging": rt.debugging, "rt.strings": rt.strings,
               "rt.config": rt.config, "rt.optimizers": rt.optimizers,
               "rt.optimizers.schedules": rt.optimizers.schedules,
-              "rt.distribute": rt.distribute, "ag": ag, "ag.experimental": ag.experimental}
+              "rt.distribute": rt.distribute, "rt.train": rt.train,
+              "rt.saved_model": rt.saved_model, "rt.summary": rt.summary,
+              "rt.summary.experimental": rt.summary.experimental,
+              "ag": ag, "ag.experimental": ag.experimental}
 
 
 def public_callables():

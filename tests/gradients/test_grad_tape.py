@@ -270,7 +270,7 @@ NO_RULE = {
     "TensorArrayV3", "TruncatedNormal",                         # no float inputs
     "StatelessRandom",                  # a generator's draws: its input is an integer key
     "ReadVariableOp",                                           # a source: the Variable's
-    "Assert", "PrintV2",                                        # no outputs
+    "Assert", "PrintV2", "WriteSummary",                        # no outputs
     "EagerPyFunc",                      # Python code: LookupError (tested above)
     # staged Python lists change storage in place, as Variables do: not differentiable
     # (a TensorArray is, where gradients through a loop are needed)

@@ -284,6 +284,8 @@ def _gradients():
         ("grad broadcast", grad_of(lambda x: rt.reduce_sum(x * rt.ones([2, 1, 1]))), MATRICES),
         ("grad pad", grad_of(lambda x: rt.reduce_sum(rt.pad(x, [[1, 1], [0, 1]]) * 2.0)),
          MATRICES),
+        ("custom_gradient", rt.custom_gradient(lambda x: (x * x, lambda dy: dy * 3.0)),
+         vector_cases(F32)),
     ]
 
 
