@@ -2,11 +2,17 @@
 (`rt.data`), a model (`rt.Module` with `rt.nn` layers), a loss, `GradientTape` and
 `rt.optimizers.Adam`, each epoch one `rt.function` call whose loop over the batches is one
 staged loop; a checkpoint after every epoch (`rt.train.Checkpoint` +
-`CheckpointManager`), and a restart that resumes where the last run stopped.
+`CheckpointManager`), a restart that resumes where the last run stopped, and curves for
+TensorBoard (`rt.summary`: the loss at every step, written by the staged loop as it runs;
+the weights' histograms after every epoch).
 
     python examples/train.py                       # 10 epochs, checkpoints in ./train_checkpoints
     python examples/train.py                       # again: resumes at epoch 10, step 80
-    python examples/train.py --epochs 3 --checkpoint-dir /tmp/ckpts
+    python examples/train.py --epochs 3 --checkpoint-dir /tmp/ckpts --logdir /tmp/logs
+    tensorboard --logdir train_logs                # the loss curve, across the restart
+
+(The event files need tensorboardX: `pip install -e '.[tensorboard]'`; without it the
+script says so and trains without them.)
 
 Prints the loss after each epoch with the step count (it falls, and after a restart it
 goes on from where it was), the accuracy, and how many times the epoch function was
@@ -62,6 +68,8 @@ def make_training(model, optimizer):
                     rt.nn.sparse_softmax_cross_entropy_with_logits(yb, logits))
             grads = tape.gradient(loss, model.trainable_variables)
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            # written at every step of every run (with no default writer: nothing)
+            rt.summary.scalar("loss", loss, step=optimizer.iterations)
             total += loss
             batches += 1
         return total / rt.cast(batches, rt.float32)
@@ -69,11 +77,25 @@ def make_training(model, optimizer):
     return train_epoch
 
 
+def make_writer(logdir):
+    """A summary writer for `logdir` (None: no logging asked for, or no tensorboardX)."""
+    if not logdir:
+        return None
+    try:
+        import tensorboardX  # noqa: F401
+    except ImportError:
+        print("TensorBoard logging off: pip install -e '.[tensorboard]' to write curves")
+        return None
+    return rt.summary.create_file_writer(logdir)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=10, help="epochs to run in this run")
     parser.add_argument("--checkpoint-dir", default="train_checkpoints",
                         help="where checkpoints go; a run resumes from the latest one there")
+    parser.add_argument("--logdir", default="train_logs",
+                        help="where TensorBoard's event files go ('' for none)")
     args = parser.parse_args(argv)
 
     x, y = make_data()
@@ -100,14 +122,22 @@ def main(argv=None):
     else:
         print("no checkpoint: starting from scratch")
 
-    # (TensorBoard: a summary writer for the loss would be made here and written to in the
-    # loop below; rt.summary is documented in docs/guide.md.)
+    # Curves: one event file per run in the same directory; TensorBoard joins them by step.
+    writer = make_writer(args.logdir)
     for _ in range(args.epochs):
-        loss = float(train_epoch(dataset))
+        if writer is None:
+            loss = float(train_epoch(dataset))
+        else:
+            with writer.as_default(step=optimizer.iterations):
+                loss = float(train_epoch(dataset))
+                for v in model.trainable_variables:
+                    rt.summary.histogram(v.name.split(":")[0], v)
         epoch.assign_add(1)
         path = manager.save()
         print(f"epoch {int(epoch.numpy()) - 1}: step {int(optimizer.iterations.numpy())} "
               f"loss {loss:.4f}")
+    if writer is not None:
+        writer.close()
     print("saved", os.path.basename(path))
     accuracy = np.mean(np.argmax(model(rt.constant(x)).numpy(), axis=1) == y)
     print(f"accuracy {accuracy:.3f}")

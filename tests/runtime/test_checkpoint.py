@@ -3,6 +3,7 @@ slots made on the first update, attributes set after the restore), mismatch erro
 CheckpointManager, and files from strangers refused without running anything."""
 from __future__ import annotations
 
+import glob
 import json
 import os
 import pickle
@@ -316,7 +317,8 @@ def test_the_example_resumes_in_a_new_process(tmp_path):
     def run(epochs, directory):
         env = dict(os.environ, PYTHONPATH=ROOT)
         out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "train.py"),
-                              "--epochs", str(epochs), "--checkpoint-dir", str(directory)],
+                              "--epochs", str(epochs), "--checkpoint-dir", str(directory),
+                              "--logdir", str(directory) + "-logs"],
                              cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
         assert out.returncode == 0, out.stderr
         return out.stdout.splitlines()
@@ -329,3 +331,20 @@ def test_the_example_resumes_in_a_new_process(tmp_path):
     assert curve(first) + curve(second) == curve(whole)
     losses = [float(line.rsplit(" ", 1)[1]) for line in curve(whole)]
     assert all(b < a for a, b in zip(losses, losses[1:]))
+    # TensorBoard's curves: the loss of every step, the restarted run's going on from the
+    # first's (one event file each), the same values as the run that never stopped
+    try:
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    except ImportError:
+        return
+
+    def logged(directory):
+        points = []
+        for path in sorted(glob.glob(str(directory) + "-logs/events.*")):
+            reader = EventAccumulator(path)
+            reader.Reload()
+            points += [(e.step, e.value) for e in reader.Scalars("loss")]
+        return points
+    resumed, straight = logged(tmp_path / "a"), logged(tmp_path / "b")
+    assert [step for step, _ in resumed] == list(range(1, 49))
+    np.testing.assert_allclose([v for _, v in resumed], [v for _, v in straight], rtol=1e-6)
