@@ -26,7 +26,11 @@ def is_array(leaf: Any) -> bool:
 def describe_aval(aval: Any) -> str:
     """`float32`, `float32[3]`, `int32[2,5]` (JAX's own short spelling, dtype in full)."""
     dims = ",".join(str(d) for d in aval.shape)
-    return f"{np.dtype(aval.dtype).name}[{dims}]" if aval.shape else np.dtype(aval.dtype).name
+    try:
+        name = np.dtype(aval.dtype).name
+    except TypeError:                          # (an extended dtype: key<fry>)
+        name = str(aval.dtype)
+    return f"{name}[{dims}]" if aval.shape else name
 
 
 class _Shown:
@@ -99,8 +103,12 @@ def merged_avals(name: str, a: Layout, b: Layout, where_a: str, where_b: str,
             raise mismatch(" (JAX arrays keep their shape through `lax` control flow)")
         dtype = x.dtype
         if x.dtype != y.dtype:
-            dtype = jnp.result_type(jax.ShapeDtypeStruct((), x.dtype, weak_type=x.weak_type),
-                                    jax.ShapeDtypeStruct((), y.dtype, weak_type=y.weak_type))
+            try:
+                dtype = jnp.result_type(
+                    jax.ShapeDtypeStruct((), x.dtype, weak_type=x.weak_type),
+                    jax.ShapeDtypeStruct((), y.dtype, weak_type=y.weak_type))
+            except (TypeError, ValueError):      # (a PRNG key and a number: no promotion)
+                raise mismatch("") from None
             if not ((dtype == x.dtype and y.weak_type)
                     or (dtype == y.dtype and x.weak_type and promote_a)):
                 raise mismatch("")

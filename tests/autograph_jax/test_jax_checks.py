@@ -106,3 +106,27 @@ def test_checks_under_vmap_hold_only_for_the_elements_that_reach_them():
         jax.block_until_ready(jax.vmap(ag.jax.convert(unassigned_read))(xs))
     err, _ = jax.vmap(ag.jax.checkify(unassigned_read))(xs)
     assert "mapped index 1" in err.get()
+
+
+def sample_positive(key):
+    x = -1.0
+    while x <= 0:
+        key, sub = jax.random.split(key)
+        x = jax.random.normal(sub)
+    return x, key
+
+
+def key_or_number(key, x):
+    if x > 0:
+        key = 1.0
+    return key
+
+
+def test_typed_prng_keys_as_loop_state_and_in_errors():
+    for key in (jax.random.key(0), jax.random.PRNGKey(0)):
+        x, _ = ag.jax.jit(sample_positive)(key)
+        assert float(x) > 0
+        batch = jax.vmap(ag.jax.convert(sample_positive))(jax.random.split(key, 3))[0]
+        assert batch.shape == (3,) and bool(jnp.all(batch > 0))
+    with pytest.raises(TypeError, match=r"'key' is float32 in the true branch but key<fry>"):
+        ag.jax.jit(key_or_number)(jax.random.key(0), 1.0)
