@@ -288,12 +288,16 @@ class Graph:
         if self.outer is None or not tensor.graph.is_ancestor_of(self):
             raise foreign_tensor_error(tensor, self)
         outer_t = self.outer.capture(tensor)
-        inner = placeholder_op(self, outer_t.dtype, outer_t.shape,
-                               name=outer_t.op.name.replace("/", "_") + "_capture")
-        self.captures[id(tensor)] = (outer_t, inner)
-        if id(outer_t) != id(tensor):
-            self.captures[id(outer_t)] = (outer_t, inner)
-        return inner
+        # `tensor` and the outer graph's tensor for it are one input of this graph: a
+        # graph that captured that outer tensor already (returned from an enclosing branch,
+        # say) reuses its placeholder, which stays fed.
+        entry = self.captures.get(id(outer_t))
+        if entry is None:
+            inner = placeholder_op(self, outer_t.dtype, outer_t.shape,
+                                   name=outer_t.op.name.replace("/", "_") + "_capture")
+            entry = self.captures[id(outer_t)] = (outer_t, inner)
+        self.captures[id(tensor)] = entry
+        return entry[1]
 
     def captured_inputs(self) -> list:
         """(outer tensor, inner placeholder) pairs, one per captured tensor."""

@@ -26,7 +26,7 @@ from ..core.graph import Graph, current_graph
 from ..core.opdef import placeholder_op
 from ..core.shapes import TensorShape
 from ..errors import InvalidArgumentError
-from ..ops.core import constant, identity
+from ..ops.core import constant
 from ..ops.math_ops import (add, equal, greater, logical_and, logical_not, logical_or, multiply,
                             subtract, where)
 from .base import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, static_count
@@ -81,10 +81,7 @@ class Interleave(Dataset):
         self._source_is_python = inner._source_is_python or made._source_is_python
 
     def _dataset(self, flat_element):
-        # (identity: made here, the element's tensors belong to the graph being built; a
-        # loop variable captured into nested conds and given back unchanged as a cond's
-        # output was left unfed when the graph ran)
-        element = nest.pack_sequence_as(self._inner._spec, [identity(t) for t in flat_element],
+        element = nest.pack_sequence_as(self._inner._spec, list(flat_element),
                                         expand_composites=True)
         if isinstance(element, tuple) and not hasattr(element, "_fields"):
             made = self._fn(*element)
