@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .base import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from . import iterator, shuffle, sources, transforms  # noqa: F401  (register the kinds)
-from . import batching_more, interleave  # noqa: F401  (register the kinds)
+from . import batching_more, interleave, window  # noqa: F401  (register the kinds)
 from .csv import CsvDataset, make_csv_dataset
 from .text import TextLineDataset
 
