@@ -79,11 +79,17 @@ class MoreTransformations:
         return KINDS_MORE["Interleave"](self, map_func, cycle_length, block_length)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
-        """Not available yet: tf.data's dataset of windows (each a dataset) needs elements
-        that are datasets, which rt.data's staged iterators do not carry. Raises
-        NotImplementedError naming what works instead: `batch` for windows that do not
-        overlap, or `rt.signal`-style framing of a batched tensor."""
-        raise NotImplementedError(
-            "Dataset.window is not supported yet (its elements would be datasets). For "
-            "windows that do not overlap use ds.batch(size, drop_remainder=...); for "
-            "overlapping ones, batch the whole range and slice it with rt.gather")
+        """A dataset of windows, each a dataset of up to `size` elements: window k holds
+        the elements at positions k*shift + j*stride (j < size; `shift` default `size`)
+        that exist, for every k with k*shift a position of the input; `drop_remainder`
+        keeps only full windows. A tuple/dict element gives a tuple/dict of windows.
+        Eagerly each window is an rt.data.Dataset; inside rt.function windows are used
+        through `flat_map`/`interleave` (the common `flat_map(lambda w: w.batch(size))`).
+
+        >>> ds = rt.data.Dataset.range(7).window(3, shift=2, drop_remainder=True)
+        >>> [b.tolist() for b in ds.flat_map(lambda w: w.batch(3)).as_numpy_iterator()]
+        [[0, 1, 2], [2, 3, 4], [4, 5, 6]]
+        >>> [[int(x) for x in w] for w in rt.data.Dataset.range(5).window(2, 3)]
+        [[0, 1], [3, 4]]
+        """
+        return KINDS_MORE["Window"](self, size, shift, stride, drop_remainder)
