@@ -1,7 +1,7 @@
 """`rt.custom_gradient` and `rt.recompute_grad` (TensorFlow's `tf.custom_gradient`,
 `tf.recompute_grad`).
 
-A call of a decorated `f` runs `f` with every tape paused, then passes its results through
+A call of a decorated `f` runs `f` (the open tapes record it), then passes its results through
 one `CustomGradient` op: its inputs are f's tensor arguments, the values of the trainable
 Variables f read, and f's results; its outputs are f's results again. The op's gradient
 rule calls the user's `grad_fn`, so the same op serves eager tapes, tapes opened inside a
@@ -10,12 +10,10 @@ trace, and the backward graph of a Function differentiated from outside. Under
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 
 from .. import nest
-from ..core import hooks
 from ..core.apply import apply_op
 from ..core.opdef import OpDef
 from ..core.tensor import Tensor
@@ -67,15 +65,6 @@ def _grad(inputs, outputs, grads, grad_fn, n_out, variables, **attrs):
 # refuse it (the op is not in runtime.ops.registry()).
 CUSTOM_GRADIENT = OpDef("CustomGradient", _infer, _kernel, multi_output=True,
                         runs_subgraphs=True, grad=_grad)
-
-
-@contextlib.contextmanager
-def _paused_tapes():
-    """Every open tape stops recording (TensorFlow runs f under `stop_recording`)."""
-    with contextlib.ExitStack() as stack:
-        for tape in list(hooks.recording.tapes):
-            stack.enter_context(tape.stop_recording())
-        yield
 
 
 def _as_input(x):
@@ -137,10 +126,12 @@ def custom_gradient(f=None):
 def _call(f, args, kwargs):
     args = nest.map_structure(_as_input, args)
     xs = [t for t in nest.flatten(args) if isinstance(t, Tensor)]
-    with _paused_tapes():
-        with GradientTape() as watcher:      # finds the trainable Variables f reads
-            result, grad_fn = f(*args, **kwargs)
-        variables = [v for v in watcher.watched_variables() if v.dtype.is_floating]
+    # The open tapes record f's ops, as TensorFlow's: the gradient of `y` stops at the
+    # CustomGradient op, but a tape recording the gradient itself (higher order) follows
+    # grad_fn's use of f's intermediate values back to x.
+    with GradientTape() as watcher:      # finds the trainable Variables f reads
+        result, grad_fn = f(*args, **kwargs)
+    variables = [v for v in watcher.watched_variables() if v.dtype.is_floating]
     if not callable(grad_fn):
         raise TypeError(f"custom_gradient: {getattr(f, '__name__', f)} must return "
                         f"(result, grad_fn), got a {type(grad_fn).__name__} for grad_fn")

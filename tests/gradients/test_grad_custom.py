@@ -138,6 +138,25 @@ def test_custom_gradient_nested_output_and_second_order():
     assert float(outer.gradient(g, x)) == pytest.approx(2.0)
 
 
+@pytest.mark.parametrize("way", ["eager", "function", "jit"])
+def test_second_order_follows_grad_fn_through_f_intermediates(way):
+    # grad_fn uses e = exp(x) made by f: an outer tape differentiates the first gradient
+    # through e back to x, as TensorFlow's tapes record f (d2/dx2 log1p(exp x) = s(1 - s)).
+    def second(x):
+        with rt.GradientTape() as outer:
+            outer.watch(x)
+            with rt.GradientTape() as inner:
+                inner.watch(x)
+                y = log1pexp(x)
+            g = inner.gradient(y, x)
+        return g, outer.gradient(g, x)
+    xs = np.array([-2.0, 0.0, 1.0, 3.0], np.float32)
+    g, h = run(second, way, rt.constant(xs))
+    s = 1.0 / (1.0 + np.exp(-xs.astype(np.float64)))
+    np.testing.assert_allclose(g.numpy(), s, rtol=1e-5)
+    np.testing.assert_allclose(h.numpy(), s * (1.0 - s), rtol=1e-5)
+
+
 def test_custom_gradient_without_a_tape_is_f():
     np.testing.assert_allclose(log1pexp(rt.constant([1.0])).numpy(), np.log1p(np.e), rtol=1e-6)
 
