@@ -190,6 +190,12 @@ class Optimizer:
     def _wanted_slots(self) -> tuple:
         return self._slot_names
 
+    def initial_slot_value(self, slot_name: str, var: Variable) -> np.ndarray:
+        """The value the slot `slot_name` of `var` starts with: zeros (an optimizer whose
+        slots start elsewhere, Adagrad's accumulator, says so here; a checkpoint's value
+        waiting for the slot replaces it as it is made)."""
+        return np.zeros(var.shape.as_list(), var.dtype.np_dtype)
+
     def _slots_for(self, var: Variable) -> dict:
         entry = self._slots.get(var._unique_id)
         if entry is None:
@@ -202,7 +208,7 @@ class Optimizer:
             try:
                 with eager_scope():
                     for n in self._wanted_slots():
-                        slots[n] = Variable(np.zeros(var.shape.as_list(), var.dtype.np_dtype),
+                        slots[n] = Variable(self.initial_slot_value(n, var),
                                             trainable=False, name=f"{var._name}/{n}")
             finally:
                 state_ops.set_creation_hook(previous)

@@ -11,7 +11,6 @@ import numbers
 import numpy as np
 
 from . import optimizers, schedules
-from .core.graph import eager_scope
 from .ops.core import convert_to_tensor
 from .ops.math_ops import cast, maximum, pow as _pow, sqrt
 
@@ -121,17 +120,10 @@ class Adagrad(optimizers.Optimizer):
         super().__init__(name, learning_rate)
         self.initial_accumulator_value = float(initial_accumulator_value)
         self.epsilon = float(epsilon)
-        self._filled: set = set()     # ids of accumulators given their starting value
 
-    def _slots_for(self, var):
-        slots = super()._slots_for(var)
-        acc = slots["accumulator"]
-        if id(acc) not in self._filled:   # made now (zeros): fill it once, outside any graph
-            with eager_scope():
-                acc.assign(np.full(acc.shape.as_list(), self.initial_accumulator_value,
-                                   acc.dtype.np_dtype))
-            self._filled.add(id(acc))
-        return slots
+    def initial_slot_value(self, slot_name, var):
+        return np.full(var.shape.as_list(), self.initial_accumulator_value,
+                       var.dtype.np_dtype)
 
     def _update(self, var, grad, slots, lr):
         acc = slots["accumulator"] + grad * grad

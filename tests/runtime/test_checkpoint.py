@@ -348,3 +348,25 @@ def test_the_example_resumes_in_a_new_process(tmp_path):
     resumed, straight = logged(tmp_path / "a"), logged(tmp_path / "b")
     assert [step for step, _ in resumed] == list(range(1, 49))
     np.testing.assert_allclose([v for _, v in resumed], [v for _, v in straight], rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: rt.optimizers.Adagrad(learning_rate=0.1, initial_accumulator_value=0.1),
+    lambda: rt.optimizers.RMSprop(learning_rate=0.01, momentum=0.9, centered=True),
+    lambda: rt.optimizers.AdamW(learning_rate=0.01)])
+def test_deferred_slots_of_the_newer_optimizers_take_the_checkpoint_values(make, tmp_path):
+    """Slots made after restore() (on the first step) start from the checkpoint, not from
+    the optimizer's own starting value (Adagrad's initial_accumulator_value)."""
+    def step(v, opt):
+        with rt.GradientTape() as tape:
+            loss = rt.reduce_sum(v * v * v)
+        opt.apply_gradients([(tape.gradient(loss, v), v)])
+
+    v, opt = rt.Variable([1.0, 2.0]), make()
+    step(v, opt)
+    path = rt.train.Checkpoint(v=v, opt=opt).save(str(tmp_path / "c"))
+    step(v, opt)
+    v2, opt2 = rt.Variable([0.0, 0.0]), make()
+    rt.train.Checkpoint(v=v2, opt=opt2).restore(path)
+    step(v2, opt2)
+    np.testing.assert_allclose(v2.numpy(), v.numpy(), rtol=1e-6)
