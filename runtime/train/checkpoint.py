@@ -26,6 +26,7 @@ from ..core.graph import current_graph, eager_scope
 from ..errors import InvalidArgumentError
 from ..module import Module
 from ..ops import state_ops
+from ..ops.random_more import Generator
 from ..ops.state_ops import Variable
 from ..optimizers import Optimizer
 from .. import optimizers as _optimizers_module
@@ -50,7 +51,7 @@ def escape_name(name) -> str:
 # -- walking the objects ------------------------------------------------------------------
 
 def _trackable(x) -> bool:
-    return isinstance(x, (Variable, Module, Optimizer, Checkpoint, list, tuple, dict))
+    return isinstance(x, (Variable, Module, Optimizer, Checkpoint, Generator, list, tuple, dict))
 
 
 def _children(obj):
@@ -62,6 +63,8 @@ def _children(obj):
         lr = obj.learning_rate
         if isinstance(lr, Variable):
             items.append(("learning_rate", lr))
+    elif isinstance(obj, Generator):   # its state, under TensorFlow's name
+        items = [("_state_var", obj.state)]
     elif isinstance(obj, Module):
         ignored = getattr(type(obj), "_TF_MODULE_IGNORED_PROPERTIES", ())
         attrs = vars(obj)
@@ -434,7 +437,8 @@ class Checkpoint:
     def _track(self, name, obj):
         if not _trackable(obj):
             raise ValueError(f"rt.train.Checkpoint was expecting a trackable object (a "
-                             f"Variable, Module, optimizer or Checkpoint) for {name!r}, got "
+                             f"Variable, Module, optimizer, random Generator or Checkpoint) "
+                             f"for {name!r}, got "
                              f"{type(obj).__name__}: {obj!r}")
         self._objects[name] = obj
 
