@@ -166,13 +166,19 @@ class Dataset(MoreTransformations, metaclass=DatasetType):
         return _KINDS["FromTensors"](tensors)
 
     @staticmethod
-    def range(*args, dtype=dtypes.int64, name=None):
-        """`range(stop)`, `range(start, stop[, step])` as int64 scalars (TensorFlow's
-        default dtype).
+    def range(*args, output_type=None, name=None, dtype=None):
+        """`range(stop)`, `range(start, stop[, step])` as scalars of `output_type`
+        (TensorFlow's keyword; `dtype` is the same; default int64, as TensorFlow's).
 
             list(rt.data.Dataset.range(1, 6, 2).as_numpy_iterator())   # [1, 3, 5]
+            rt.data.Dataset.range(3, output_type=rt.int32)
         """
-        return _KINDS["Range"](*args, dtype=dtype)
+        if output_type is not None and dtype is not None and (
+                dtypes.as_dtype(output_type) is not dtypes.as_dtype(dtype)):
+            raise TypeError(f"range: output_type={output_type!r} and dtype={dtype!r} differ; "
+                            "give one (output_type is TensorFlow's name)")
+        chosen = output_type if output_type is not None else dtype
+        return _KINDS["Range"](*args, dtype=dtypes.int64 if chosen is None else chosen)
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None,

@@ -56,9 +56,10 @@ class DatasetSpec:
     """The spec of a window: a dataset of at most `size` elements of `element_spec`
     (as `tf.data.DatasetSpec`)."""
 
-    def __init__(self, element_spec: TensorSpec, size: int):
+    def __init__(self, element_spec: TensorSpec, size: int, full: bool = False):
         self._element_spec = element_spec
         self._size = size
+        self._full = full      # every window holds `size` elements (drop_remainder)
 
     @property
     def element_spec(self):
@@ -76,11 +77,10 @@ class DatasetSpec:
         return f"DatasetSpec({self._element_spec!r}, TensorShape([]))"
 
     def __eq__(self, other):
-        return (type(other) is DatasetSpec and self._size == other._size
-                and self._element_spec == other._element_spec)
+        return type(other) is DatasetSpec and self._rt_static_key() == other._rt_static_key()
 
     def __hash__(self):
-        return hash((self._size, repr(self._element_spec)))
+        return hash(self._rt_static_key())
 
     # -- the composite protocol (runtime/nest.py) -------------------------------------------
     def _rt_components(self):
@@ -90,27 +90,32 @@ class DatasetSpec:
 
     @classmethod
     def _rt_from_components(cls, template, components):
-        return WindowDataset(*components, spec=template._element_spec)
+        return WindowDataset(*components, spec=template._element_spec, full=template._full)
 
     def _rt_static_key(self):
         s = self._element_spec
-        return ("rt.data.DatasetSpec", s.shape.as_tuple(), s.dtype.name, self._size)
+        return ("rt.data.DatasetSpec", s.shape.as_tuple(), s.dtype.name, self._size,
+                self._full)
 
 
 class WindowDataset(Dataset):
-    """One window: the first `count` rows of `rows` ([size, *element shape])."""
+    """One window: the first `count` rows of `rows` ([size, *element shape]); `full`:
+    count is size, known while the graph is built (a window of drop_remainder), so that
+    what is made of it (a batch) has static shapes, as XLA needs."""
 
     _random_access = True
     _rt_component_names = ("rows", "count")
 
-    def __init__(self, rows, count, spec=None):
-        self._rows, self._count = rows, count
+    def __init__(self, rows, count, spec=None, full=False):
+        self._rows, self._count, self._full = rows, count, full
         if spec is None:
             shape = getattr(rows, "shape", None)
             spec = TensorSpec(TensorShape(shape.as_list()[1:]), rows.dtype)
         self._spec = spec
 
     def _length(self):
+        if self._full:
+            return self._rt_size()
         c = self._count
         if isinstance(c, Tensor):
             value = constant_value(c)
@@ -126,18 +131,22 @@ class WindowDataset(Dataset):
         rows = self._rows if g is None else in_graph(g, self._rows)
         return gather(rows, i)
 
+    def _vget(self, indices):
+        """The elements at the int64 vector `indices`, stacked (what `batch` reads)."""
+        return self._get(indices)
+
     # -- the composite protocol (runtime/nest.py) -------------------------------------------
     def _rt_components(self):
         return (self._rows, self._count)
 
     @classmethod
     def _rt_from_components(cls, template, components):
-        return cls(*components, spec=template._spec)
+        return cls(*components, spec=template._spec, full=template._full)
 
     def _rt_static_key(self):
         s = self._spec
         return ("rt.data.DatasetSpec", s.shape.as_tuple(), s.dtype.name,
-                self._rt_size())
+                self._rt_size(), self._full)
 
     def _rt_size(self):
         shape = getattr(self._rows, "shape", None)
@@ -145,7 +154,7 @@ class WindowDataset(Dataset):
         return dims[0]
 
     def _rt_spec(self):
-        return DatasetSpec(self._spec, self._rt_size())
+        return DatasetSpec(self._spec, self._rt_size(), self._full)
 
     def _rt_is_compatible_with(self, other) -> bool:
         return type(other) is type(self) and self._rt_static_key() == other._rt_static_key()
@@ -193,7 +202,8 @@ class Window(Dataset):
         self._inner = inner
         self._in_specs = flat
         self._span = (self._size - 1) * self._stride + 1
-        self._spec = nest.map_structure(lambda s: DatasetSpec(s, self._size), inner._spec)
+        self._spec = nest.map_structure(lambda s: DatasetSpec(s, self._size, self._drop),
+                                        inner._spec)
         self._source_is_python = inner._source_is_python
 
     def _cardinality(self):
@@ -236,7 +246,7 @@ class Window(Dataset):
         count = add(floordiv(maximum(subtract(held, i64(1)), i64(0)), i64(self._stride)),
                     i64(1))
         count = where(valid, minimum(count, i64(self._size)), i64(0))
-        windows = [WindowDataset(gather(b, taken), count, spec)
+        windows = [WindowDataset(gather(b, taken), count, spec, self._drop)
                    for b, spec in zip(buffers, self._in_specs)]
         element = nest.pack_sequence_as(self._inner._spec, windows)
 
