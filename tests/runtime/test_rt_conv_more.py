@@ -137,7 +137,7 @@ def test_conv2d_transpose_checks_output_shape_and_grads():
     def f(g, w):
         _, vjp = jax.vjp(lambda x: lax.conv_general_dilated(
             x, w, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"),
-            precision=lax.Precision.HIGHEST), jnp.zeros((1, 4, 4, 3)))
+            precision=lax.Precision.HIGHEST), jnp.zeros((1, 4, 4, 3), w.dtype))
         return jnp.sum(jnp.square(vjp(g)[0]))
     jg, jw = jax.grad(f, (0, 1))(g.numpy(), w.numpy())
     np.testing.assert_allclose(gg.numpy(), jg, rtol=1e-4, atol=1e-4)
