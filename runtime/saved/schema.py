@@ -182,6 +182,14 @@ ATTRS.update({  # the matrix decompositions
     random_more.STATELESS_RANDOM: {"shape": INTS, "dtype": DTYPE, "params": NUMBERS,
                                    "kind": _one_of("normal", "truncated_normal", "uniform",
                                                    "integers")},
+    # the draws whose shape is an input, read when the graph runs
+    random_ops.UNIFORM_DYNAMIC: {"dtype": DTYPE, "params": NUMBERS, "rng": RNG},
+    random_ops.NORMAL_DYNAMIC: {"dtype": DTYPE, "params": NUMBERS, "rng": RNG},
+    random_ops.UNIFORM_INT_DYNAMIC: {"dtype": DTYPE, "rng": RNG},
+    random_more.TRUNCATED_NORMAL_DYNAMIC: {"dtype": DTYPE, "params": NUMBERS, "rng": RNG},
+    random_more.STATELESS_RANDOM_DYNAMIC: {"dtype": DTYPE, "params": NUMBERS,
+                                           "kind": _one_of("normal", "truncated_normal",
+                                                           "uniform", "integers")},
     numerics_ops.CHECK_NUMERICS: {"message": TEXT},
 })
 ATTRS.update({  # N-dimensional gathers and scatters, unique
