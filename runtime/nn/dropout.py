@@ -1,5 +1,6 @@
 """`rt.nn.dropout`: each value dropped with a probability, the others scaled; the random
-mask drawn by rt.random's uniform op, its shape known when the graph is built."""
+mask drawn by rt.random's uniform op (of a shape read when the graph runs where x's is not
+known while tracing)."""
 from __future__ import annotations
 
 import numbers
@@ -8,33 +9,32 @@ from typing import Optional
 import numpy as np
 
 from ..core.tensor import Tensor
+from ..ops.array_ops import shape
 from ..ops.core import constant_value, convert_to_tensor, zeros_like
 from ..ops.math_ops import greater_equal, where
 from ..ops.random_ops import uniform
 from .operands import constant_like
 
 def _noise_shape(x, noise_shape):
+    """The random mask's shape: a list of ints when it is known while tracing, else a 1-D
+    int32 tensor read when the graph runs (x's dimensions where noise_shape gives None)."""
     dims = x.shape.as_list() if x.shape.rank is not None else None
     if noise_shape is None:
-        wanted = dims
-    else:
-        if isinstance(noise_shape, Tensor):
-            known = constant_value(noise_shape)
-            noise_shape = None if known is None else np.asarray(known).tolist()
-            if noise_shape is None:
-                raise ValueError("rt.nn.dropout: noise_shape must be known when the graph is "
-                                 "built (random draws have static shapes here)")
-        noise_shape = list(noise_shape)
-        if dims is not None and len(noise_shape) != len(dims):
-            raise ValueError(f"rt.nn.dropout: noise_shape {noise_shape} must have the rank of "
-                             f"x, whose shape is {x.shape}")
-        wanted = [d if d is not None else (dims[i] if dims is not None else None)
-                  for i, d in enumerate(noise_shape)]
-    if wanted is None or any(d is None for d in wanted):
-        raise ValueError(
-            f"rt.nn.dropout needs the shape of its random mask known when the graph is built, "
-            f"got x of shape {x.shape}: random draws here have static shapes (give the "
-            "function's input_signature known dimensions, or a noise_shape of known sizes)")
+        return [int(d) for d in dims] if dims is not None and None not in dims else shape(x)
+    if isinstance(noise_shape, Tensor):
+        known = constant_value(noise_shape)
+        if known is None:
+            return noise_shape  # read when the graph runs
+        noise_shape = np.asarray(known).tolist()
+    noise_shape = list(noise_shape)
+    if dims is not None and len(noise_shape) != len(dims):
+        raise ValueError(f"rt.nn.dropout: noise_shape {noise_shape} must have the rank of "
+                         f"x, whose shape is {x.shape}")
+    wanted = [d if d is not None else (dims[i] if dims is not None else None)
+              for i, d in enumerate(noise_shape)]
+    if any(d is None for d in wanted):
+        x_dims = shape(x)
+        return [x_dims[i] if d is None else d for i, d in enumerate(wanted)]
     return [int(d) for d in wanted]
 
 
@@ -43,8 +43,8 @@ def dropout(x, rate, noise_shape=None, seed: Optional[int] = None, name: Optiona
 
     The expected sum is unchanged. `noise_shape` (broadcastable to x's shape) draws one
     decision for a whole slice; `seed` makes the draws reproducible (with
-    rt.random.set_seed, as TensorFlow's op seeds). rate=0 returns x. The random mask's
-    shape must be known when a graph is built.
+    rt.random.set_seed, as TensorFlow's op seeds). rate=0 returns x. Where x's shape is
+    known only when the graph runs, so is the mask's (drawn then, with the same numbers).
 
     Args:
       x: a floating tensor.
@@ -57,8 +57,8 @@ def dropout(x, rate, noise_shape=None, seed: Optional[int] = None, name: Optiona
       A tensor of x's shape and dtype.
 
     Raises:
-      ValueError: for a non-floating x, a rate outside [0, 1), or a mask shape not known
-        when the graph is built.
+      ValueError: for a non-floating x, a rate outside [0, 1), or a noise_shape whose
+        rank is not x's.
 
     >>> y = rt.nn.dropout(rt.ones([100]), rate=0.5, seed=1)
     >>> sorted(set(y.numpy().tolist()))

@@ -19,16 +19,17 @@ from ..core.tensor import Tensor
 from ..errors import InvalidArgumentError
 from .core import OpDef, apply_op, convert_to_tensor
 from .math_ops import add, cast, multiply, subtract
-from .random_ops import generator_for, global_seed, next_op_seed
+from .random_ops import (check_shape_input, draw_dims, generator_for, global_seed, known_dims,
+                         next_op_seed, shape_tensor)
 from .state_ops import Variable
 from .array_ops import static_shape_arg
 
 
 def _shape(shape):
+    """A draw's shape as a tuple of ints when it is known while tracing, else None (then
+    `shape_tensor(shape)` is read when the graph runs)."""
     static = static_shape_arg(shape)
-    if static is None:
-        raise InvalidArgumentError("random ops need a shape known when the graph is built")
-    return tuple(int(d) for d in static)
+    return None if static is None else tuple(int(d) for d in static)
 
 
 def _truncated(rng, shape):
@@ -79,7 +80,37 @@ def _stateless_kernel(key, shape, dtype, kind, params):
 
 
 STATELESS_RANDOM = OpDef("StatelessRandom", _stateless_infer, _stateless_kernel, allocates=True)
-OPS = [TRUNCATED_NORMAL, STATELESS_RANDOM]
+
+
+# The same draws with the shape a 1-D integer tensor read when the graph runs (an
+# input): the same generator and numpy calls, so the same numbers as the ops above.
+
+def _truncated_dyn_infer(inputs, dtype, params, rng):
+    check_shape_input(inputs[0], "TruncatedNormal")
+    return [(known_dims(inputs[0]), dtype)]
+
+
+def _truncated_dyn_kernel(shape, dtype, params, rng):
+    return _truncated_kernel(draw_dims(shape, "TruncatedNormal"), dtype, params, rng)
+
+
+def _stateless_dyn_infer(inputs, dtype, kind, params):
+    check_shape_input(inputs[1], "StatelessRandom")
+    _stateless_infer(inputs[:1], None, dtype, kind, params)
+    return [(known_dims(inputs[1]), dtype)]
+
+
+def _stateless_dyn_kernel(key, shape, dtype, kind, params):
+    return _stateless_kernel(key, draw_dims(shape, "StatelessRandom"), dtype, kind, params)
+
+
+TRUNCATED_NORMAL_DYNAMIC = OpDef("TruncatedNormalDynamic", _truncated_dyn_infer,
+                                 _truncated_dyn_kernel, pure=False,
+                                 default_name="TruncatedNormal")
+STATELESS_RANDOM_DYNAMIC = OpDef("StatelessRandomDynamic", _stateless_dyn_infer,
+                                 _stateless_dyn_kernel, allocates=True,
+                                 default_name="StatelessRandom")
+OPS = [TRUNCATED_NORMAL, STATELESS_RANDOM, TRUNCATED_NORMAL_DYNAMIC, STATELESS_RANDOM_DYNAMIC]
 
 
 def _affine(z, a, b, dtype):
@@ -106,7 +137,8 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     Seeded as described at rt.random.set_seed.
 
     Args:
-      shape: the result's shape, known when the graph is built.
+      shape: the result's shape (ints, or a 1-D integer tensor whose value may be known
+        only when the graph runs).
       mean: the mean (a number or a tensor broadcast with shape).
       stddev: the standard deviation before truncation.
       dtype: a floating dtype.
@@ -121,9 +153,14 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     True
     """
     dtype = _floating(dtype, "rt.random.truncated_normal")
-    attrs = {"shape": _shape(shape), "dtype": dtype, "params": (0.0, 1.0),
-             "rng": generator_for(TRUNCATED_NORMAL, seed)}
-    z = apply_op(TRUNCATED_NORMAL, [], attrs, name=name or "truncated_normal")
+    static = _shape(shape)
+    attrs = {"dtype": dtype, "params": (0.0, 1.0), "rng": generator_for(TRUNCATED_NORMAL, seed)}
+    if static is None:  # the shape is read when the graph runs
+        z = apply_op(TRUNCATED_NORMAL_DYNAMIC, [shape_tensor(shape)], attrs,
+                     name=name or "truncated_normal")
+    else:
+        z = apply_op(TRUNCATED_NORMAL, [], {"shape": static, **attrs},
+                     name=name or "truncated_normal")
     return _affine(z, stddev, mean, dtype)
 
 
@@ -178,9 +215,13 @@ class Generator:
         return self._state.assign_add(np.asarray([0, 1], np.int64))
 
     def _draw(self, shape, dtype, kind, params=(), name=None):
-        return apply_op(STATELESS_RANDOM, [self._key()],
-                        {"shape": _shape(shape), "dtype": dtype, "kind": kind,
-                         "params": tuple(params)}, name=name or "stateless_random")
+        static = _shape(shape)
+        attrs = {"dtype": dtype, "kind": kind, "params": tuple(params)}
+        if static is None:  # the shape is read when the graph runs
+            return apply_op(STATELESS_RANDOM_DYNAMIC, [self._key(), shape_tensor(shape)], attrs,
+                            name=name or "stateless_random")
+        return apply_op(STATELESS_RANDOM, [self._key()], {"shape": static, **attrs},
+                        name=name or "stateless_random")
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Normal values `z * stddev + mean`."""

@@ -12,8 +12,9 @@ import numpy as np
 from ..core import dtypes
 from ..errors import InvalidArgumentError
 from ..core.graph import current_graph
-from .core import OpDef, apply_op, constant_value, convert_to_tensor
-from .array_ops import static_shape_arg
+from . import limits
+from .core import STACK, OpDef, apply_op, constant_value, convert_to_tensor, stack_values
+from .array_ops import SHAPE, static_shape_arg
 from .math_ops import add, multiply, subtract
 from ..core.shapes import TensorShape
 from ..core.tensor import Tensor
@@ -110,7 +111,92 @@ def _uniform_int_kernel(lo, hi, shape, dtype, rng):
 
 # Integer draws whose bounds are tensors known only when the graph runs.
 UNIFORM_INT = OpDef("RandomUniformInt", _uniform_int_infer, _uniform_int_kernel, pure=False)
-OPS = [UNIFORM, NORMAL, UNIFORM_INT]
+
+
+# -- draws whose shape is known only when the graph runs -----------------------------------
+# As TensorFlow's ops, these take the shape as a 1-D integer tensor (their first input).
+# Their kernels draw with the same generator and the same numpy call as the ops above, so
+# a draw gives the same numbers whether its shape was known while tracing or not.
+
+def known_dims(shape) -> TensorShape:
+    """The static shape of a draw whose shape is the 1-D tensor `shape`: what is known of
+    it while tracing (its value; the shape of the tensor it is the `rt.shape` of; the
+    known items of a stacked list), each other dimension None."""
+    value = constant_value(shape)
+    if value is not None:
+        return TensorShape([int(d) for d in np.reshape(value, -1)])
+    op = getattr(shape, "op", None)
+    if op is not None and op.opdef is SHAPE:
+        return TensorShape(op.inputs[0].shape.as_list() if op.inputs[0].shape.rank is not None
+                           else None)
+    if op is not None and op.opdef is STACK and op.attrs.get("axis") == 0:
+        dims = [constant_value(t) for t in op.inputs]
+        return TensorShape([None if d is None or np.ndim(d) else int(d) for d in dims])
+    n = shape.shape[0] if shape.shape.rank == 1 else None
+    return TensorShape(None if n is None else [None] * n)
+
+
+def check_shape_input(shape, opname) -> None:
+    """InvalidArgumentError unless `shape` (a tensor) can be a draw's shape."""
+    if not shape.dtype.is_integer or shape.shape.rank not in (1, None):
+        raise InvalidArgumentError(f"{opname}: the shape must be a 1-D integer tensor, got "
+                                   f"{shape.dtype.name} {shape.shape}")
+
+
+def draw_dims(shape, opname) -> tuple:
+    """The run-time value of a draw's shape tensor as a tuple of ints (checked: 1-D,
+    no negative dimension, within the size limit)."""
+    shape = np.asarray(shape)
+    if shape.ndim != 1:
+        raise InvalidArgumentError(f"{opname}: the shape must be 1-D, got {shape.tolist()}")
+    dims = tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise InvalidArgumentError(f"{opname}: the shape must have no negative dimension, got "
+                                   f"{list(dims)}")
+    limits.check_elements(opname, dims)
+    return dims
+
+
+def shape_tensor(shape):
+    """A draw's `shape` argument not known while tracing as a 1-D integer tensor (a tensor
+    as it is; a list holding tensors stacked as int32)."""
+    t = shape if isinstance(shape, Tensor) else stack_values(list(shape), dtypes.int32)
+    check_shape_input(t, "random draw")
+    return t
+
+
+def _dyn_infer(inputs, dtype, params, rng):
+    check_shape_input(inputs[0], "random draw")
+    return [(known_dims(inputs[0]), dtype)]
+
+
+def _uniform_dyn_kernel(shape, dtype, params, rng):
+    return _uniform_kernel(draw_dims(shape, "RandomUniform"), dtype, params, rng)
+
+
+def _normal_dyn_kernel(shape, dtype, params, rng):
+    return _normal_kernel(draw_dims(shape, "RandomStandardNormal"), dtype, params, rng)
+
+
+def _uniform_int_dyn_infer(inputs, dtype, rng):
+    check_shape_input(inputs[0], "RandomUniformInt")
+    _uniform_int_infer(inputs[1:], None, dtype, rng)
+    return [(known_dims(inputs[0]), dtype)]
+
+
+def _uniform_int_dyn_kernel(shape, lo, hi, dtype, rng):
+    return _uniform_int_kernel(lo, hi, draw_dims(shape, "RandomUniformInt"), dtype, rng)
+
+
+UNIFORM_DYNAMIC = OpDef("RandomUniformDynamic", _dyn_infer, _uniform_dyn_kernel,
+                        pure=False, default_name="RandomUniform")
+NORMAL_DYNAMIC = OpDef("RandomStandardNormalDynamic", _dyn_infer, _normal_dyn_kernel,
+                       pure=False, default_name="RandomStandardNormal")
+UNIFORM_INT_DYNAMIC = OpDef("RandomUniformIntDynamic", _uniform_int_dyn_infer,
+                            _uniform_int_dyn_kernel, pure=False,
+                            default_name="RandomUniformInt")
+DYNAMIC = {UNIFORM: UNIFORM_DYNAMIC, NORMAL: NORMAL_DYNAMIC, UNIFORM_INT: UNIFORM_INT_DYNAMIC}
+OPS = [UNIFORM, NORMAL, UNIFORM_INT, UNIFORM_DYNAMIC, NORMAL_DYNAMIC, UNIFORM_INT_DYNAMIC]
 
 
 def generator_for(opdef, seed):
@@ -129,15 +215,12 @@ def generator_for(opdef, seed):
     return _generator(seed)
 
 
-def _static_shape(shape):
-    static = static_shape_arg(shape)
-    if static is None:
-        raise InvalidArgumentError("random ops need a shape known when the graph is built")
-    return static
-
-
 def _draw(opdef, shape, dtype, params, seed, name):
-    static = _static_shape(shape)
+    static = static_shape_arg(shape)
+    if static is None:  # the shape is read when the graph runs
+        return apply_op(DYNAMIC[opdef], [shape_tensor(shape)],
+                        {"dtype": dtype, "params": params, "rng": generator_for(opdef, seed)},
+                        name=name)
     return apply_op(opdef, [], {"shape": static, "dtype": dtype, "params": params,
                                 "rng": generator_for(opdef, seed)}, name=name)
 
@@ -177,8 +260,8 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     InvalidArgumentError; a dtype neither integer nor floating raises InvalidArgumentError.
 
     Args:
-      shape: the shape of the result, known when the graph is built (a list of ints or a
-        1-D tensor of known value).
+      shape: the shape of the result: a list of ints (or of scalar tensors), or a 1-D
+        integer tensor, whose value may be known only when the graph runs.
       minval: the lower bound, included (default 0).
       maxval: the upper bound, excluded (default 1 for floating dtypes; needed for integer
         ones, else ValueError).
@@ -215,8 +298,13 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     lo_t = _bound(minval, dtype, "rt.random.uniform", "minval")
     hi_t = _bound(maxval, dtype, "rt.random.uniform", "maxval")
     if dtype.is_integer:
+        static = static_shape_arg(shape)
+        if static is None:
+            return apply_op(UNIFORM_INT_DYNAMIC, [shape_tensor(shape), lo_t, hi_t],
+                            {"dtype": dtype, "rng": generator_for(UNIFORM_INT, seed)},
+                            name=name)
         return apply_op(UNIFORM_INT, [lo_t, hi_t],
-                        {"shape": _static_shape(shape), "dtype": dtype,
+                        {"shape": static, "dtype": dtype,
                          "rng": generator_for(UNIFORM_INT, seed)}, name=name)
     unit = _draw(UNIFORM, shape, dtype, (0, 1), seed, name)
     return add(multiply(unit, subtract(hi_t, lo_t)), lo_t)
@@ -230,8 +318,8 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     InvalidArgumentError.
 
     Args:
-      shape: the shape of the result, known when the graph is built (a list of ints or a
-        1-D tensor of known value).
+      shape: the shape of the result: a list of ints (or of scalar tensors), or a 1-D
+        integer tensor, whose value may be known only when the graph runs.
       mean: the mean of the distribution (default 0).
       stddev: its standard deviation (default 1).
       dtype: a floating dtype (float32 by default).

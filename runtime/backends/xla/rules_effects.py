@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from ...errors import InvalidArgumentError, OpError
 from ...ops import io_ops, random_ops, state_ops
 from ..rule_tables import registrar
-from .rule_helpers import np_dtype
+from .rule_helpers import np_dtype, static_ints
 
 RULES: dict = {}
 rule = registrar(RULES)
@@ -64,8 +64,16 @@ def _random(lw, op, *args):
     if drawn is not None:  # drawn before the call
         return drawn
     t = op.outputs[0]
-    spec = jax.ShapeDtypeStruct(tuple(op.attrs["shape"]), np_dtype(t.dtype))
+    spec = jax.ShapeDtypeStruct(draw_shape(op, args), np_dtype(t.dtype))
     return lw.host_draw(op, spec, args)
+
+
+def draw_shape(op, args):
+    """The shape of draw `op`: its `shape` attribute, or (an op whose shape is an input,
+    the first, known while compiling) that input's value, checked as its kernel checks it."""
+    if "shape" in op.attrs:
+        return tuple(op.attrs["shape"])
+    return random_ops.draw_dims(static_ints(op, args[0], "shape"), op.opdef.default_name)
 
 
 for _d in random_ops.OPS:
