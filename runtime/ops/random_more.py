@@ -20,7 +20,7 @@ from ..errors import InvalidArgumentError
 from .core import OpDef, apply_op, convert_to_tensor
 from .math_ops import add, cast, multiply, subtract
 from .random_ops import (check_shape_input, draw_dims, generator_for, global_seed, known_dims,
-                         next_op_seed, shape_tensor)
+                         next_op_seed, no_gradient, shape_tensor)
 from .state_ops import Variable
 from .array_ops import static_shape_arg
 
@@ -106,10 +106,10 @@ def _stateless_dyn_kernel(key, shape, dtype, kind, params):
 
 TRUNCATED_NORMAL_DYNAMIC = OpDef("TruncatedNormalDynamic", _truncated_dyn_infer,
                                  _truncated_dyn_kernel, pure=False,
-                                 default_name="TruncatedNormal")
+                                 default_name="TruncatedNormal", grad=no_gradient)
 STATELESS_RANDOM_DYNAMIC = OpDef("StatelessRandomDynamic", _stateless_dyn_infer,
                                  _stateless_dyn_kernel, allocates=True,
-                                 default_name="StatelessRandom")
+                                 default_name="StatelessRandom", grad=no_gradient)
 OPS = [TRUNCATED_NORMAL, STATELESS_RANDOM, TRUNCATED_NORMAL_DYNAMIC, STATELESS_RANDOM_DYNAMIC]
 
 

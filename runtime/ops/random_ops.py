@@ -188,13 +188,19 @@ def _uniform_int_dyn_kernel(shape, lo, hi, dtype, rng):
     return _uniform_int_kernel(lo, hi, draw_dims(shape, "RandomUniformInt"), dtype, rng)
 
 
+def no_gradient(inputs, outputs, grads, **attrs):
+    """A draw's inputs (its shape, integer bounds, a generator's key) are integers: none
+    has a gradient."""
+    return [None] * len(inputs)
+
+
 UNIFORM_DYNAMIC = OpDef("RandomUniformDynamic", _dyn_infer, _uniform_dyn_kernel,
-                        pure=False, default_name="RandomUniform")
+                        pure=False, default_name="RandomUniform", grad=no_gradient)
 NORMAL_DYNAMIC = OpDef("RandomStandardNormalDynamic", _dyn_infer, _normal_dyn_kernel,
-                       pure=False, default_name="RandomStandardNormal")
+                       pure=False, default_name="RandomStandardNormal", grad=no_gradient)
 UNIFORM_INT_DYNAMIC = OpDef("RandomUniformIntDynamic", _uniform_int_dyn_infer,
                             _uniform_int_dyn_kernel, pure=False,
-                            default_name="RandomUniformInt")
+                            default_name="RandomUniformInt", grad=no_gradient)
 DYNAMIC = {UNIFORM: UNIFORM_DYNAMIC, NORMAL: NORMAL_DYNAMIC, UNIFORM_INT: UNIFORM_INT_DYNAMIC}
 OPS = [UNIFORM, NORMAL, UNIFORM_INT, UNIFORM_DYNAMIC, NORMAL_DYNAMIC, UNIFORM_INT_DYNAMIC]
 
