@@ -27,6 +27,7 @@ from ..ops.math_ops import (add, cast, equal, floordiv, greater, less, logical_a
                             minimum, mod, multiply, subtract, where)
 from .base import Dataset, kind, static_count
 from .counts import i64, is_dynamic, within
+from .shuffle_order import buffer_order
 from .structure import batched_spec, shape_known, zeros_for
 from .transforms import Transformed
 
@@ -95,6 +96,11 @@ class Shuffle(Transformed):
         self._dynamic = is_dynamic(length)
         self._permuted = (not self._dynamic and length is not None and
                           0 < length <= min(self._b, _PERMUTED_UP_TO))
+        # a longer input of known length: the buffer's whole order at once (shuffle_order.py)
+        self._ordered = (self._indices and not self._dynamic and length is not None and
+                         self._b < length <= _PERMUTED_UP_TO)
+        if (self._permuted or self._ordered) and hasattr(inner, "_vget"):
+            self._next_block = self._block
         if not self._indices and not shape_known(inner._spec):
             raise ValueError(f"shuffle: the elements' shapes must be fully known to buffer "
                              f"them, got {inner._spec}")
@@ -113,9 +119,11 @@ class Shuffle(Transformed):
             e = epoch if self._reshuffle else i64(0)
         x = add(i64(self._seed + 1), mod(multiply(e, i64(7919)), i64(_M - 1 - self._seed)))
         x = _step(_step(_step(x)))
-        if self._permuted:
+        if self._permuted or self._ordered:
             n = self._inner._length()
             draws = mod(multiply(constant(_powers(n)), x), i64(_M))
+            if self._ordered:
+                return (buffer_order(draws, n, self._b), i64(0))
             return (cast(argsort(draws), dtypes.int64), i64(0))
         source = Dataset._init(self._inner, epoch) if self._indices else self._inner._init(epoch)
         buffered = (x, i64(0), constant(True), zeros_for(self._items_spec()), source)
@@ -142,7 +150,7 @@ class Shuffle(Transformed):
         return valid, i, (add(i, i64(1)),)
 
     def _next(self, state):
-        if self._permuted:
+        if self._permuted or self._ordered:
             return self._permuted_next(state, self._inner._length())
         if not self._dynamic:
             return self._buffered_next(state)
@@ -162,6 +170,16 @@ class Shuffle(Transformed):
         last = maximum(subtract(i64(n), i64(1)), i64(0))
         element = self._inner._safe_get(gather(order, minimum(i, last)))
         return less(i, i64(n)), element, (order, add(i, i64(1)))
+
+    def _block(self, state, k: int):
+        """The next `k` elements at once, as a batch (where fewer remain, the last is
+        repeated: `count` says how many are valid), and the state past them."""
+        order, i = state
+        n = self._inner._length()
+        at = minimum(add(i, rt_range(i64(0), i64(k), i64(1))), i64(n - 1))
+        rows = self._inner._vget(gather(order, at))
+        count = maximum(minimum(subtract(i64(n), i), i64(k)), i64(0))
+        return count, rows, (order, add(i, count))
 
     def _buffered_next(self, state):
         rng, count, more, bufs, s = state

@@ -18,6 +18,12 @@ from .base import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, kind, stat
 from .counts import (NO_END, cardinality_of, ceil_quotient, choose, i64, is_dynamic, is_zero,
                      largest, minus, quotient, smallest, times)
 from .structure import TracedFunction, batched_spec, shape_known, zeros_for
+from .vectorize import vectorized
+
+
+def _block_map(many, inner, state, k):
+    count, rows, state = inner._next_block(state, k)
+    return count, _spread(many, rows), state
 
 
 def _spread(fn, element):
@@ -48,6 +54,12 @@ class Map(Transformed):
         super().__init__(inner)
         self._fn = TracedFunction(fn, inner._spec, "map: map_func")
         self._spec = self._fn.output_spec
+        if hasattr(inner, "_vget") or hasattr(inner, "_next_block"):
+            many = vectorized(self._fn)     # the function on a batch of elements at once
+            if many is not None and hasattr(inner, "_vget"):
+                self._vget = lambda idx: _spread(many, inner._vget(idx))
+            if many is not None and hasattr(inner, "_next_block"):
+                self._next_block = lambda state, k: _block_map(many, inner, state, k)
 
     def _cardinality(self):
         return self._inner._cardinality()
@@ -157,6 +169,12 @@ class Batch(Transformed):
         if self._random_access:
             return Dataset._next(self, state)
         b, inner = self._b, self._inner
+        if hasattr(inner, "_next_block"):     # the batch's elements at once (a shuffle's order)
+            count, rows, state = inner._next_block(state, b)
+            if self._drop:
+                return equal(count, i64(b)), rows, state
+            k32 = cast(count, dtypes.int32)
+            return greater(count, i64(0)), nest.map_structure(lambda t: t[:k32], rows), state
         positions = rt_range(i64(0), i64(b), i64(1))
 
         def put(buf, x, k, v):

@@ -1,0 +1,86 @@
+"""The whole order of a buffered shuffle of indices, computed at once (one permutation per
+epoch) instead of by per-element buffer ops, giving the same order as the buffer does.
+
+The buffer (shuffle.py) holds `b` indices of an input of known length `n > b`. Draw `k`
+(k = 0 .. n-1) takes slot `j_k = x_k mod c_k`, where `x_k` is the generator's (k+1)-th
+draw and `c_k = min(b, n - k)` the items held, and moves the last held item into that
+slot; while input remains, index `b - 1 + k` is the last held item at draw `k`. So:
+
+- steady draws (k <= n - b): draw k gives `b - 1 + k` when `j_k = b - 1`, else what
+  slot `j_k` last received: `b - 1 + k'` for the latest earlier draw `k'` with the same
+  slot, or the slot's first index `j_k`: a stable sort of the slots finds each draw's
+  predecessor (vectorised);
+- the last `b - 1` draws empty the buffer (swap with the last, shrinking): a loop of
+  `b - 1` steps over the buffer's `b - 1` slots, whatever `n` is.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..control_flow import while_loop
+from ..core import dtypes
+from ..ops.array_ops import concat, expand_dims, gather, reshape
+from ..ops.core import constant
+from ..ops.makers import range as rt_range
+from ..ops.math_ops import (add, cast, equal, less, logical_and, mod, not_equal, subtract, where)
+from ..ops.scatter_ops import tensor_scatter_nd_update
+from ..ops.sort_ops import argsort
+from .counts import i64
+
+
+def buffer_order(draws, n: int, b: int):
+    """The n indices (int64) a buffer of `b` < `n` gives, from `draws`: the generator's
+    n draws (int64, x_1 .. x_n) of this epoch."""
+    counts = np.minimum(b, n - np.arange(n)).astype(np.int64)
+    j = mod(draws, constant(counts))
+    steady = n - b + 1
+    js = j[:steady]
+    k = rt_range(i64(0), i64(steady), i64(1))
+    by_slot = cast(argsort(js), dtypes.int64)           # stable: draws of a slot in order
+    slots = gather(js, by_slot)
+    same = concat([constant([False]), equal(slots[1:], slots[:-1])], 0)
+    before = concat([i64([0]), by_slot[:-1]], 0)
+    given = where(same, add(before, i64(b - 1)), slots)   # what each draw takes, slot-sorted
+    out = tensor_scatter_nd_update(k, expand_dims(by_slot, 1), given)
+    out = where(equal(js, i64(b - 1)), add(k, i64(b - 1)), out)
+    if b == 1:
+        return out
+    # the buffer after the steady draws: each slot's last received index
+    last = concat([not_equal(slots[:-1], slots[1:]), constant([True])], 0)
+    keep = logical_and(last, less(slots, i64(b - 1)))
+    buf = tensor_scatter_nd_update(rt_range(i64(0), i64(b), i64(1)),
+                                   expand_dims(where(keep, slots, i64(b - 1)), 1),
+                                   add(by_slot, i64(b - 1)))[:b - 1]
+    tail = j[steady:]
+
+    positions = rt_range(i64(0), i64(b - 1), i64(1))
+
+    def body(t, buf, taken):
+        slot = gather(tail, t)
+        end = subtract(i64(b - 2), t)                    # the last held slot
+        taken = where(equal(positions, t), gather(buf, slot), taken)
+        buf = where(equal(positions, slot), gather(buf, end), buf)
+        return add(t, i64(1)), reshape(buf, [b - 1]), reshape(taken, [b - 1])
+
+    _, _, taken = while_loop(lambda t, buf, taken: less(t, i64(b - 1)), body,
+                             (i64(0), reshape(buf, [b - 1]), i64(np.zeros(b - 1, np.int64))),
+                             maximum_iterations=b - 1)
+    return concat([out, taken], 0)
+
+
+def reference_order(x: int, n: int, b: int) -> list:
+    """The same order by the buffer's definition, in plain Python (for tests): `x` the
+    generator's state before the epoch's first draw."""
+    m, a = 2147483647, 48271
+    buf, out, nxt = [], [], 0
+    while True:
+        while len(buf) < b and nxt < n:
+            buf.append(nxt)
+            nxt += 1
+        if not buf:
+            return out
+        x = x * a % m
+        j = x % len(buf)
+        out.append(buf[j])
+        buf[j] = buf[-1]
+        buf.pop()
