@@ -288,12 +288,88 @@ class ConcreteFunction:
         returns the structured outputs."""
         plan = self._plan
         results = (plan if plan is not None else self._compiled())(*arrays)
+        pack = self._pack
+        return (pack if pack is not None else self._packer())(results)
+
+    _pack = None
+
+    def _packer(self):
+        """A function of the plan's results giving the structured outputs, made once: a
+        tensor, or a plain tuple or list of tensors and Python values, without walking
+        the structure on each call."""
         out = self.structured_outputs
-        if isinstance(out, Tensor):  # the common case, without walking a structure
-            return wrap(results[0], out.dtype)
-        it = iter(results)
-        return nest.map_structure(lambda t: wrap(next(it), t.dtype) if isinstance(t, Tensor) else t,
-                                  out, expand_composites=True)
+        if isinstance(out, Tensor):
+            dtype = out.dtype
+
+            def pack(results):
+                return wrap(results[0], dtype)
+        elif type(out) in (tuple, list) and not any(
+                nest.is_nested(t, expand_composites=True) for t in out):
+            kind, slots = type(out), []
+            for t in out:
+                slots.append((True, t.dtype) if isinstance(t, Tensor) else (False, t))
+
+            def pack(results):
+                it = iter(results)
+                return kind([wrap(next(it), v) if is_tensor else v for is_tensor, v in slots])
+        else:
+            def pack(results):
+                it = iter(results)
+                return nest.map_structure(
+                    lambda t: wrap(next(it), t.dtype) if isinstance(t, Tensor) else t,
+                    out, expand_composites=True)
+        self._pack = pack
+        return pack
+
+    def positional_runner(self, kinds):
+        """A function of a call's positional arguments running the graph on them, for
+        calls whose arguments are, by position, `kinds`: 0 a Python value (traced in the
+        graph), 1 an EagerTensor, 2 a numpy array given as it is, 3 a numpy array
+        copied first (`private_arrays`). The caller has matched the arguments to the
+        trace (`Function`'s cache of runners, keyed by their types, dtypes and shapes)."""
+        if type(self).run_flat is not ConcreteFunction.run_flat:   # (a loaded function)
+            def run(args):
+                return self.run_flat(_picked(args, kinds))
+            return run
+        plan = self._compiled() if self._plan is None else self._plan
+        pack = self._pack if self._pack is not None else self._packer()
+        direct = getattr(plan, "one_output", None)
+        direct = (direct() if direct is not None and isinstance(self.structured_outputs, Tensor)
+                  else None)
+        if direct is not None and kinds in ((1,), (2,)):
+            # (written out: this is all a call of one tensor in and out costs beyond XLA's)
+            jitted, finish = direct
+            dtype = self.structured_outputs.dtype
+            np_dtype = dtype.np_dtype
+            if kinds == (1,):
+                def run(args):
+                    result = jitted(args[0]._value)
+                    if type(result) is tuple:
+                        return wrap(finish(result), dtype)
+                    result = np.asarray(result)
+                    return (EagerTensor(result, dtype) if result.dtype is np_dtype
+                            else wrap(result, dtype))
+            else:
+                def run(args):
+                    result = jitted(args[0])
+                    if type(result) is tuple:
+                        return wrap(finish(result), dtype)
+                    result = np.asarray(result)
+                    return (EagerTensor(result, dtype) if result.dtype is np_dtype
+                            else wrap(result, dtype))
+        elif kinds == (1,):
+            def run(args):
+                return pack(plan(args[0]._value))
+        elif kinds == (2,):
+            def run(args):
+                return pack(plan(args[0]))
+        elif all(k == 1 for k in kinds):
+            def run(args):
+                return pack(plan(*[a._value for a in args]))
+        else:
+            def run(args):
+                return pack(plan(*_picked(args, kinds)))
+        return run
 
     def match_argument(self, pname, traced, value, arrays, fill=None):
         """Checks argument `pname`'s `value` against its traced structure `traced` (from
@@ -463,6 +539,13 @@ def to_spec(value, name=None):
     if isinstance(value, np.ndarray):
         return TensorSpec(value.shape, dtypes.as_dtype(value.dtype), name)
     return None
+
+
+def _picked(args, kinds) -> list:
+    """The input arrays of positional arguments `args` of `kinds` (see
+    `ConcreteFunction.positional_runner`)."""
+    return [a._value if k == 1 else a if k == 2 else np.array(a)
+            for a, k in zip(args, kinds) if k]
 
 
 def positional_arrays(args, copy: bool):

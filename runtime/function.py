@@ -15,6 +15,8 @@ import threading
 import weakref
 from typing import Callable, Optional
 
+import numpy as np
+
 import autograph as ag
 from autograph import experimental as ag_experimental
 
@@ -22,9 +24,14 @@ from . import config, distribute, nest, retracing, signature, trace_keys, traceb
 from .concrete import ConcreteFunction, positional_arrays
 from .core import backend_registry, hooks
 from .core.graph import current_graph
+from .core.tensor import EagerTensor
 from .core.shapes import TensorSpec
 from .trace_keys import call_key
 from .gradients import function_grad
+
+# Python values the fastest call path keys by value (floats apart: see `__call__`)
+_FAST_VALUES = frozenset((int, bool, str, bytes, type(None)))
+_MAX_RUNNERS = 1024     # (an argument of many values keeps only the first ones fast)
 
 
 def function(func: Optional[Callable] = None, *, input_signature=None, autograph: bool = True,
@@ -179,6 +186,7 @@ class Function:
         self._simple_arity = (len(params) if all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
                               else -1)
         self._cache: dict = {}
+        self._runners: dict = {}      # positional arguments' fast key -> run(args)
         self._relaxed: dict = {}      # dtype-and-structure key -> [ConcreteFunction]
         self._concretes: list = []    # in trace order
         self._lock = threading.RLock()
@@ -249,6 +257,41 @@ class Function:
                 return self._call_inline(args, kwargs)
             if hooks.recording.tapes:  # an open GradientTape records the call as one entry
                 return self._call_taped(args, kwargs)
+            runners = self._runners
+            if runners and not kwargs:
+                # Fastest path: positional tensors and Python values seen before, keyed by
+                # type, dtype and shape (values by value) inline, straight to the runner
+                # of their ConcreteFunction (no key of the general form, no binding).
+                if len(args) == 1:      # (the most common call, without a loop)
+                    a = args[0]
+                    t = type(a)
+                    if t is np.ndarray:
+                        run = runners.get((t, a.dtype, a.shape))
+                    elif t is EagerTensor:
+                        run = runners.get((t, a._dtype, getattr(a._value, "shape", None)))
+                    else:
+                        run = None
+                    if run is not None:
+                        self._log.recent.append(False)
+                        return run(args)
+                fast = []
+                for a in args:
+                    t = type(a)
+                    if t is EagerTensor:
+                        fast += (t, a._dtype, getattr(a._value, "shape", None))
+                    elif t is np.ndarray:
+                        fast += (t, a.dtype, a.shape)
+                    elif t is float:    # (-0.0 is not 0.0, NaN is NaN: as value_key has it)
+                        fast += (t, a if a == a and a else repr(a))
+                    elif t in _FAST_VALUES:
+                        fast += (t, a)
+                    else:
+                        break
+                else:
+                    run = runners.get(tuple(fast))
+                    if run is not None:
+                        self._log.recent.append(False)
+                        return run(args)
             key = None
             # Fast path: positional arguments keyed as they come (no binding); an exact
             # cache hit with tensors and Python values only runs the graph on their arrays.
@@ -259,13 +302,17 @@ class Function:
                     arrays = positional_arrays(args, cf.private_arrays)
                     if arrays is not None:
                         self._log.recent.append(False)
+                        self._add_runner(args, cf)
                         return cf.run_flat(arrays)
             bound = self._bind(args, kwargs)
             if self._input_signature is not None:
                 spec_bound, bound = self._apply_signature(bound)
                 return self._concrete_for(spec_bound)(*bound.args)
             cf = self._concrete_for(bound, key)
-            return cf(*bound.args, **bound.kwargs)
+            out = cf(*bound.args, **bound.kwargs)
+            if key is not None:
+                self._add_runner(args, cf)
+            return out
         except Exception as e:
             # The user's frames only (generated and runtime frames hidden), as TensorFlow
             # filters its own; rt.config.disable_traceback_filtering() shows them all.
@@ -274,6 +321,36 @@ class Function:
             raise
 
     # -- calling helpers ----------------------------------------------------------------
+    def _add_runner(self, args, cf) -> None:
+        """Remembers how to run `cf` for positional arguments like `args` (their types,
+        dtypes and shapes; Python values by value), which just ran it, for
+        `__call__`'s fastest path: where each is an eager tensor, a numeric numpy array,
+        or a Python number, string, bool or None."""
+        fast, kinds = [], []
+        copy = None
+        for a in args:
+            t = type(a)
+            if t is EagerTensor:
+                shape = getattr(a._value, "shape", None)
+                if shape is None:
+                    return
+                fast += (t, a._dtype, shape)
+                kinds.append(1)
+            elif t is np.ndarray:
+                if a.dtype not in trace_keys.NUMERIC_DTYPES:
+                    return
+                if copy is None:
+                    copy = cf.private_arrays
+                fast += (t, a.dtype, a.shape)
+                kinds.append(3 if copy else 2)
+            elif t is float or t in _FAST_VALUES:
+                fast += (t, trace_keys.value_key(a)[1])
+                kinds.append(0)
+            else:
+                return
+        if len(self._runners) < _MAX_RUNNERS:
+            self._runners[tuple(fast)] = cf.positional_runner(tuple(kinds))
+
     def _call_taped(self, args, kwargs):
         """A call while a tape is open: find the ConcreteFunction, then call it as one tape
         entry (gradients.function_grad)."""

@@ -1,20 +1,20 @@
-"""The XLA backend side by side with JAX written by hand and with the numpy backend.
+"""`rt.function(jit_compile=True)` called as users call it, side by side with JAX by hand.
 
     python tools/bench/bench_jit.py [--quick] [name]
 
-For each program: the function in plain Python is traced by rt.function and compiled by
-each backend; the same computation is written by hand with `lax` and `jax.jit`. Times
-are per call, call overhead included (a plan called on numpy arrays, as
-ConcreteFunction calls it; the hand-written function called on the same arrays, its
-results turned into numpy arrays). The MLP train step is the rt.function itself called
-on numpy arrays (Variables updated, the loss returned), against `jax.jit` of
-`jax.value_and_grad` with the parameters as a pytree in and out, the loss turned into a
-numpy array; its losses and parameters after a few steps are checked against the numpy
-backend's. Times are medians of rounds that alternate ours, by hand and numpy; a ratio
-is the median of the per-round ratios (steadier on a loaded machine). `ours/hand` is
-the ratio to aim at (<= 1.2); compile is the first call (trace, lowering and XLA's
-compilation) for the JAX rows (for the train step: the rt.function's first call, its
-trace included), `graph.compile` for numpy (for the train step: the first call).
+For each program: the function in plain Python, wrapped in `rt.function(jit_compile=True)`
+and called on numpy arrays (its result an rt.Tensor holding numpy arrays); the same
+computation written by hand with `lax` and `jax.jit`, called on the same arrays, its
+results turned into numpy arrays; and the same `rt.function` on the numpy backend. Each
+call's overhead is included (finding the trace, the arguments in, the results out): the
+XLA executables are alike, so `ours/hand` is what `rt.function` adds (the goal: <= 1.1).
+The MLP train step updates Variables and returns the loss, against `jax.jit` of
+`jax.value_and_grad` with the parameters as a pytree in and out; its losses and parameters
+after a few steps are checked against the numpy backend's. Times are medians of rounds
+that alternate ours, by hand and numpy; a ratio is the median of the per-round ratios
+(steadier on a loaded machine). Compile is the first call (trace, lowering and XLA's
+compilation; the numpy backend's trace). Large rows show the memory-bandwidth floor
+beside them: a numpy copy of the input (the same bytes read and written).
 """
 from __future__ import annotations
 
@@ -32,7 +32,6 @@ import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
 import runtime as rt  # noqa: E402
-from runtime.backends.xla.backend import JaxBackend  # noqa: E402
 from examples.programs import fizzbuzz_counts, tanh_loop  # noqa: E402
 
 
@@ -44,6 +43,17 @@ def collatz(x):
         x = rt.where(x % 2 == 0, x // 2, 3 * x + 1)
         steps += 1
     return steps
+
+
+def count_up(n):
+    i = 0
+    while i < n:
+        i += 1
+    return i
+
+
+def affine(x):
+    return x * 2 + 1
 
 
 def power(x, y):
@@ -113,6 +123,16 @@ def collatz_jax(x):
 
 
 @jax.jit
+def count_up_jax(n):
+    return lax.while_loop(lambda i: i < n, lambda i: i + 1, jnp.int32(0))
+
+
+@jax.jit
+def affine_jax(x):
+    return x * 2 + 1
+
+
+@jax.jit
 def power_jax(x):
     return lax.fori_loop(0, 100, lambda i, r: x @ r, jnp.eye(10, dtype=jnp.int32))
 
@@ -175,35 +195,42 @@ def timed_first(fn):
 
 
 def to_numpy(out):
-    if isinstance(out, tuple):
+    if isinstance(out, (tuple, list)):
         return tuple(np.asarray(o) for o in out)
     return (np.asarray(out),)
 
 
-def report(name, ours, hand, numpy, c_ours, c_hand, c_np):
-    """One row: per-round times of ours, by hand and numpy; compile times."""
+def report(name, ours, hand, numpy, c_ours, c_hand, c_np, floor=None):
+    """One row: per-round times of ours, by hand and numpy; compile times; the memory
+    floor (a numpy copy of the input) where given."""
     t_ours, t_hand, t_np = (statistics.median(t) for t in (ours, hand, numpy))
     r = ratio(ours, hand)
     print(f"{name:<34}{t_ours * 1e6:10.1f}{t_hand * 1e6:10.1f}{t_np * 1e6:10.1f}"
           f"{r:10.2f}x{ratio(numpy, ours):9.1f}x"
-          f"{c_ours * 1e3:10.1f}{c_hand * 1e3:9.1f}{c_np * 1e3:8.1f}")
+          f"{c_ours * 1e3:10.1f}{c_hand * 1e3:9.1f}{c_np * 1e3:8.1f}"
+          + (f"   floor {statistics.median(floor) * 1e6:.1f} us (numpy copy)" if floor else ""))
     return r
 
 
-def row(name, fn, specs, args, hand, budget):
-    cf = rt.function(fn).get_concrete_function(*specs)
-    graph, inputs, outputs = cf.graph, list(cf.inputs), list(cf.outputs)
-    t_np_compile, numpy_plan = timed_first(lambda: graph.compile(inputs, outputs))
-    xla_plan = JaxBackend().compile(graph, inputs, outputs)
-    t_ours_compile, ours = timed_first(lambda: xla_plan(*args))
+def row(name, fn, args, hand, budget, repeat, extra=()):
+    """`rt.function(fn, jit_compile=True)(*args, *extra)` against `hand(*args)` and the
+    numpy backend's `rt.function(fn)(*args, *extra)` (`extra`: Python arguments)."""
+    ours_fn, numpy_fn = rt.function(fn, jit_compile=True), rt.function(fn)
+    t_ours_compile, ours = timed_first(lambda: ours_fn(*args, *extra))
     t_hand_compile, by_hand = timed_first(lambda: to_numpy(hand(*args)))
-    expected = numpy_plan(*args)
-    for a, b, c in zip(ours, by_hand, expected):
+    t_np_compile, expected = timed_first(lambda: numpy_fn(*args, *extra))
+    for a, b, c in zip(to_numpy(ours), by_hand, to_numpy(expected)):
         np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(b, c, rtol=1e-5, atol=1e-6)
-    t_ours, t_hand, t_np = per_call([lambda: xla_plan(*args), lambda: to_numpy(hand(*args)),
-                                     lambda: numpy_plan(*args)], budget)
-    return report(name, t_ours, t_hand, t_np, t_ours_compile, t_hand_compile, t_np_compile)
+    fns = [lambda: ours_fn(*args, *extra), lambda: to_numpy(hand(*args)),
+           lambda: numpy_fn(*args, *extra)]
+    large = sum(np.size(a) for a in args) >= 1 << 20
+    if large:   # the floor: the same bytes read and written by a numpy copy
+        out = np.empty_like(args[0])
+        fns.append(lambda: np.copyto(out, args[0]))
+    times = per_call(fns, budget, repeat)
+    return report(name, *times[:3], t_ours_compile, t_hand_compile, t_np_compile,
+                  times[3] if large else None)
 
 
 def mlp_params(seed=1):
@@ -212,7 +239,7 @@ def mlp_params(seed=1):
             for s in [(64, 64), (64,), (64, 8), (8,)]]
 
 
-def train_row(name, budget, steps=5):
+def train_row(name, budget, repeat, steps=5):
     """The MLP train step: the rt.function called as users call it (numpy arrays in, the
     loss out, the Variables updated), against `jax.jit` of `value_and_grad` with the
     parameters as a pytree in and out, the loss turned into a numpy array. After `steps`
@@ -242,37 +269,42 @@ def train_row(name, budget, steps=5):
         np.testing.assert_allclose(v.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(np.asarray(p), w.numpy(), rtol=1e-5, atol=1e-6)
     t_ours, t_hand, t_np = per_call([lambda: ours(x, labels), hand,
-                                     lambda: numpy_step(x, labels)], budget)
+                                     lambda: numpy_step(x, labels)], budget, repeat)
     return report(name, t_ours, t_hand, t_np, c_ours, c_hand, c_np)
+
+
+def rows(rng):
+    """(name, program, numpy arguments, by hand, Python arguments of ours) per row."""
+    x10 = (rng.integers(-1, 2, size=(10, 10))).astype(np.int32)
+    data = rng.normal(size=(8, 50, 16)).astype(np.float32)
+    state = np.zeros((8, 16), np.float32)
+    scalar = functools.partial(np.array, dtype=np.int32)    # (0-d arrays: tensors)
+    return [
+        ("fizzbuzz count n=1000", fizzbuzz_counts, [scalar(1000)], fizzbuzz_count_jax, ()),
+        ("tanh loop, 10 floats", tanh_loop, [np.ones(10, np.float32)], tanh_loop_jax, ()),
+        ("collatz steps of 77031", collatz, [scalar(77031)], collatz_jax, ()),
+        ("staged while, 10 iterations", count_up, [scalar(10)], count_up_jax, ()),
+        ("x*2+1, 10 float32", affine, [rng.normal(size=10).astype(np.float32)], affine_jax, ()),
+        ("x*2+1, 10^7 float32", affine, [rng.normal(size=10 ** 7).astype(np.float32)],
+         affine_jax, ()),
+        ("power(x, 100) 10x10 int32", power, [x10], power_jax, (100,)),
+        ("dynamic_rnn 8x50x16", dynamic_rnn, [data, state], dynamic_rnn_jax, ()),
+    ]
 
 
 def main(argv=None):
     argv = argv if argv is not None else sys.argv[1:]
     quick = "--quick" in argv
     only = next((a for a in argv if not a.startswith("--")), None)
-    budget = 0.05 if quick else 0.7
-    rng = np.random.default_rng(0)
-    i32 = rt.TensorSpec([], rt.int32)
-    x10 = (rng.integers(-1, 2, size=(10, 10))).astype(np.int32)
-    data = rng.normal(size=(8, 50, 16)).astype(np.float32)
-    state = np.zeros((8, 16), np.float32)
-    rows = [
-        ("fizzbuzz count n=1000", fizzbuzz_counts, [i32], [np.int32(1000)], fizzbuzz_count_jax),
-        ("tanh loop (while on a reduction)", tanh_loop, [rt.TensorSpec([10], rt.float32)],
-         [np.ones(10, np.float32)], tanh_loop_jax),
-        ("collatz steps of 77031", collatz, [i32], [np.int32(77031)], collatz_jax),
-        ("power(x, 100) 10x10 int32", power, [rt.TensorSpec([10, 10], rt.int32), 100], [x10],
-         power_jax),
-        ("dynamic_rnn 8x50x16", dynamic_rnn, [rt.TensorSpec([8, 50, 16], rt.float32),
-                                              rt.TensorSpec([8, 16], rt.float32)],
-         [data, state], dynamic_rnn_jax),
-    ]
+    budget, repeat = (0.05, 5) if quick else (0.7, 21)
     print(f"{'per call, us':<34}{'ours':>10}{'by hand':>10}{'numpy':>10}{'ours/hand':>11}"
           f"{'np/ours':>10}{'compile ms: ours':>17}{'hand':>6}{'numpy':>8}")
-    ratios = [row(*r, budget=budget) for r in rows if not only or only in r[0]]
+    ratios = [row(name, fn, args, hand, budget, repeat, extra)
+              for name, fn, args, hand, extra in rows(np.random.default_rng(0))
+              if not only or only in name]
     train = "MLP train step 64-64-8, batch 32"
     if not only or only in train:
-        ratios.append(train_row(train, budget))
+        ratios.append(train_row(train, budget, repeat))
     print(f"worst ours/hand: {max(ratios):.2f}x")
     return ratios
 
