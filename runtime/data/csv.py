@@ -62,14 +62,14 @@ def records(filename: str, kind: str, header: bool, delim: str, quotes: bool):
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim,
                         quoting=csv.QUOTE_MINIMAL if quotes else csv.QUOTE_NONE,
                         strict=quotes)
+    # (parsed whole before the first yield, as the text is read whole: a generator left
+    # suspended inside the `try` would meet `csv.Error` at interpreter exit, when the
+    # module's globals are gone)
     try:
-        for k, row in enumerate(reader):
-            if k == 0 and header:
-                continue
-            if row:
-                yield row
+        rows = [row for k, row in enumerate(reader) if row and not (k == 0 and header)]
     except csv.Error as e:
         raise InvalidArgumentError(f"{filename}: {e}") from None
+    yield from rows
 
 
 class CsvDataset(HostFileDataset):
