@@ -8,21 +8,26 @@
                                                          batch_args=("x",)))
 
 Each call splits the batch arguments on axis 0 over a one-axis mesh of the devices and
-replicates the rest; XLA's SPMD partitioner splits the computation. How, and its limits:
-docs/architecture.md, "Data parallelism".
+replicates the rest; XLA's SPMD partitioner splits the computation. Across processes (of
+one host or several), each calls `rt.distribute.initialize(...)` first and feeds its own
+rows of the batch; every process gets the whole results and the same Variables. How, and
+its limits: docs/architecture.md, "Data parallelism".
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import nest
-from .concrete import Placeholder
+from .concrete import Placeholder, to_spec
+from .core.shapes import TensorShape
+from .core.tensor import SymbolicTensor
 from .core import walk
 from .errors import InvalidGraphError
 from .backends import INSTALL_JAX as INSTALL
 from .ops import io_ops
 
-__all__ = ["DataParallel", "devices"]
+__all__ = ["DataParallel", "devices", "initialize", "process_count", "process_index",
+           "shutdown"]
 
 AXIS = "batch"
 
@@ -52,6 +57,72 @@ def devices() -> list:
     [CpuDevice(id=0)]
     """
     return list(_jax().devices())
+
+
+def initialize(coordinator_address=None, num_processes=None, process_id=None,
+               local_device_ids=None, cpu_collectives="gloo") -> None:
+    """Joins this process to the others running the same program (`jax.distributed.initialize`).
+
+    Call it in every process, before anything else uses JAX; then `rt.distribute.devices()`
+    lists the devices of every process, and a `data_parallel` function spreads each call
+    over all of them: each process passes its own rows of the batch (the global batch is
+    the processes' rows in process order), and every process gets the results of the
+    whole batch and the same Variables.
+
+    Args:
+      coordinator_address: "host:port" of process 0, which every process can reach (None:
+        what JAX detects on a cluster, e.g. SLURM or Open MPI).
+      num_processes: how many processes take part (None: detected).
+      process_id: this process's index, 0 to num_processes - 1 (None: detected).
+      local_device_ids: the local devices this process uses (None: all it sees).
+      cpu_collectives: the CPU's cross-process collectives, "gloo" (JAX's
+        `jax_cpu_collectives_implementation`; "mpi" needs an MPI build; None leaves
+        JAX's default); GPUs use NCCL whatever it is.
+
+    Raises:
+      ImportError: when JAX is not installed.
+      RuntimeError: when this JAX has no such CPU collectives, or JAX already ran
+        computations in this process (initialize first).
+
+    >>> rt.distribute.initialize("10.0.0.1:1234", num_processes=2, process_id=0)  # doctest: +SKIP
+    """
+    jax = _jax()
+    if cpu_collectives is not None:
+        try:
+            jax.config.update("jax_cpu_collectives_implementation", cpu_collectives)
+        except (AttributeError, ValueError) as e:
+            raise RuntimeError(f"rt.distribute.initialize: this JAX ({jax.__version__}) has no "
+                               f"CPU collectives {cpu_collectives!r}: {e}") from None
+    jax.distributed.initialize(coordinator_address=coordinator_address,
+                               num_processes=num_processes, process_id=process_id,
+                               local_device_ids=local_device_ids)
+
+
+def shutdown() -> None:
+    """Leaves the processes joined by `initialize` (`jax.distributed.shutdown`); every
+    process calls it, or none (they also leave at exit).
+
+    >>> rt.distribute.shutdown()  # doctest: +SKIP
+    """
+    _jax().distributed.shutdown()
+
+
+def process_count() -> int:
+    """How many processes `initialize` joined (1 without it).
+
+    >>> rt.distribute.process_count()  # doctest: +SKIP
+    1
+    """
+    return _jax().process_count()
+
+
+def process_index() -> int:
+    """This process's index among them, 0 to `process_count() - 1` (0 without `initialize`).
+
+    >>> rt.distribute.process_index()  # doctest: +SKIP
+    0
+    """
+    return _jax().process_index()
 
 
 class DataParallel:
@@ -121,8 +192,34 @@ class DataParallel:
         cf._plan = _Plan(self, cf, [(names.get(i, f"input {i}"), names.get(i) in split)
                                     for i in range(len(cf.inputs))])
 
+    def trace_shapes(self, name, sig, bound, shapes):
+        """The shapes a Function `name` of signature `sig` traces the arguments `bound` with
+        (`shapes`: the relaxed shapes it would trace with, one per tensor, or None). Across
+        processes each process passes its own rows, so a batch argument's axis 0 is traced
+        as None (the global batch, the rows of every process, is known when XLA compiles);
+        in one process, `shapes` as they are."""
+        if _jax().process_count() == 1:
+            return shapes
+        split = self._chosen(list(sig.parameters.values()), name)
+        given = iter(shapes) if shapes is not None else None
+        out = []
+        for pname, value in bound.arguments.items():   # as tracing makes the placeholders
+            leaves = (nest.flatten(nest.composite_specs(value), True)
+                      if nest.is_nested(value, expand_composites=True) else [value])
+            for v in leaves:
+                spec = to_spec(v, pname)
+                if spec is None and not isinstance(v, SymbolicTensor):
+                    continue
+                shape = TensorShape(next(given) if given is not None else v.shape)
+                if pname in split and shape.rank:
+                    shape = TensorShape([None, *shape.as_list()[1:]])
+                out.append(shape)
+        return out
+
     def _batch_parameters(self, cf) -> set:
-        params = list(cf.python_signature.parameters.values())
+        return self._chosen(list(cf.python_signature.parameters.values()), cf.name)
+
+    def _chosen(self, params, fname) -> set:
         if self.batch_args is None:
             return {p.name for p in params}
         chosen = set()
@@ -132,12 +229,12 @@ class DataParallel:
                                                                p.POSITIONAL_OR_KEYWORD)]
                 if not -len(positional) <= a < len(positional):
                     raise ValueError(f"DataParallel(batch_args={self.batch_args!r}): "
-                                     f"{cf.name} has no positional parameter {a}")
+                                     f"{fname} has no positional parameter {a}")
                 chosen.add(positional[a].name)
             elif a in {p.name for p in params}:
                 chosen.add(a)
             else:
-                raise ValueError(f"DataParallel(batch_args={self.batch_args!r}): {cf.name} "
+                raise ValueError(f"DataParallel(batch_args={self.batch_args!r}): {fname} "
                                  f"has no parameter named {a!r}; its parameters: "
                                  f"{', '.join(p.name for p in params)}")
         return chosen
@@ -181,13 +278,29 @@ class _Plan:
         self.split = NamedSharding(mesh, PartitionSpec(AXIS))
         self.replicated = NamedSharding(mesh, PartitionSpec())
         self.jax = jax
+        # Across processes, each process's devices hold its own rows; the results and
+        # the Variables written are replicated by XLA (an all-gather of the batch rows)
+        # so that every process reads them whole.
+        self.local = len(mesh.local_devices) if jax.process_count() > 1 else None
+        if self.local is not None:
+            plan.jitted = jax.jit(plan.jitted, out_shardings=self.replicated)
+            # Every process starts from process 0's Variables (as TensorFlow's
+            # MultiWorkerMirroredStrategy broadcasts initial values from its first worker).
+            from jax.experimental import multihost_utils
+            for v in getattr(plan, "variables", ()):
+                v.assign(multihost_utils.broadcast_one_to_all(v.numpy()))
         self.needed_placeholders = plan.needed_placeholders
         self.plan = plan
         return plan
 
     def __call__(self, *arrays):
         plan = self.plan or self._compile()
-        n = self.dp.mesh.size
+        local = self.local
+        n = self.dp.mesh.size if local is None else local
+        where = (f"{n} devices" if local is None else
+                 f"{self.dp.mesh.size} devices of {self.jax.process_count()} processes, "
+                 f"this process's rows over its {n}")
+        put = self.jax.device_put if local is None else self._from_process
         placed = []
         for (name, batch), a in zip(self.inputs, arrays):
             a = np.asarray(a)
@@ -195,7 +308,7 @@ class _Plan:
             if batch and a.ndim >= 1:
                 if a.shape[0] % n:
                     raise ValueError(
-                        f"{self.cf.name}: data-parallel over {n} devices, the batch argument "
+                        f"{self.cf.name}: data-parallel over {where}, the batch argument "
                         f"'{name}' has {a.shape[0]} rows on axis 0 (shape {a.shape}), not a "
                         f"multiple of {n}: pad the batch to a multiple of {n} or drop the "
                         f"remainder, or name the batch arguments in "
@@ -203,10 +316,15 @@ class _Plan:
                 sharding = self.split
             if a.dtype.itemsize == 8 and a.dtype.kind in "iuf":
                 with self.jax.enable_x64(True):  # else JAX would make it 32-bit
-                    placed.append(self.jax.device_put(a, sharding))
+                    placed.append(put(a, sharding))
             else:
-                placed.append(self.jax.device_put(a, sharding))
+                placed.append(put(a, sharding))
         return plan(*placed)
+
+    def _from_process(self, a, sharding):
+        """The global array of which `a` is this process's part: its rows of a split
+        input (the processes' rows in process order), the whole of a replicated one."""
+        return self.jax.make_array_from_process_local_data(sharding, a)
 
 
 def _check_no_ordered_callbacks(name, n, graph, outputs) -> None:
