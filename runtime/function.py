@@ -489,6 +489,8 @@ class Function:
 
     def _trace_once(self, bound, key, specs, allow_variables):
         call = functools.partial(self._call_python, self._converted_function())
+        if self._data_parallel is not None:   # (across processes: the batch axis relaxed)
+            specs = self._data_parallel.trace_shapes(self.__name__, self._sig, bound, specs)
         cf, created = tracing.trace(self.__name__, self._sig, bound, call, (id(self), key),
                                     specs, allow_variables, self._backend)
         self._trace_count += 1
