@@ -1,12 +1,18 @@
 """rt.custom_gradient, rt.recompute_grad and rt.vectorized_map: gradients against autodiff
 of the same formula and against numpy, eagerly, with the tape inside rt.function (numpy
 backend and jit_compile=True), and for an rt.function differentiated from outside."""
+import importlib.util
+
 import numpy as np
 import pytest
 
 import runtime as rt
 
-WAYS = ["eager", "function", "jit"]
+# (jit_compile needs JAX: the other Pythons' CI venvs install no jax extra)
+NEEDS_JAX = pytest.mark.skipif(importlib.util.find_spec("jax") is None,
+                               reason="jit_compile needs JAX (the jax extra)")
+
+WAYS = ["eager", "function", pytest.param("jit", marks=NEEDS_JAX)]
 
 
 def run(fn, way, *args):
@@ -107,7 +113,7 @@ def test_custom_gradient_needs_variables_argument_when_f_reads_variables():
         f(rt.constant(1.0))
 
 
-@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("jit", [False, pytest.param(True, marks=NEEDS_JAX)])
 def test_custom_gradient_in_a_function_differentiated_from_outside(jit):
     f = rt.function(lambda x: rt.reduce_sum(log1pexp(x) * x), jit_compile=jit)
     x = rt.constant([0.5, -1.0, 20.0])
@@ -138,7 +144,7 @@ def test_custom_gradient_nested_output_and_second_order():
     assert float(outer.gradient(g, x)) == pytest.approx(2.0)
 
 
-@pytest.mark.parametrize("way", ["eager", "function", "jit"])
+@pytest.mark.parametrize("way", WAYS)
 def test_second_order_follows_grad_fn_through_f_intermediates(way):
     # grad_fn uses e = exp(x) made by f: an outer tape differentiates the first gradient
     # through e back to x, as TensorFlow's tapes record f (d2/dx2 log1p(exp x) = s(1 - s)).

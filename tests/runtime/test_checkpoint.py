@@ -11,10 +11,16 @@ import subprocess
 import sys
 import zipfile
 
+import importlib.util
+
 import numpy as np
 import pytest
 
 import runtime as rt
+
+# (jit_compile needs JAX: the other Pythons' CI venvs install no jax extra)
+NEEDS_JAX = pytest.mark.skipif(importlib.util.find_spec("jax") is None,
+                               reason="jit_compile needs JAX (the jax extra)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -384,7 +390,7 @@ class Noisy(rt.Module):
         return self.w + self.noise.normal([3])
 
 
-@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("jit", [False, pytest.param(True, marks=NEEDS_JAX)])
 def test_a_random_generator_is_saved_and_restored_with_its_module(tmp_path, jit):
     # A restored program draws the same numbers the uninterrupted one drew after the save,
     # as TensorFlow's Generator is saved with the objects holding it (key `_state_var`).

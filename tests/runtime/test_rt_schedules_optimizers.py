@@ -3,13 +3,19 @@ numpy references of Keras's and TensorFlow's formulas: several steps eagerly, in
 rt.function and under jit_compile=True."""
 import math
 
+import importlib.util
+
 import numpy as np
 import pytest
 
 import runtime as rt
 
+# (jit_compile needs JAX: the other Pythons' CI venvs install no jax extra)
+NEEDS_JAX = pytest.mark.skipif(importlib.util.find_spec("jax") is None,
+                               reason="jit_compile needs JAX (the jax extra)")
+
 S = rt.optimizers.schedules
-MODES = ["eager", "function", "jit"]
+MODES = ["eager", "function", pytest.param("jit", marks=NEEDS_JAX)]
 
 
 # -- schedules ----------------------------------------------------------------------------
@@ -88,7 +94,7 @@ def test_schedule_matches_its_formula_on_ints_tensors_and_variables(k):
     assert schedule(3).dtype is rt.float32
 
 
-@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("jit", [False, pytest.param(True, marks=NEEDS_JAX)])
 @pytest.mark.parametrize("k", range(len(SCHEDULES)))
 def test_schedule_inside_rt_function(k, jit):
     schedule, ref = SCHEDULES[k]

@@ -4,17 +4,23 @@ the values were (TensorBoard's own numpy histogram, `histogram_pb`, for the buck
 import doctest
 import inspect
 
+import importlib.util
+
 import numpy as np
 import pytest
 
 import runtime as rt
+
+# (jit_compile needs JAX: the other Pythons' CI venvs install no jax extra)
+NEEDS_JAX = pytest.mark.skipif(importlib.util.find_spec("jax") is None,
+                               reason="jit_compile needs JAX (the jax extra)")
 
 pytest.importorskip("tensorboardX")
 ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
 from tensorboard.plugins.histogram.summary_v2 import histogram_pb  # noqa: E402
 from tensorboard.util import tensor_util  # noqa: E402
 
-JIT = [False, True]
+JIT = [False, pytest.param(True, marks=NEEDS_JAX)]
 
 
 def read(logdir):
