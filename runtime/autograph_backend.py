@@ -130,6 +130,9 @@ class RuntimeBackend:
                                 f"rt.reduce_{what}(x) or rt.{what}imum(a, b)")
             if x.shape[0] == 0:
                 raise ValueError(f"{what}() arg is an empty sequence")
+            if x.shape[0] is None:      # known when it runs: checked then (a reduction of
+                # nothing would give its identity, the dtype's lowest or highest value)
+                assert_that(greater(shape(x)[0], 0), f"{what}() arg is an empty sequence")
             if not x.dtype.is_floating:
                 return (reduce_max if largest else reduce_min)(x)
             nan = not_equal(x, x)

@@ -11,7 +11,7 @@ import pytest
 import runtime as rt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from agreement import agree  # noqa: E402
+from agreement import HAVE_JAX, agree  # noqa: E402
 
 
 def dot_by_zip(xs, ys):
@@ -98,6 +98,18 @@ def test_max_of_an_empty_or_matrix_tensor_says_what_python_says():
         rt.function(spread)(rt.constant(np.zeros(0, np.float32)))
     with pytest.raises(TypeError, match="reduce_max"):
         rt.function(spread)(rt.constant(np.zeros((2, 2), np.float32)))
+
+
+@pytest.mark.parametrize("dtype", [rt.int32, rt.float32])
+@pytest.mark.parametrize("jit", [False, pytest.param(True, marks=pytest.mark.skipif(
+    not HAVE_JAX, reason="jit_compile needs JAX"))])
+def test_max_of_a_vector_empty_only_at_run_time_raises(dtype, jit):
+    """A reduction of nothing gives its identity (int32's lowest value): never returned
+    as a max, as Python raises instead."""
+    f = rt.function(spread, input_signature=[rt.TensorSpec([None], dtype)], jit_compile=jit)
+    assert float(f(rt.constant([1, 3], dtype))) == 2
+    with pytest.raises(rt.errors.InvalidArgumentError, match="empty sequence"):
+        f(rt.constant(np.zeros(0, dtype.np_dtype)))
 
 
 def test_max_with_key_or_of_python_values_is_pythons():
