@@ -9,13 +9,16 @@ iterators).
 """
 from __future__ import annotations
 
+from .. import nest
 from ..core import dtypes
 from ..core.graph import current_graph, eager_scope
+from ..core.tensor import EagerTensor, Tensor
 from ..errors import OutOfRangeError
 from ..ops.core import constant
 from ..ops.io_ops import assert_that
 from ..ops.state_ops import runtime_variable
 from .base import Dataset, DatasetType, kind
+from .eager_steps import CHUNK, steps_for
 from .structure import structure_of, zeros_for
 
 # A Python loop (not converted by autograph) calling `next` on an iterator made in the
@@ -47,6 +50,9 @@ class Iterator(metaclass=DatasetType):
         self._variables = None
         self._graph = current_graph()
         self._taken = 0          # next() calls traced in the graph that made it
+        self._steps = None       # eagerly: the flat steps (eager_steps.py), or False
+        self._base = None        # their position: flat arrays, and a chunk's results
+        self._ahead, self._used, self._single = [], 0, 0
         if self._graph is None:
             epoch = constant(dataset._epoch(), dtypes.int64)
             self._position = tuple(dataset._init_function()(epoch))
@@ -93,24 +99,80 @@ class Iterator(metaclass=DatasetType):
     # -- the position ---------------------------------------------------------------------
     def _read(self):
         if self._variables is None:
+            self._settle()
             return self._position
         return tuple(v.read_value() for v in self._variables)
 
     def _write(self, state):
         if self._variables is None:
+            self._settle()
             self._position = tuple(state)
         else:
             for v, t in zip(self._variables, state):
                 v.assign(t)
 
     def _eager_next(self):
+        if self._steps is None and self._variables is None:
+            self._steps = steps_for(self._dataset, self._position) or False
+            if self._steps:
+                self._base = [t._value for t in nest.flatten(self._position)]
+                self._position = None
+        if self._steps:
+            return self._flat_next()
         valid, element, state = self._dataset._next_function()(*self._read())
         self._write(state)
         return valid, element
 
+    # eagerly, with flat steps (eager_steps.py): the position is `_base`, moved by the
+    # first `_used` elements of the chunk `_ahead` computed from it
+    def _flat_next(self):
+        steps = self._steps
+        if self._used < len(self._ahead):
+            self._used += 1     # (past the end: the next steps, as the old path)
+            return self._ahead[self._used - 1]
+        if self._ahead:
+            self._base, self._ahead, self._used = self._chunk_end, [], 0
+        if steps.chunked is not None and self._single <= 0:
+            try:
+                out = steps.run(steps.chunked, self._base)
+            except Exception:   # again step by step: the error at its element
+                self._single = CHUNK
+            else:
+                self._ahead = self._chunk_elements(out)
+                self._chunk_end = [t._value for t in out[len(out) - len(self._base):]]
+                return self._flat_next()
+        self._single -= 1
+        out = steps.run(steps.single, self._base)
+        self._base = [t._value for t in out[len(out) - len(self._base):]]
+        return self._chunk_elements(out)[0]
+
+    def _chunk_elements(self, out):
+        """[(valid, element)] of a run's results."""
+        element = self._steps.element
+        width = len(nest.flatten(element)) + 1
+        count = (len(out) - len(self._base)) // width
+        if isinstance(element, Tensor):
+            return [(out[i * width], out[i * width + 1]) for i in range(count)]
+        return [(out[i * width], nest.pack_sequence_as(element, list(
+            out[i * width + 1:(i + 1) * width]))) for i in range(count)]
+
+    def _settle(self):
+        """The position as tensors again (`_position`), past the elements taken."""
+        if not self._steps or self._position is not None:
+            return
+        flat = self._base
+        for _ in range(self._used):
+            out = self._steps.run(self._steps.single, flat)
+            flat = [t._value for t in out[len(out) - len(flat):]]
+        structure = self._steps.structure
+        tensors = [EagerTensor(a, t.dtype) for a, t in zip(flat, nest.flatten(structure))]
+        self._position = tuple(nest.pack_sequence_as(structure, tensors))
+        self._steps = False
+
     def _resource(self):
         """The Variables holding the position (made from it on the first use in a graph)."""
         if self._variables is None:
+            self._settle()
             self._variables = _variables_for(self._position, self._position)
             self._position = None
         return self._variables

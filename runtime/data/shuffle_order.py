@@ -10,19 +10,20 @@ slot; while input remains, index `b - 1 + k` is the last held item at draw `k`. 
   slot `j_k` last received: `b - 1 + k'` for the latest earlier draw `k'` with the same
   slot, or the slot's first index `j_k`: a stable sort of the slots finds each draw's
   predecessor (vectorised);
-- the last `b - 1` draws empty the buffer (swap with the last, shrinking): a loop of
-  `b - 1` steps over the buffer's `b - 1` slots, whatever `n` is.
+- the last `b - 1` draws empty the buffer (swap with the last, shrinking): one op
+  (ShuffleBufferDrain, runtime/ops/buffer_ops.py) whose kernel loops over the `b - 1`
+  slots, whatever `n` is.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..control_flow import while_loop
 from ..core import dtypes
 from ..ops.array_ops import concat, expand_dims, gather, reshape
+from ..ops.buffer_ops import shuffle_buffer_drain
 from ..ops.core import constant
 from ..ops.makers import range as rt_range
-from ..ops.math_ops import (add, cast, equal, less, logical_and, mod, not_equal, subtract, where)
+from ..ops.math_ops import (add, cast, equal, less, logical_and, mod, not_equal, where)
 from ..ops.scatter_ops import tensor_scatter_nd_update
 from ..ops.sort_ops import argsort
 from .counts import i64
@@ -51,21 +52,7 @@ def buffer_order(draws, n: int, b: int):
     buf = tensor_scatter_nd_update(rt_range(i64(0), i64(b), i64(1)),
                                    expand_dims(where(keep, slots, i64(b - 1)), 1),
                                    add(by_slot, i64(b - 1)))[:b - 1]
-    tail = j[steady:]
-
-    positions = rt_range(i64(0), i64(b - 1), i64(1))
-
-    def body(t, buf, taken):
-        slot = gather(tail, t)
-        end = subtract(i64(b - 2), t)                    # the last held slot
-        taken = where(equal(positions, t), gather(buf, slot), taken)
-        buf = where(equal(positions, slot), gather(buf, end), buf)
-        return add(t, i64(1)), reshape(buf, [b - 1]), reshape(taken, [b - 1])
-
-    _, _, taken = while_loop(lambda t, buf, taken: less(t, i64(b - 1)), body,
-                             (i64(0), reshape(buf, [b - 1]), i64(np.zeros(b - 1, np.int64))),
-                             maximum_iterations=b - 1)
-    return concat([out, taken], 0)
+    return concat([out, shuffle_buffer_drain(reshape(buf, [b - 1]), j[steady:])], 0)
 
 
 def reference_order(x: int, n: int, b: int) -> list:

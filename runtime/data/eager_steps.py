@@ -1,0 +1,119 @@
+"""Eager iteration's steps without rt.function's per-call work: a dataset's `_next` traced
+once as a function of its position's flat tensors, giving (valid, the element's flat
+tensors, the position's flat tensors), and called on the position's arrays directly
+(`ConcreteFunction.run_flat`): no binding, structure walk or signature match per element.
+
+Where the position is the same kind of tensors after each step (dtypes and fully known
+shapes the graph's shape inference guarantees) and the element and the position are
+plain nests of tensors, `Steps` runs; elsewhere `steps_for` gives None and the iterator
+keeps calling `_next` through rt.function.
+
+`Steps.chunk` runs several steps in one call (`CHUNK` of them unrolled in one graph),
+where the step's graph has no side effect and reads no Variable (nothing the caller
+could see happen early, or change between elements): the iterator yields the elements
+one by one. A chunk that raises is run again step by step from where it began, so
+the error comes at the same element, after the elements before it.
+"""
+from __future__ import annotations
+
+from .. import nest
+from ..core.tensor import EagerTensor, Tensor
+from ..function import function as rt_function
+
+CHUNK = 16      # the steps one chunk runs
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class Steps:
+    """The flat step of one dataset whose position has `structure` (see above)."""
+
+    def __init__(self, dataset, structure, flat):
+        self.structure = structure
+        self.element = None
+        self._dataset = dataset
+        specs = [(t.dtype, tuple(t.shape.as_list())) for t in flat]
+        self.single = self._trace(1, flat, specs)
+        self.chunked = None
+        if not _has_effects(self.single):
+            self.chunked = self._trace(CHUNK, flat, specs)
+        self.specs = specs
+
+    def _trace(self, k, flat, specs):
+        dataset, structure = self._dataset, self.structure
+
+        def steps(*flat):
+            state = nest.pack_sequence_as(structure, list(flat))
+            out = []
+            for _ in range(k):
+                valid, element, state = dataset._next(tuple(state))
+                parts = nest.flatten(element)
+                if not all(isinstance(t, Tensor) for t in parts):
+                    raise _Unsupported
+                if self.element is None:
+                    self.element = element
+                out += [valid, *parts]
+            moved = nest.flatten(tuple(state))
+            if (not nest.same_structure(tuple(state), structure) or
+                    [(t.dtype, tuple(t.shape.as_list()) if t.shape.is_fully_defined()
+                      else None) for t in moved] != specs):
+                raise _Unsupported
+            return tuple(out + moved)
+        cf = rt_function(steps, autograph=False).get_concrete_function(*flat)
+        return cf
+
+    def run(self, cf, values):
+        """The results of `cf` (one step or a chunk) on the position's arrays."""
+        return cf.run_flat(values)
+
+    def fits(self, flat) -> bool:
+        """Whether a position (flat tensors) is of the kind traced."""
+        return [(t.dtype, tuple(t.shape.as_list())) for t in flat] == self.specs
+
+
+def _has_effects(cf) -> bool:
+    for op in cf.graph.get_operations():
+        d = op.opdef
+        if (d.side_effect or d.calls_python or d.reads_variables or d.writes_variables or
+                d.runs_subgraphs and _body_effects(op)):
+            return True
+    return False
+
+
+def _body_effects(op) -> bool:
+    """Whether a control-flow op's bodies hold an effect (any op of theirs, nested)."""
+    if not op.opdef.body_attrs:
+        return True                     # (a call whose function is not looked into)
+    for name in op.opdef.body_attrs:
+        body = op.attrs.get(name)
+        graph = getattr(body, "graph", None)
+        if graph is None:
+            return True
+        for inner in graph.get_operations():
+            d = inner.opdef
+            if (d.side_effect or d.calls_python or d.reads_variables or d.writes_variables or
+                    d.runs_subgraphs and _body_effects(inner)):
+                return True
+    return False
+
+
+def steps_for(dataset, position):
+    """The dataset's `Steps` (made once, kept on it) for an eager position, or None where
+    they do not apply (see above)."""
+    flat = nest.flatten(tuple(position))
+    if not flat or not all(type(t) is EagerTensor and t.shape.is_fully_defined()
+                           for t in flat):
+        return None
+    cached = dataset.__dict__.get("_flat_steps")
+    if cached is None:
+        try:
+            cached = Steps(dataset, tuple(position), flat)
+        except _Unsupported:
+            cached = False
+        dataset.__dict__["_flat_steps"] = cached
+    if cached is False or not nest.same_structure(tuple(position), cached.structure) or \
+            not cached.fits(flat):
+        return None
+    return cached
