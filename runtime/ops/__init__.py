@@ -11,6 +11,7 @@ from . import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, eins
                math_ops, nn_ops, operators, pad_ops, random_ops, reduce_ops, sampling_ops,
                shaping_ops, sort_ops, state_ops, string_ops, summary_ops, tensor_array)
 from . import scatter_ops, sequence_ops
+from . import buffer_ops
 
 operators.install()   # a + b, a[i], ... on tensors
 
@@ -29,7 +30,7 @@ def _all_ops() -> list:
             *introspection_ops.OPS, *bitwise_ops.OPS, *shaping_ops.OPS, *sort_ops.OPS,
             *einsum_ops.OPS, *linalg_ops.OPS, *linalg_decompositions.OPS,
             *summary_ops.OPS, *scatter_ops.OPS, *sequence_ops.OPS, *random_more.OPS,
-            *numerics_ops.OPS]
+            *numerics_ops.OPS, *buffer_ops.OPS]
 
 
 REGISTRY: dict = {}
