@@ -15,6 +15,7 @@ from . import rules_draws_checks
 from . import rules_decompositions, rules_scatter
 from . import rules_summary
 from . import rules_gradients
+from . import rules_data
 from . import (rules_edges, rules_effects, rules_elementwise, rules_layout, rules_math,
                rules_nn, rules_structure)
 
@@ -27,7 +28,8 @@ LIMITS = merged(rules_elementwise.LIMITS, rules_layout.LIMITS, rules_effects.LIM
 NO_EQUIVALENT = merged(rules_effects.NO_EQUIVALENT, rules_elementwise.NO_EQUIVALENT,
                        rules_math.NO_EQUIVALENT, rules_nn.NO_EQUIVALENT,
                        rules_structure.NO_EQUIVALENT, rules_decompositions.NO_EQUIVALENT,
-                       rules_draws_checks.NO_EQUIVALENT, rules_summary.NO_EQUIVALENT)
+                       rules_draws_checks.NO_EQUIVALENT, rules_summary.NO_EQUIVALENT,
+                       rules_data.NO_EQUIVALENT)
 
 
 def unsupported_reason(op) -> Optional[str]:
