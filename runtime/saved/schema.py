@@ -20,6 +20,7 @@ from ..core.shapes import TensorShape
 from ..ops import registry as ops_registry
 from ..ops import linalg_decompositions, numerics_ops, random_more
 from ..ops import scatter_ops, sequence_ops
+from ..ops import buffer_ops
 from ..ops import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, einsum_ops,
                    elementwise_ops, introspection_ops, io_ops, linalg_ops, list_ops, makers,
                    math_ops, nn_ops, pad_ops, random_ops, reduce_ops, sampling_ops, shaping_ops,
@@ -196,6 +197,7 @@ ATTRS.update({  # N-dimensional gathers and scatters, unique
     scatter_ops.GATHER_ND: {}, scatter_ops.SCATTER_ND: {},
     scatter_ops.TENSOR_SCATTER: {"add": BOOL},
     sequence_ops.UNIQUE: {"out_idx": DTYPE},
+    buffer_ops.BUFFER_DRAIN: {},
 })
 
 _BY_NAME: dict = {}
