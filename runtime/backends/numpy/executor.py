@@ -21,6 +21,7 @@ from ...core.opdef import quiet_numpy as _quiet_numpy, restore_numpy as _restore
 from ...core.leaks import no_value_error
 from ...errors import InvalidArgumentError, OpError
 from ...ops import limits
+from .coalesce import coalesce_copies
 
 _counter = itertools.count()
 
@@ -56,6 +57,7 @@ class _Emitter(walk.Visitor):
         # are set by then: what only initialises them may be freed there)
         self.loop_heads: dict = {}
         self.guards = None  # the graph's run_guards, if any
+        self.loop_depth = 0  # how many staged while loops enclose the ops emitted now
 
     def args(self, names) -> "_Args":
         a = _Args(names)
@@ -69,6 +71,12 @@ class _Emitter(walk.Visitor):
         self.lines.append("    " * indent + text)
         if node is not None:
             self.line_nodes[len(self.lines) + 1] = node  # +1: the `def` line comes first
+
+    def scalar_fn(self) -> str:
+        name = self._kernels.get(id(_scalar))
+        if name is None:
+            name = self._kernels[id(_scalar)] = self.global_value(_scalar, "sc")
+        return name
 
     def global_value(self, value, prefix="c") -> str:
         name = self.fresh(prefix)
@@ -122,6 +130,10 @@ class _Emitter(walk.Visitor):
         self.line_args[len(self.lines) + 2] = arg_names  # the line emitted below
         args = ", ".join(arg_names)
         call = expr if expr is not None else f"{self.kernel(op)}({args})"
+        if expr is None and self.loop_depth and _scalar_valued(op):
+            # A kernel may give a 0-d array: in a loop, later scalar steps on it would
+            # cost ~20x what they cost on a numpy scalar (same dtype, same value).
+            call = f"{self.scalar_fn()}({call})"
         outs = [self.fresh() for _ in op.outputs]
         for t, n in zip(op.outputs, outs):
             self.names[id(t)] = n
@@ -205,6 +217,7 @@ class _Emitter(walk.Visitor):
         indent = self.indent
         names = [self.name_of(t) for t in op.inputs]
         self.fresh_buffers.difference_update(names)
+        names = self._scalar_entries(indent, op, names)
         init, ext, max_iter = control_flow.WhileInputs.of(op, names)
         cond_body, body = op.opdef.bodies(op)
         loop_vars = [self.fresh("w") for _ in init]
@@ -215,19 +228,67 @@ class _Emitter(walk.Visitor):
             counter = self.fresh("n")
             self.emit(indent, f"{counter} = 0")
         self.loop_heads[id(op)] = len(self.lines) - 1
-        self.emit(indent, "while True:", op)
-        [test] = self.emit_body(cond_body, loop_vars + ext, indent + 1)
-        self.emit(indent + 1, f"if not {test}: break", op)
-        if self.guards is not None:
-            self.emit_guards(indent + 1, op)
-        if counter is not None:
-            self.emit(indent + 1, f"if {counter} >= {max_iter}: break")
-            self.emit(indent + 1, f"{counter} += 1")
-        results = self.emit_body(body, loop_vars + ext, indent + 1)
-        if loop_vars:
-            self.assign(indent + 1, loop_vars, results)
+        self.loop_depth += 1
+        try:
+            head = len(self.lines)
+            self.emit(indent, "while True:", op)
+            [test] = self.emit_body(cond_body, loop_vars + ext, indent + 1)
+            if not self._test_in_head(head, indent, test):
+                self.emit(indent + 1, f"if not {test}: break", op)
+            if self.guards is not None:
+                self.emit_guards(indent + 1, op)
+            if counter is not None:
+                self.emit(indent + 1, f"if {counter} >= {max_iter}: break")
+                self.emit(indent + 1, f"{counter} += 1")
+            results = self.emit_body(body, loop_vars + ext, indent + 1)
+            if loop_vars:
+                self.assign(indent + 1, loop_vars, results)
+            elif len(self.lines) == head + 1:
+                self.emit(indent + 1, "pass")
+        finally:
+            self.loop_depth -= 1
+        if not self.loop_depth:
+            coalesce_copies(self.lines, head)
         for t, v in zip(op.outputs, loop_vars):
             self.names[id(t)] = v
+
+    def _scalar_entries(self, indent, op, names) -> list:
+        """The loop's rank-0 numeric inputs (initial values and captured tensors) as numpy
+        scalars, converted once before the loop: a 0-d array (a fed input, a kernel's
+        result) in every iteration's scalar arithmetic costs ~20x a numpy scalar."""
+        out = list(names)
+        done = {}
+        for i, (t, name) in enumerate(zip(op.inputs, names)):
+            if not _scalar_tensor(t) or name in self.globals:
+                continue  # constants are numpy scalars already
+            if self.loop_depth and name[0] in "ws" and name[1:].isdigit():
+                continue  # an enclosing loop's variable or entry: a scalar already
+            if name not in done:
+                done[name] = self.fresh("s")
+                self.emit(indent, f"{done[name]} = {self.scalar_fn()}({name})")
+            out[i] = done[name]
+        return out
+
+    def _test_in_head(self, head, indent, test) -> bool:
+        """Writes `while EXPR:` in place of `while True:` + `TEST = EXPR` +
+        `if not TEST: break` when the loop's test is one expression (or a value): one
+        statement less per iteration. The line keeps the test's node for errors."""
+        lines = self.lines
+        if len(lines) == head + 1:
+            lines[head] = "    " * indent + f"while {test}:"
+            return True
+        prefix = "    " * (indent + 1) + f"{test} = "
+        if len(lines) != head + 2 or not lines[head + 1].startswith(prefix):
+            return False
+        expr = lines.pop()[len(prefix):]
+        lines[head] = "    " * indent + f"while {expr}:"
+        node = self.line_nodes.pop(head + 3, None)
+        if node is not None:
+            self.line_nodes[head + 2] = node
+        args = self.line_args.pop(head + 3, None)
+        if args is not None:
+            self.line_args[head + 2] = args
+        return True
 
     def emit_guards(self, indent, op):
         """An iteration's checks of the run guards: the count of loop iterations of this
@@ -251,6 +312,24 @@ class _Emitter(walk.Visitor):
             lines.append(f"    _g_t = {self.global_value(time.monotonic)}() + "
                          f"{self.global_value(g.deadline_seconds)}")
         return lines
+
+
+def _scalar(x, ndarray=np.ndarray):
+    """`x` as a numpy scalar when it is a 0-d numeric or bool array (same dtype, same
+    value: numpy's arithmetic on either gives the same result), else `x` itself."""
+    if x.__class__ is ndarray and not x.shape and x.dtype.kind in "biufc":
+        return x[()]
+    return x
+
+
+def _scalar_tensor(t) -> bool:
+    """Whether `t` is known to be a rank-0 number or bool (a candidate for `_scalar`)."""
+    return t.shape.rank == 0 and not t.dtype.is_string and t.dtype.np_dtype.kind in "biufc"
+
+
+def _scalar_valued(op) -> bool:
+    return (not op.opdef.multi_output and len(op.outputs) == 1
+            and _scalar_tensor(op.outputs[0]))
 
 
 def _too_many_iterations(n):
