@@ -138,8 +138,11 @@ def _find_lambda(fn: types.FunctionType, lines: list) -> gast.Lambda:
                      if (n.body.lineno, n.body.col_offset) <= where
                      <= (n.body.end_lineno, n.body.end_col_offset)]
     elif len(found) > 1:
-        # Python 3.10 has no column positions: the one whose code compiles the same.
+        # Python 3.10 has no column positions: the one whose code compiles the same (of
+        # lambdas written alike, `lambda x: x * 2.0, lambda x: x * 2.0`, any one is it)
         found = [n for n in found if _compiles_as(n, code)]
+        if len(found) > 1 and len({gast.dump(n) for n in found}) == 1:
+            found = found[:1]
     if len(found) != 1:
         raise ConversionError(f"cannot tell which lambda on {code.co_filename}:"
                               f"{code.co_firstlineno} is {fn!r}")
