@@ -405,12 +405,17 @@ def _select(p, t, f):
     """`jnp.where(p, t, f)`; a flag set to a constant on one side (`break_ = True`) as
     `p | f` (or `~p & f`, ...), which XLA fuses where it does not fuse a select."""
     if jnp.result_type(t) == jnp.bool_ and jnp.result_type(f) == jnp.bool_:
-        for value, other, when in ((t, f, p), (f, t, None)):
-            if not isinstance(value, jax.core.Tracer) and np.ndim(value) == 0:
-                when = p if when is not None else jnp.logical_not(p)
-                return (jnp.logical_or(when, other) if bool(value)
-                        else jnp.logical_and(jnp.logical_not(when), other))
+        not_p = jnp.logical_not
+        if _is_constant(t):
+            return jnp.logical_or(p, f) if bool(t) else jnp.logical_and(not_p(p), f)
+        if _is_constant(f):
+            return jnp.logical_or(not_p(p), t) if bool(f) else jnp.logical_and(p, t)
     return lax.select_n(p, f, t)      # (the branches' outputs have one type: merged)
+
+
+def _is_constant(value) -> bool:
+    """A scalar known while tracing (a literal a branch gives)."""
+    return not isinstance(value, jax.core.Tracer) and np.ndim(value) == 0
 
 
 def _selectable(closed) -> bool:
