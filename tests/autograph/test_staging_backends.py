@@ -47,9 +47,12 @@ def test_class_attribute_comes_first():
 
 
 def test_registry_imports_no_backend():
-    code = ("import sys, autograph\n"
+    """Neither importing autograph, nor its registry's answers on Python values, nor
+    reaching `ag.jax` imports jax (it is loaded when a converted function first runs)."""
+    code = ("import sys, autograph as ag\n"
             "from autograph.operators.staging_backends import backend_of\n"
             "assert backend_of(1) is None and backend_of([1]) is None\n"
+            "ag.jax; backend_of(2.0)\n"
             "print('jax' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
