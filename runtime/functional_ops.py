@@ -27,14 +27,16 @@ from .ops.math_ops import equal, less
 from .ops.tensor_array import TensorArray
 
 
-def _leaves(elems) -> list:
+def element_tensors(elems, caller: str = "") -> list:
+    """The tensors of `elems` (a nest), each with a first dimension to iterate over;
+    `caller` ("vectorized_map: ") starts the messages of the errors."""
     leaves = [convert_to_tensor(e) for e in nest.flatten(elems)]
     if not leaves:
-        raise ValueError("elems must hold at least one tensor")
+        raise ValueError(f"{caller}elems must hold at least one tensor")
     for t in leaves:
         if t.shape.rank == 0:
-            raise ValueError(f"elems must have a first dimension to iterate over; got the "
-                             f"scalar {t!r}")
+            raise ValueError(f"{caller}elems must have a first dimension to iterate over; "
+                             f"got the scalar {t!r}")
     return leaves
 
 
@@ -116,7 +118,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations: Optional[int] =
     rt.Tensor([0.5 1.  1.5], shape=(3,), dtype=float32)
     """
     signature = fn_output_signature if fn_output_signature is not None else dtype
-    leaves = _leaves(elems)
+    leaves = element_tensors(elems)
     fn = _convert(fn)
 
     def element(i):
@@ -158,7 +160,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations: Optional[int] =
 
 
 def _scan(fn, elems, initializer, reverse: bool, keep_all: bool, name, what: str):
-    leaves = _leaves(elems)
+    leaves = element_tensors(elems)
     fn = _convert(fn)
     n = _length(leaves)
 

@@ -12,7 +12,7 @@ from typing import Callable
 from . import nest
 from .core.graph import Graph, current_graph, placeholder
 from .core.shapes import TensorShape, TensorSpec
-from .functional_ops import map_fn
+from .functional_ops import element_tensors, map_fn
 from .ops.core import convert_to_tensor, stack
 from .ops.makers import zeros
 
@@ -62,13 +62,7 @@ def vectorized_map(fn: Callable, elems, fallback_to_while_loop: bool = True, war
     >>> print(rt.vectorized_map(lambda x: x[:1] * 2.0, rt.zeros([0, 3])).shape)
     (0, 1)
     """
-    leaves = [convert_to_tensor(e) for e in nest.flatten(elems)]
-    if not leaves:
-        raise ValueError("vectorized_map: elems must hold at least one tensor")
-    for t in leaves:
-        if t.shape.rank == 0:
-            raise ValueError(f"vectorized_map: elems must have a first dimension; got the "
-                             f"scalar {t!r}")
+    leaves = element_tensors(elems, "vectorized_map: ")
     elems = nest.pack_sequence_as(elems, leaves)
     if current_graph() is None:
         n = leaves[0].shape[0]
