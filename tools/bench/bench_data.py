@@ -2,11 +2,19 @@
 one epoch, eagerly (`for b in ds`) and inside `rt.function` (a staged `for` summing the
 batches), against the same work in numpy by hand (the transform, a permutation, batches
 as slices of it), side by side in one run; each ratio is the median of per-round ratios.
+Where TensorFlow is importable, the same pipeline in tf.data, eagerly and inside
+`tf.function`, is timed in the same rounds and the ratios ours/tf.data printed (the goal:
+<= 0.5). TensorFlow pins its own numpy, so keep it out of the project's environment:
+
+    python -m venv /tmp/tfenv && /tmp/tfenv/bin/pip install tensorflow-cpu numpy gast
+    PYTHONPATH=. /tmp/tfenv/bin/python tools/bench/bench_data.py
 
     python tools/bench/bench_data.py [--quick]
 """
 from __future__ import annotations
 
+import importlib
+import os
 import statistics
 import sys
 import time
@@ -36,6 +44,31 @@ def numpy_epoch(x, rng):
     return total
 
 
+def import_tensorflow():
+    """TensorFlow, or None where it is not installed (its log lines silenced)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    try:
+        return importlib.import_module("tensorflow")
+    except ImportError:
+        return None
+
+
+def tf_epochs(tf, x):
+    """(eager epoch, tf.function epoch) of the same pipeline in tf.data."""
+    ds = (tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2 + 1)
+          .shuffle(BUFFER, seed=1).batch(BATCH))
+
+    @tf.function
+    def staged(ds):
+        s = tf.constant(0.0)
+        for b in ds:
+            s += tf.reduce_sum(b)
+        return s
+
+    staged.get_concrete_function(ds)    # traced, not run: an epoch of tf.data is slow
+    return (lambda: eager_epoch(ds)), (lambda: staged(ds))
+
+
 def eager_epoch(ds):
     total = 0.0
     for b in ds:
@@ -49,38 +82,75 @@ def timed(fn, *args):
     return time.perf_counter() - t
 
 
+def staged_epoch():
+    """A fresh rt.function summing a dataset's batches in a staged `for`."""
+    @rt.function
+    def staged(ds):
+        s = rt.constant(0.0)
+        for b in ds:
+            s += rt.reduce_sum(b)
+        return s
+    return staged
+
+
+def measure(n: int, rounds: int, tf=None, tf_rounds=None) -> dict:
+    """An epoch of `n` rows, timed in interleaved rounds: numpy by hand, our eager epoch,
+    our rt.function epoch, and (with `tf`, in the first `tf_rounds` rounds: an epoch of
+    tf.data costs tens of microseconds a row on a loaded machine) tf.data eager and in
+    tf.function. Times are the fastest round's (seconds); ratios the medians of the
+    per-round ratios (NaN where not timed)."""
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    ds = pipeline(x)
+    staged = staged_epoch()
+    rng = np.random.default_rng(0)
+    skip_eager = n > 200_000 and not FAST_ENOUGH(ds)
+    staged(ds)                   # trace
+    eager_epoch(ds) if not skip_eager else None
+    tf_eager, tf_function = tf_epochs(tf, x) if tf else (None, None)
+    tf_rounds = rounds if tf_rounds is None else tf_rounds
+    t: dict = {k: [] for k in ("numpy", "eager", "function", "tf_eager", "tf_function")}
+    r: dict = {k: [] for k in ("eager", "function", "eager_vs_tf", "function_vs_tf")}
+    for i in range(rounds):
+        a = timed(numpy_epoch, x, rng)
+        e = timed(eager_epoch, ds) if not skip_eager else float("nan")
+        f = timed(staged, ds)
+        if tf and i < tf_rounds:
+            t["tf_eager"].append(timed(tf_eager))
+            t["tf_function"].append(timed(tf_function))
+            r["eager_vs_tf"].append(e / t["tf_eager"][-1])
+            r["function_vs_tf"].append(f / t["tf_function"][-1])
+        t["numpy"].append(a)
+        t["eager"].append(e)
+        t["function"].append(f)
+        r["eager"].append(e / a)
+        r["function"].append(f / a)
+    nan = float("nan")
+    return ({k: min(v) if v else nan for k, v in t.items()}
+            | {k + "_ratio": statistics.median(v) if v else nan for k, v in r.items()})
+
+
+TF_MISSING = ("tf.data columns: TensorFlow is not importable; to compare, in a separate "
+              "venv: pip install tensorflow-cpu numpy gast, then run this file with that "
+              "python and PYTHONPATH set to the repository root")
+
+
 def main(quick: bool):
     sizes = [1000, 16384] if quick else [1000, 16384, 100_000, 1_000_000]
     rounds = 2 if quick else 3
-    print(f"{'rows':>9} | {'numpy by hand':>13} | {'eager':>20} | {'rt.function':>20}")
+    tf = import_tensorflow()
+    print(f"{'rows':>9} | {'numpy by hand':>13} | {'eager':>20} | {'rt.function':>20}"
+          + (f" | {'tf.data eager':>13} | {'tf.function':>11} | ours/tf.data: eager"
+             "  function (goal <= 0.5)" if tf else ""))
     for n in sizes:
-        x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-        ds = pipeline(x)
-
-        @rt.function
-        def staged(ds):
-            s = rt.constant(0.0)
-            for b in ds:
-                s += rt.reduce_sum(b)
-            return s
-
-        rng = np.random.default_rng(0)
-        skip_eager = n > 200_000 and not FAST_ENOUGH(ds)
-        staged(ds)                   # trace
-        eager_epoch(ds) if not skip_eager else None
-        ratios_e, ratios_f, t_np, t_e, t_f = [], [], [], [], []
-        for _ in range(rounds):
-            a = timed(numpy_epoch, x, rng)
-            e = timed(eager_epoch, ds) if not skip_eager else float("nan")
-            f = timed(staged, ds)
-            t_np.append(a)
-            t_e.append(e)
-            t_f.append(f)
-            ratios_e.append(e / a)
-            ratios_f.append(f / a)
-        print(f"{n:>9} | {1e3 * min(t_np):10.2f} ms | {statistics.median(ratios_e):7.1f}x "
-              f"({1e3 * min(t_e):8.1f} ms) | {statistics.median(ratios_f):7.1f}x "
-              f"({1e3 * min(t_f):8.1f} ms)", flush=True)
+        m = measure(n, rounds, tf, tf_rounds=1 if n > 100_000 else None)
+        print(f"{n:>9} | {1e3 * m['numpy']:10.2f} ms | {m['eager_ratio']:7.1f}x "
+              f"({1e3 * m['eager']:8.1f} ms) | {m['function_ratio']:7.1f}x "
+              f"({1e3 * m['function']:8.1f} ms)"
+              + (f" | {1e3 * m['tf_eager']:10.1f} ms | {1e3 * m['tf_function']:8.1f} ms | "
+                 f"{m['eager_vs_tf_ratio']:17.2f}x {m['function_vs_tf_ratio']:8.2f}x"
+                 if tf else ""), flush=True)
+    if not tf:
+        print(TF_MISSING)
 
 
 def FAST_ENOUGH(ds):  # noqa: N802 - an old pipeline: a 10^6-row eager epoch takes a minute
