@@ -36,8 +36,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT), str(BENCH)]
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")     # as run.py: steadier timings on a loaded machine
+if __name__ == "__main__":   # before numpy loads; as run.py: steadier on a loaded machine
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
 
@@ -50,6 +51,8 @@ JIT_GOAL, LOOP_GOAL, SCALAR_LOOP_GOAL, DATA_GOAL, TF_DATA_GOAL = 1.1, 1.3, 3.0, 
 
 
 def goal_row(name, ours, reference, ratio, goal, note="") -> dict:
+    """One goal: our time and the reference's (seconds, NaN where not shown), the median
+    per-round ratio ours/reference, and the goal that ratio must not exceed."""
     return {"name": name, "ours": ours, "reference": reference, "ratio": ratio,
             "goal": goal, "note": note}
 
