@@ -153,9 +153,10 @@ class Optimizer:
         if len(kept) < len(pairs):
             logger.warning("Gradients do not exist for variables %s when minimizing the loss.",
                            [v.name for g, v in pairs if g is None])
+        # every pair is checked before any Variable changes: a bad pair updates nothing
+        kept = [(_gradient_for(g, v), v) for g, v in kept]
         lrs = {}
         for g, v in kept:
-            g = _gradient_for(g, v)
             slots = self._slots_for(v)
             if v.dtype not in lrs:
                 lrs[v.dtype] = self._learning_rate_for(v.dtype)
@@ -363,6 +364,11 @@ def _as_variable(v) -> Variable:
 
 
 def _gradient_for(g, var: Variable):
+    if not var.dtype.is_floating:
+        # the learning rate cast to an integer dtype would be 0 (or truncated): refuse,
+        # as Keras's optimizers do, rather than update by a different step
+        raise TypeError(f"an optimizer updates floating Variables; '{var.name}' is "
+                        f"{var.dtype.name}")
     g = convert_to_tensor(g, dtype_hint=var.dtype)
     if g.dtype is not var.dtype:
         raise DTypeMismatchError(f"the gradient for '{var.name}' is {g.dtype.name}, the variable "

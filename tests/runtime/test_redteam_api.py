@@ -47,3 +47,22 @@ def test_onnx_string_equality_is_refused_or_right():
     except rt.onnx.ExportError:
         return
     assert out.tolist() == [False, True]
+
+
+@pytest.mark.parametrize("make", [lambda: rt.optimizers.SGD(0.1), lambda: rt.optimizers.Adam(0.1)],
+                         ids=["SGD", "Adam"])
+def test_optimizer_refuses_an_integer_variable(make):
+    # SGD(0.1) cast the rate to int32 (0) and left the Variable as it was; Adam failed in
+    # its own Sqrt. Keras's optimizers update floating Variables only.
+    v = rt.Variable(5)
+    with pytest.raises(TypeError, match="floating"):
+        make().apply_gradients([(rt.constant(2), v)])
+    assert int(v.numpy()) == 5
+
+
+def test_optimizer_checks_every_pair_before_updating_any():
+    a, b = rt.Variable([1.0, 2.0]), rt.Variable([3.0])
+    opt = rt.optimizers.SGD(0.5)
+    with pytest.raises(rt.errors.InvalidArgumentError, match="shape"):
+        opt.apply_gradients([(rt.constant([1.0, 1.0]), a), (rt.constant([1.0, 1.0]), b)])
+    assert a.numpy().tolist() == [1.0, 2.0] and int(opt.iterations.numpy()) == 0
