@@ -66,7 +66,23 @@ def tf_epochs(tf, x):
         return s
 
     staged.get_concrete_function(ds)    # traced, not run: an epoch of tf.data is slow
-    return (lambda: eager_epoch(ds)), (lambda: staged(ds))
+    return TotalKept(lambda: eager_epoch(ds)), TotalKept(lambda: float(staged(ds).numpy()))
+
+
+class TotalKept:
+    """An epoch whose total is kept (`last`) to be checked after it is timed."""
+
+    def __init__(self, epoch):
+        self.epoch, self.last = epoch, float("nan")
+
+    def __call__(self):
+        self.last = self.epoch()
+
+
+def check_total(label, got, expected, tolerance):
+    """Every way of running the pipeline sums the same values, in another order."""
+    if not abs(got - expected) <= tolerance:
+        raise AssertionError(f"{label}: an epoch sums to {got}, numpy to {expected}")
 
 
 def eager_epoch(ds):
@@ -104,8 +120,11 @@ def measure(n: int, rounds: int, tf=None, tf_rounds=None) -> dict:
     staged = staged_epoch()
     rng = np.random.default_rng(0)
     skip_eager = n > 200_000 and not FAST_ENOUGH(ds)
-    staged(ds)                   # trace
-    eager_epoch(ds) if not skip_eager else None
+    y = x.astype(np.float64) * 2 + 1    # every epoch's total, to float32 rounding
+    expected, tolerance = y.sum(), 1e-5 * np.abs(y).sum()
+    check_total("rt.function", float(staged(ds).numpy()), expected, tolerance)   # traced
+    if not skip_eager:
+        check_total("eager", eager_epoch(ds), expected, tolerance)
     tf_eager, tf_function = tf_epochs(tf, x) if tf else (None, None)
     tf_rounds = rounds if tf_rounds is None else tf_rounds
     t: dict = {k: [] for k in ("numpy", "eager", "function", "tf_eager", "tf_function")}
@@ -114,9 +133,12 @@ def measure(n: int, rounds: int, tf=None, tf_rounds=None) -> dict:
         a = timed(numpy_epoch, x, rng)
         e = timed(eager_epoch, ds) if not skip_eager else float("nan")
         f = timed(staged, ds)
-        if tf and i < tf_rounds:
+        if tf_eager and tf_function and i < tf_rounds:
             t["tf_eager"].append(timed(tf_eager))
             t["tf_function"].append(timed(tf_function))
+            if i == 0:      # their totals, checked (not before: an epoch of tf.data is slow)
+                check_total("tf.data eager", tf_eager.last, expected, tolerance)
+                check_total("tf.function", tf_function.last, expected, tolerance)
             r["eager_vs_tf"].append(e / t["tf_eager"][-1])
             r["function_vs_tf"].append(f / t["tf_function"][-1])
         t["numpy"].append(a)
@@ -147,7 +169,7 @@ def main(quick: bool):
               f"({1e3 * m['eager']:8.1f} ms) | {m['function_ratio']:7.1f}x "
               f"({1e3 * m['function']:8.1f} ms)"
               + (f" | {1e3 * m['tf_eager']:10.1f} ms | {1e3 * m['tf_function']:8.1f} ms | "
-                 f"{m['eager_vs_tf_ratio']:17.2f}x {m['function_vs_tf_ratio']:8.2f}x"
+                 f"{m['eager_vs_tf_ratio']:17.2g}x {m['function_vs_tf_ratio']:8.2g}x"
                  if tf else ""), flush=True)
     if not tf:
         print(TF_MISSING)
