@@ -242,7 +242,8 @@ def main(argv=None):
             else data_rows(sizes, tf_sizes, args.quick))
     rows += shown(data)
     if not any("tf.data" in r["name"] for r in data):
-        print(f"  {bench_data.TF_MISSING}; or pass --tf-python")
+        print(f"  TensorFlow is not importable in {args.tf_python}" if args.tf_python
+              else f"  {bench_data.TF_MISSING}; or pass --tf-python")
     else:
         print(f"  (tf.data up to 10^{len(str(tf_sizes[-1])) - 1} rows"
               + ("" if args.full else "; --full for 10^6") + ")")
