@@ -10,7 +10,7 @@ The rewrite of a copy `A = B` (B a temporary of the loop) is made only when:
 - B is mentioned nowhere in the lines but that copy and its own definitions, each a
   plain `B = ...` statement before the copy: all in one `if` block at the copy's level
   (a cond's results, set in every branch), or one statement at the copy's level;
-- no `while` or `break` lies between the first definition and the copy (a later
+- no `while`, `for` or `break` lies between the first definition and the copy (a later
   iteration, or the code after the loop, must not read A early);
 - on every path from a definition of B to the copy (the rest of its branch, and the
   statements after the `if` block; other branches are other paths), nothing mentions A:
@@ -85,7 +85,7 @@ def _try(lines, names, where, start, c, level, a, b):
     if c - anchor > _MAX_SPAN:
         return None
     for i in range(anchor, c):
-        if (_indent(lines[i]) < level or lines[i].lstrip(" ").startswith("while ")
+        if (_indent(lines[i]) < level or lines[i].lstrip(" ").startswith(("while ", "for "))
                 or "break" in names[i - start]):
             return None
     for d in defs:

@@ -22,6 +22,7 @@ from ...core.leaks import no_value_error
 from ...errors import InvalidArgumentError, OpError
 from ...ops import limits
 from .coalesce import coalesce_copies
+from .counted_loops import counted_loop
 
 _counter = itertools.count()
 
@@ -31,6 +32,7 @@ class _Args(list):
     names a global bound to `value` (an attribute in the expression, never its text)."""
 
     __slots__ = ("_em",)
+    _em: "_Emitter"
 
     def const(self, value) -> str:
         return self._em.global_value(value)
@@ -187,10 +189,11 @@ class _Emitter(walk.Visitor):
             if ph is not None:
                 self.names[id(ph)] = name
 
-    def emit_body(self, body, input_names, indent) -> list:
+    def emit_body(self, body, input_names, indent, outputs=None) -> list:
         self.bind_params(body, input_names)
-        self.emit_graph(body.graph, body.outputs, indent)
-        results = [self.name_of(t) for t in body.outputs]
+        outputs = body.outputs if outputs is None else outputs
+        self.emit_graph(body.graph, outputs, indent)
+        results = [self.name_of(t) for t in outputs]
         # The node's results share these buffers from now on.
         self.fresh_buffers.difference_update(results)
         return results
@@ -223,6 +226,10 @@ class _Emitter(walk.Visitor):
         loop_vars = [self.fresh("w") for _ in init]
         if loop_vars:
             self.assign(indent, loop_vars, init)
+        counted = counted_loop(op)
+        if counted is not None:
+            self._counted_loop(indent, op, counted, loop_vars, names, ext, body)
+            return
         counter = None
         if max_iter is not None:
             counter = self.fresh("n")
@@ -249,6 +256,41 @@ class _Emitter(walk.Visitor):
             self.loop_depth -= 1
         if not self.loop_depth:
             coalesce_copies(self.lines, head)
+        for t, v in zip(op.outputs, loop_vars):
+            self.names[id(t)] = v
+
+    def _counted_loop(self, indent, op, counted, loop_vars, names, ext, body):
+        """The loop as `for i in range(start, limit):` (see counted_loops): the body
+        reads the counter as a Python int; after the loop it holds what the while loop
+        leaves in it, the limit if the loop ran, else its start."""
+        k = counted.counter
+        if counted.limit_input is not None:
+            limit = names[counted.limit_input]
+        elif counted.limit_tensor is not None:
+            limit = self.name_of(counted.limit_tensor)
+        else:
+            limit = self.global_value(_scalar(counted.limit_value))
+        count, start = self.fresh("f"), loop_vars[k]
+        self.loop_heads[id(op)] = len(self.lines) - 1
+        self.loop_depth += 1
+        try:
+            head = len(self.lines)
+            self.emit(indent, f"for {count} in range({start}, {limit}):", op)
+            if self.guards is not None:
+                self.emit_guards(indent + 1, op)
+            others = [i for i in range(len(loop_vars)) if i != k]
+            params = loop_vars[:k] + [count] + loop_vars[k + 1:] + ext
+            results = self.emit_body(body, params, indent + 1,
+                                     [body.outputs[i] for i in others])
+            if others:
+                self.assign(indent + 1, [loop_vars[i] for i in others], results)
+            elif len(self.lines) == head + 1:
+                self.emit(indent + 1, "pass")
+        finally:
+            self.loop_depth -= 1
+        if not self.loop_depth:
+            coalesce_copies(self.lines, head)
+        self.emit(indent, f"{start} = {limit} if {start} < {limit} else {start}")
         for t, v in zip(op.outputs, loop_vars):
             self.names[id(t)] = v
 
@@ -458,7 +500,7 @@ def _free_dead_values(em: _Emitter, ops, ends, outputs) -> None:
     # Only what the top level assigned is freed: not inputs, constants, kernels.
     top = {em.names[id(t)] for op in ops for t in op.outputs if id(t) in em.names}
     top.difference_update(em.globals, em.params)
-    line_op = {}
+    line_op: dict = {}
     for i, end in enumerate(ends):
         line_op.setdefault(end, i)
     lines = em.lines

@@ -1,0 +1,291 @@
+"""The numpy backend's counted loops: a staged loop whose test is `i < limit`, whose body
+steps `i + 1` and reads `i` only as an index runs as `for i in range(start, limit):`.
+Each program runs in plain Python/numpy, eagerly and through rt.function, and must give
+the same values and dtypes: zero, one and many iterations, a start past the limit, int32
+counters at the top of their range, int64 counters, break and continue, nested loops,
+NaN tests, an index out of bounds; loops that do not qualify must still be right."""
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime.core import walk
+from runtime.backends.numpy.counted_loops import counted_loop
+
+INT32_MAX = np.iinfo(np.int32).max
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_array_equal(got, want)
+
+
+def _source(fn, *args):
+    return fn.get_concrete_function(*args)._compiled().source
+
+
+def _counted_in(fn, *args) -> list:
+    """Whether each top-level while node of the traced graph qualifies as counted."""
+    graph, _, outputs = fn.get_concrete_function(*args)._optimized()
+    return [counted_loop(op) is not None for op in walk.schedule(graph, outputs)
+            if op.type.endswith("While")]
+
+
+# -- for i in rt.range(...): the counter indexes a range -----------------------------------
+
+def _range_sum(x, start, limit, delta):
+    s = rt.constant(0, rt.int32)
+    for i in rt.range(start, limit, delta):
+        s += i * 2
+    return s
+
+
+@pytest.mark.parametrize("start, limit, delta", [
+    (0, 0, 1), (0, 1, 1), (3, 2, 1), (0, 1000, 1), (5, -5, -2), (-3, 40, 7)])
+def test_range_loops_count_like_python(start, limit, delta):
+    f = rt.function(_range_sum)
+    args = [rt.constant(v, rt.int32) for v in (0, start, limit, delta)]
+    want = np.int32(sum(i * 2 for i in range(start, limit, delta)))
+    _same(f(*args).numpy(), want)
+    _same(_range_sum(*args).numpy(), want)
+    assert "for f" in _source(f, *args)
+
+
+def _index_sum(x, n):
+    s = rt.constant(0.0, rt.float32)
+    i = rt.constant(0)
+    while i < n:
+        s += x[i]
+        i += 1
+    return s, i
+
+
+@pytest.mark.parametrize("size, n", [(0, 0), (1, 1), (5, 3), (100, 100), (4, -2)])
+def test_while_loop_indexing_with_its_counter(size, n):
+    x = np.arange(size, dtype=np.float32) * np.float32(0.1)
+    s, i = np.float32(0.0), np.int32(0)
+    while i < n:
+        s += x[i]
+        i += np.int32(1)
+    f = rt.function(_index_sum)
+    got = f(rt.constant(x), rt.constant(n))
+    _same(got[0].numpy(), s)
+    _same(got[1].numpy(), i)          # the counter after the loop: n if it ran, else 0
+    assert _counted_in(f, rt.constant(x), rt.constant(n)) == [True]
+
+
+def test_index_out_of_bounds_fails_at_the_same_iteration():
+    def g(x, n):
+        i = rt.constant(0)
+        while i < n:
+            rt.print("at", i)
+            rt.print(x[i])
+            i += 1
+        return i
+
+    f = rt.function(g)
+    x = rt.constant(np.arange(3, dtype=np.float32))
+    buf = io.StringIO()
+    with pytest.raises(rt.errors.InvalidArgumentError) as e:
+        with contextlib.redirect_stdout(buf):
+            f(x, rt.constant(5))
+    assert "out of bounds" in str(e.value) and "[[node" in str(e.value)
+    # the test passed at 3, then the index failed: as the while loop does
+    assert buf.getvalue().split("\n") == ["at 0", "0", "at 1", "1", "at 2", "2", "at 3", ""]
+
+
+def _top_of_range(start, limit, x):
+    i = start
+    s = rt.constant(0, x.dtype)
+    while i < limit:
+        s += x[i % 3]
+        i += 1
+    return i, s
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_counters_at_the_top_of_their_range(dtype):
+    top = np.iinfo(dtype).max
+    x = np.array([1, 2, 3], dtype)
+    f = rt.function(_top_of_range)
+    got = f(rt.constant(dtype(top - 4)), rt.constant(dtype(top)), rt.constant(x))
+    _same(got[0].numpy(), dtype(top))
+    # i % 3 reads the counter in arithmetic: that loop stays a while loop, right anyway
+    assert _counted_in(f, rt.constant(dtype(top - 4)), rt.constant(dtype(top)),
+                       rt.constant(x)) == [False]
+
+
+def _stride(x, start, limit):
+    i = start
+    s = rt.constant(0, x.dtype)
+    while i < limit:
+        s += x[i]
+        i += 1
+    return i, s
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("start, limit", [(0, 4), (4, 4), (9, 4), (-4, 0)])
+def test_counter_after_the_loop_keeps_its_dtype(dtype, start, limit):
+    x = np.arange(10, 14, dtype=dtype)
+    i, s = dtype(start), dtype(0)
+    while i < limit:
+        s += x[i]
+        i += dtype(1)
+    f = rt.function(_stride)
+    args = rt.constant(x), rt.constant(dtype(start)), rt.constant(dtype(limit))
+    got = f(*args)
+    _same(got[0].numpy(), i)
+    _same(got[1].numpy(), s)
+    assert _counted_in(f, *args) == [True]
+
+
+def test_int32_counter_up_to_int32_max_does_not_wrap():
+    x = np.arange(8, dtype=np.int32)
+
+    def g(x, start):
+        i = start
+        s = rt.constant(0)
+        while i < INT32_MAX:
+            s += x[0]
+            i += 1
+        return i, s
+
+    f = rt.function(g)
+    got = f(rt.constant(x), rt.constant(np.int32(INT32_MAX - 3)))
+    _same(got[0].numpy(), np.int32(INT32_MAX))
+    _same(got[1].numpy(), np.int32(0))
+
+
+def _accumulate_wraps(x, n):
+    s = rt.constant(INT32_MAX - 2, rt.int32)
+    for i in rt.range(n):
+        s += x[i]
+    return s
+
+
+def test_accumulator_wraps_like_int32_in_a_counted_loop():
+    x = np.full(10, 1000, np.int32)
+    want = np.int32(INT32_MAX - 2)
+    with np.errstate(over="ignore"):
+        for v in x:
+            want = want + v
+    f = rt.function(_accumulate_wraps)
+    _same(f(rt.constant(x), rt.constant(10)).numpy(), want)
+
+
+def _break_continue(x, n):
+    s = rt.constant(0.0)
+    for i in rt.range(n):
+        if x[i] < 0.0:
+            continue
+        if x[i] > 100.0:
+            break
+        s += x[i]
+    return s
+
+
+@pytest.mark.parametrize("values", [[], [1.0], [1.0, -2.0, 3.0, 500.0, 4.0],
+                                    [float("nan"), 2.0, -1.0]])
+def test_break_and_continue(values):
+    x = np.array(values, np.float32)
+    want = np.float32(0.0)
+    for v in x:
+        if v < 0.0:
+            continue
+        if v > 100.0:
+            break
+        want += v
+    got = rt.function(_break_continue)(rt.constant(x), rt.constant(len(values)))
+    _same(got.numpy(), want)
+
+
+def _nested(x):
+    s = rt.constant(0.0)
+    for i in rt.range(x.shape[0]):
+        for j in rt.range(x.shape[1]):
+            s += x[i, j] * rt.cast(j + 1, rt.float32)
+    return s
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (1, 1), (4, 5)])
+def test_nested_range_loops(shape):
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    want = np.float32(0.0)
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            want += x[i, j] * np.float32(j + 1)
+    got = rt.function(_nested)(rt.constant(x))
+    _same(got.numpy(), want)
+
+
+def _float_counter(x, limit):
+    i = rt.constant(0.0)
+    s = rt.constant(0.0)
+    while i < limit:
+        s += x
+        i += 1.0
+    return i, s
+
+
+@pytest.mark.parametrize("limit", [0.0, 2.5, float("nan"), float("-inf")])
+def test_float_counters_and_nan_tests(limit):
+    i, s = np.float32(0.0), np.float32(0.0)
+    while i < np.float32(limit):
+        s += np.float32(1.5)
+        i += np.float32(1.0)
+    f = rt.function(_float_counter)
+    got = f(rt.constant(1.5), rt.constant(limit))
+    _same(got[0].numpy(), i)
+    _same(got[1].numpy(), s)
+    assert _counted_in(f, rt.constant(1.5), rt.constant(limit)) == [False]
+
+
+def test_maximum_iterations_keeps_the_while_loop():
+    @rt.function
+    def f(x, n, k):
+        return rt.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + x[i]),
+                             (rt.constant(0), rt.constant(0.0)), maximum_iterations=k)
+    x = rt.constant(np.arange(10, dtype=np.float32))
+    for n, k in [(10, 3), (3, 10), (0, 5), (5, 0)]:
+        i, s = f(x, rt.constant(n), rt.constant(k))
+        want = min(n, k)
+        _same(i.numpy(), np.int32(want))
+        _same(s.numpy(), np.float32(sum(range(want))))
+
+
+def test_counter_read_elsewhere_keeps_the_while_loop():
+    def g(x, n):
+        i = rt.constant(0)
+        s = rt.constant(0)
+        while i < n:
+            s += x[i] * i       # the counter in arithmetic: a numpy int32 there
+            i += 1
+        return s
+
+    f = rt.function(g)
+    x = np.full(5, 2 ** 29, np.int32)
+    want = np.int32(0)
+    with np.errstate(over="ignore"):
+        for i in range(5):
+            want += x[i] * np.int32(i)
+    _same(f(rt.constant(x), rt.constant(5)).numpy(), want)
+    assert _counted_in(f, rt.constant(x), rt.constant(5)) == [False]
+
+
+def test_tensor_array_loop_matches_numpy():
+    def g(x):
+        out = rt.TensorArray(rt.float32, size=x.shape[0])
+        state = rt.zeros([2], rt.float32)
+        for i in rt.range(x.shape[0]):
+            state = state + x[i]
+            out = out.write(i, state)
+        return out.stack()
+
+    x = np.arange(12, dtype=np.float32).reshape(6, 2)
+    _same(rt.function(g)(rt.constant(x)).numpy(), np.cumsum(x, axis=0))
