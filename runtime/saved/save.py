@@ -145,7 +145,10 @@ def _concretes(f, what) -> list:
 def _objects(obj) -> list:
     """[(attribute name, [ConcreteFunction])] for what `save` was given."""
     if isinstance(obj, (ConcreteFunction, Function)):
-        items = [(_name(obj), obj)]
+        # a function given alone under a name no attribute can have (a lambda's
+        # '<lambda>'): the user chose no name, so it is the loaded object's call
+        name = _name(obj)
+        items = [(name if fmt.usable_object_name(name) else "__call__", obj)]
     elif isinstance(obj, Module):
         items = _module_functions(obj)
     elif isinstance(obj, dict):

@@ -56,6 +56,8 @@ BOOL = Type("true/false", lambda v: type(v) is bool)
 DTYPE = Type("a dtype", lambda v: isinstance(v, dtypes.DType))
 SHAPE = Type("a shape", lambda v: isinstance(v, TensorShape))
 INTS = Type("a tuple of integers", _ints)
+# a transpose of a tensor whose rank is unknown while tracing reverses whatever rank it has
+PERM = Type("null or a tuple of integers", lambda v: v is None or _ints(v))
 AXES = Type("null, an integer or a tuple of integers", lambda v: v is None or _int(v) or _ints(v))
 AXIS = Type("null or an integer", lambda v: v is None or _int(v))
 TEXT = Type("a string", lambda v: type(v) is str)
@@ -130,7 +132,7 @@ ATTRS.update({
     array_ops.STACK: {"axis": INT},
     array_ops.UNSTACK: {"axis": INT, "num": COUNT},
     array_ops.RESHAPE: {"shape": INTS},
-    array_ops.TRANSPOSE: {"perm": INTS},
+    array_ops.TRANSPOSE: {"perm": PERM},
     array_ops.EXPAND_DIMS: {"axis": INT},
     array_ops.SQUEEZE: {"axis": AXES},
     array_ops.CONCAT: {"axis": INT},

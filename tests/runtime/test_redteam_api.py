@@ -66,3 +66,27 @@ def test_optimizer_checks_every_pair_before_updating_any():
     with pytest.raises(rt.errors.InvalidArgumentError, match="shape"):
         opt.apply_gradients([(rt.constant([1.0, 1.0]), a), (rt.constant([1.0, 1.0]), b)])
     assert a.numpy().tolist() == [1.0, 2.0] and int(opt.iterations.numpy()) == 0
+
+
+def test_saved_transpose_of_unknown_rank_loads(tmp_path):
+    # rt.transpose without perm of a tensor of unknown rank records perm=None (reverse
+    # whatever the rank is when it runs): the file was written, then refused when loaded
+    fn = rt.function(lambda x: rt.transpose(x), input_signature=[rt.TensorSpec(None, rt.float32)])
+    path = str(tmp_path / "t")
+    rt.saved_model.save(fn.get_concrete_function(), path)
+    loaded = rt.saved_model.load(path).signatures["serving_default"]
+    for x in (np.ones([2, 3], np.float32), np.zeros([0], np.float32), np.float32(2.0),
+              np.arange(24, dtype=np.float32).reshape(2, 3, 4)):
+        np.testing.assert_array_equal(loaded(rt.constant(x)).numpy(), x.T)
+
+
+def test_saved_lambda_function_is_the_loaded_objects_call(tmp_path):
+    # rt.function(lambda ...) is named '<lambda>', which no attribute can be: saving it
+    # alone raised; as TensorFlow saves it, it is now the loaded object's call
+    fn = rt.function(lambda x: x * 2.0, input_signature=[rt.TensorSpec([None], rt.float32)])
+    path = str(tmp_path / "f")
+    rt.saved_model.save(fn.get_concrete_function(), path)
+    loaded = rt.saved_model.load(path)
+    x = rt.constant([1.0, 2.0])
+    assert loaded(x).numpy().tolist() == [2.0, 4.0]
+    assert loaded.signatures["serving_default"](x).numpy().tolist() == [2.0, 4.0]
