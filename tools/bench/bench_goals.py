@@ -69,8 +69,10 @@ def fmt_time(t: float) -> str:
 def print_row(row: dict) -> None:
     ratio, goal = row["ratio"], row["goal"]
     status = "—" if ratio != ratio else ("PASS" if ratio <= goal else "MISS")
+    shown_ratio = ("—" if ratio != ratio else f"{ratio:.2f}x" if ratio >= 0.1
+                   else f"{ratio:.2g}x")
     print(f"  {row['name']:<42}{fmt_time(row['ours']):>10}{fmt_time(row['reference']):>10}"
-          f"{ratio:8.3g}x   <= {goal:<4g}{status:>5}  {row['note']}", flush=True)
+          f"{shown_ratio:>9}   <= {goal:<4g}{status:>5}  {row['note']}", flush=True)
 
 
 def shown(rows: list) -> list:
