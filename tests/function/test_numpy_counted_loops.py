@@ -289,3 +289,19 @@ def test_tensor_array_loop_matches_numpy():
 
     x = np.arange(12, dtype=np.float32).reshape(6, 2)
     _same(rt.function(g)(rt.constant(x)).numpy(), np.cumsum(x, axis=0))
+
+
+def test_tensor_array_stack_of_ragged_elements_is_an_error():
+    @rt.function
+    def f(a, b):
+        ta = rt.TensorArray(rt.float32, size=2)
+        ta = ta.write(0, a)
+        ta = ta.write(1, b)
+        return ta.stack()
+
+    spec = rt.TensorSpec([None], rt.float32)
+    g = f.get_concrete_function(spec, spec)
+    _same(g(rt.constant([1.0, 2.0]), rt.constant([3.0, 4.0])).numpy(),
+          np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="different shapes"):
+        g(rt.constant([1.0, 2.0]), rt.constant([3.0]))
