@@ -93,10 +93,11 @@ def _step(body, k, opdef):
 def loop_counters(op, values) -> list:
     """The loop variables of while node `op` that count up from a known non-negative start
     while below a bound: [(k, start, bound, m)], where `bound` is an int (known while
-    tracing), or None and m is the node input index of a tensor whose length is the bound (the test
-    reads `rt.shape(x)[0]`, as a staged `for` over `x` does). In the body, such a counter
-    is in [start, bound): indexing with it needs no check. `values` are the node's
-    lowered inputs."""
+    tracing: an input, or a constant of the test itself, as the graph optimizer leaves a
+    `for i in rt.range(50)`), or None and m is the node input index of a tensor whose
+    length is the bound (the test reads `rt.shape(x)[0]`, as a staged `for` over `x`
+    does). In the body, such a counter is in [start, bound): indexing with it needs no
+    check. `values` are the node's lowered inputs."""
     n = op.attrs["num_loop_vars"]
     cond_body, body = op.opdef.bodies(op)
     test = cond_body.outputs[0].op
@@ -105,12 +106,19 @@ def loop_counters(op, values) -> list:
     a, b = test.inputs
     params = cond_body.params
     k = next((i for i, p in enumerate(params[:n]) if p is a), None)
-    j = next((i for i, p in enumerate(params) if p is b and i >= n), None)
-    if k is None or j is None or not isinstance(values[k], (np.ndarray, np.generic)) or \
-            values[k] < 0:
+    if k is None or not isinstance(values[k], (np.ndarray, np.generic)) or \
+            np.ndim(values[k]) or values[k].dtype.kind not in "iu" or values[k] < 0:
         return []
     c = _step(body, k, _B["AddV2"])
-    if c is None or c < 0:
+    if c is None or np.ndim(c) or c < 0:
+        return []
+    if b.op.opdef.constant:
+        limit = b.op.attrs["value"]
+        if np.ndim(limit) or np.asarray(limit).dtype.kind not in "iu":
+            return []
+        return [(k, int(values[k]), int(limit), None)]
+    j = next((i for i, p in enumerate(params) if p is b and i >= n), None)
+    if j is None:
         return []
     bound = values[j]
     if isinstance(bound, (np.ndarray, np.generic)):
@@ -166,6 +174,7 @@ def trip_bound(op, values, known_range) -> int | None:
         if c is not None and np.min(c) >= 1 and b.op.opdef.constant and \
                 np.ndim(b.op.attrs["value"]) == 0:
             start = values[k]
+            top: int | None
             if isinstance(start, (np.ndarray, np.generic)) and start.dtype.kind in "iu":
                 top = int(start)
             else:

@@ -6,6 +6,8 @@ may take such a range.
 """
 from __future__ import annotations
 
+import inspect
+
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -20,6 +22,23 @@ from .rule_helpers import (Unsupported, gather_error, index_error, is_concrete, 
 
 RULES: dict = {}
 rule = registrar(RULES)
+
+# jax's dynamic slices wrap a negative index (one select per index in each iteration of a
+# loop that indexes with its counter) unless told that none is negative (jax >= 0.5);
+# lax.scan, written by hand, is told so.
+_NON_NEGATIVE = ({"allow_negative_indices": False} if "allow_negative_indices" in
+                 inspect.signature(lax.dynamic_index_in_dim).parameters else {})
+
+
+def item_at(x, i):
+    """`x[i]` for an index `i` in [0, len(x)): known to be, or checked (a deferred check
+    that fails on any other index, after which the value is not used)."""
+    return lax.dynamic_index_in_dim(x, i, 0, keepdims=False, **_NON_NEGATIVE)
+
+
+def with_item_at(x, value, i):
+    """`x` with `x[i] = value`, for an index `i` in [0, len(x)) (as `item_at`)."""
+    return lax.dynamic_update_index_in_dim(x, value, i, 0, **_NON_NEGATIVE)
 
 
 @jax.tree_util.register_pytree_node_class
@@ -245,8 +264,8 @@ def _ta_write(lw, op, ta, index, value):
         # no index is in range (the check above fails if this runs): XLA cannot write
         # into an empty buffer, as in a loop over no rows
         return ta.replace(buffer, length)
-    return ta.replace(lax.dynamic_update_index_in_dim(
-        buffer, jnp.asarray(value, ta.dtype), index, 0), length)
+    # (a negative index fails the check above: no wrapping)
+    return ta.replace(with_item_at(buffer, jnp.asarray(value, ta.dtype), index), length)
 
 
 @rule(tensor_array.READ)
@@ -265,7 +284,7 @@ def _ta_read(lw, op, ta, index):
         return jnp.zeros(shape.as_list(), dtype=ta.dtype)
     if ta.size == 0:  # no index is in range (checked above); XLA cannot slice it
         return jnp.zeros(jnp.shape(ta.buffer)[1:], dtype=ta.dtype)
-    return lax.dynamic_index_in_dim(ta.buffer, index, 0, keepdims=False)
+    return item_at(ta.buffer, index)  # (a negative index fails the check above)
 
 
 @rule(tensor_array.STACK)
@@ -348,8 +367,7 @@ def _ta_grad_read(lw, op, ta, index, like):
     if ta.buffer is None or ta.size == 0:
         return zeros
     inside = (index >= 0) & (index < ta.size)
-    value = lax.dynamic_index_in_dim(ta.buffer, jnp.clip(index, 0, ta.size - 1), 0,
-                                     keepdims=False)
+    value = item_at(ta.buffer, jnp.clip(index, 0, ta.size - 1))
     return jnp.where(inside, value.astype(like.dtype), zeros)
 
 

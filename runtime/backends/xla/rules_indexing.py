@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from ...errors import InvalidArgumentError
 from ...ops import array_ops, slicing
 from ..rule_tables import registrar
+from .arrays import item_at
 from .rule_helpers import Unsupported, gather_error, index_error, is_concrete, static_ints
 
 RULES: dict = {}
@@ -113,6 +113,21 @@ def _item_out_of_range(index, shape):
     return np.empty(dims, np.int8)[tuple(stand_in)].shape if picked else None
 
 
+def _progression_item(x, i):
+    """Item `i` (known to be in range) of the known integer vector `x` when `x` is an
+    arithmetic progression (a `for i in rt.range(50)` indexes its folded range): computed
+    from `i` as a hand-written loop uses its counter (`i` itself for 0, 1, 2, ...), not
+    read from a constant the loop would carry. Else None."""
+    x = np.asarray(x)
+    start = x[0]
+    delta = x[1] - x[0] if x.size > 1 else x.dtype.type(1)
+    if not np.array_equal(x, start + delta * np.arange(x.size, dtype=x.dtype)):
+        return None
+    if start == 0 and delta == 1 and jnp.result_type(i) == x.dtype:
+        return i
+    return (start + jnp.asarray(i).astype(x.dtype) * delta).astype(x.dtype)
+
+
 @rule(slicing.SLICE)
 def _strided_slice(lw, op, x, *tensors):
     index = _index(lw, op, x, tensors)
@@ -124,8 +139,11 @@ def _strided_slice(lw, op, x, *tensors):
     known = lw.ctx.known_range(index[0]) if len(index) == 1 else None
     if known is not None and is_concrete(x) and np.ndim(x) == 1 and np.size(x) and \
             np.asarray(x).dtype.kind in "iu" and lw.ctx.bounded(index[0], size=np.size(x)):
-        item = jnp.asarray(x)[index]  # an item of a known vector: within its values
-        lw.ctx.note(item, int(np.min(x)), int(np.max(x)) + 1)
+        item = _progression_item(x, index[0])
+        if item is None:
+            item = jnp.asarray(x)[index]  # an item of a known vector: within its values
+        if item is not index[0]:
+            lw.ctx.note(item, int(np.min(x)), int(np.max(x)) + 1)
         return item
     spec = op.attrs["spec"]
     if len(spec) == 1 and spec[0][0] == "int" and isinstance(spec[0][1], tuple) and \
@@ -134,7 +152,7 @@ def _strided_slice(lw, op, x, *tensors):
         i, n = index[0], jnp.shape(x)[0]
         if not lw.ctx.bounded(i, size=n):
             i = jnp.where(i < 0, i + n, i)
-        return lax.dynamic_index_in_dim(jnp.asarray(x), i, 0, keepdims=False)
+        return item_at(jnp.asarray(x), i)
     try:
         return jnp.asarray(x)[index]
     except IndexError as e:
