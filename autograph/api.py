@@ -13,6 +13,7 @@ import __future__
 import ast
 import copy
 import dis
+import functools
 import gc
 import linecache
 import logging
@@ -459,6 +460,12 @@ def _converted(entity: Any, recursive: bool, features: frozenset, staged: bool, 
                                 entity.__self__)
     if isinstance(entity, types.FunctionType):
         return convert_function(entity, recursive, features, staged)
+    if type(entity) is functools.partial:
+        # (its function converted, with the same arguments bound, as converted code's
+        # calls of a partial are: operators/calls.py)
+        inner = _converted(entity.func, recursive, features, staged, what)
+        return entity if inner is entity.func else functools.partial(
+            inner, *entity.args, **entity.keywords)
     call = getattr(type(entity), "__call__", None)
     if isinstance(call, types.FunctionType) and not isinstance(entity, type):
         # a callable object

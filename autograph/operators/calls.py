@@ -276,6 +276,11 @@ def _converted_function(func, features):
 
 
 def _converted_other(fn, features):
+    if type(fn) is functools.partial:
+        # the function a partial holds is user code like any other (TensorFlow's autograph
+        # converts through partials too): the same arguments, bound to its conversion
+        inner = _converted_other(fn.func, features)
+        return fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)
     target = _convertible(fn)
     if target is None:
         return fn
