@@ -90,3 +90,19 @@ def test_saved_lambda_function_is_the_loaded_objects_call(tmp_path):
     x = rt.constant([1.0, 2.0])
     assert loaded(x).numpy().tolist() == [2.0, 4.0]
     assert loaded.signatures["serving_default"](x).numpy().tolist() == [2.0, 4.0]
+
+
+@pytest.mark.xfail(strict=True, reason="runtime/function.py binds an rt.function method to a "
+                   "weak reference of the instance only, so `K().m(x)` (a temporary object) "
+                   "raises ReferenceError: the bound function must keep its instance alive "
+                   "for the call")
+def test_method_of_a_temporary_object():
+    class Shift:
+        def __init__(self):
+            self.bias = 1.0
+
+        @rt.function
+        def apply(self, x):
+            return x + self.bias
+
+    assert float(Shift().apply(rt.constant(1.0))) == 2.0
