@@ -1,6 +1,7 @@
 """rt.data throughput: `from_tensor_slices(x).map(v * 2 + 1).shuffle(1024, seed).batch(64)`,
 one epoch, eagerly (`for b in ds`) and inside `rt.function` (a staged `for` summing the
-batches), against the same work in numpy by hand (the transform, a permutation, batches
+batches; also with `jit_compile=True` where JAX is installed: n/a where XLA cannot compile
+it, a partial last batch having a shape known only when it runs), against the same work in numpy by hand (the transform, a permutation, batches
 as slices of it), side by side in one run; each ratio is the median of per-round ratios.
 Where TensorFlow is importable, the same pipeline in tf.data, eagerly and inside
 `tf.function`, is timed in the same rounds and the ratios ours/tf.data printed (the goal:
@@ -98,9 +99,9 @@ def timed(fn, *args):
     return time.perf_counter() - t
 
 
-def staged_epoch():
+def staged_epoch(jit_compile=False):
     """A fresh rt.function summing a dataset's batches in a staged `for`."""
-    @rt.function
+    @rt.function(jit_compile=jit_compile)
     def staged(ds):
         s = rt.constant(0.0)
         for b in ds:
@@ -125,14 +126,23 @@ def measure(n: int, rounds: int, tf=None, tf_rounds=None) -> dict:
     check_total("rt.function", float(staged(ds).numpy()), expected, tolerance)   # traced
     if not skip_eager:
         check_total("eager", eager_epoch(ds), expected, tolerance)
+    jitted = staged_epoch(jit_compile=True) if importlib.util.find_spec("jax") else None
+    try:
+        if jitted:
+            check_total("jit_compile", float(jitted(ds).numpy()), expected, tolerance)
+    except rt.errors.InvalidGraphError:   # XLA cannot compile a partial last batch: n/a
+        jitted = None
     tf_eager, tf_function = tf_epochs(tf, x) if tf else (None, None)
     tf_rounds = rounds if tf_rounds is None else tf_rounds
-    t: dict = {k: [] for k in ("numpy", "eager", "function", "tf_eager", "tf_function")}
-    r: dict = {k: [] for k in ("eager", "function", "eager_vs_tf", "function_vs_tf")}
+    t: dict = {k: [] for k in ("numpy", "eager", "function", "jit", "tf_eager", "tf_function")}
+    r: dict = {k: [] for k in ("eager", "function", "jit", "eager_vs_tf", "function_vs_tf")}
     for i in range(rounds):
         a = timed(numpy_epoch, x, rng)
         e = timed(eager_epoch, ds) if not skip_eager else float("nan")
         f = timed(staged, ds)
+        if jitted:
+            t["jit"].append(timed(jitted, ds))
+            r["jit"].append(t["jit"][-1] / a)
         if tf_eager and tf_function and i < tf_rounds:
             t["tf_eager"].append(timed(tf_eager))
             t["tf_function"].append(timed(tf_function))
@@ -160,14 +170,17 @@ def main(quick: bool):
     sizes = [1000, 16384] if quick else [1000, 16384, 100_000, 1_000_000]
     rounds = 2 if quick else 3
     tf = import_tensorflow()
-    print(f"{'rows':>9} | {'numpy by hand':>13} | {'eager':>20} | {'rt.function':>20}"
+    print(f"{'rows':>9} | {'numpy by hand':>13} | {'eager':>20} | {'rt.function':>20} | "
+          f"{'jit_compile':>20}"
           + (f" | {'tf.data eager':>13} | {'tf.function':>11} | ours/tf.data: eager"
              "  function (goal <= 0.5)" if tf else ""))
     for n in sizes:
         m = measure(n, rounds, tf, tf_rounds=1 if n > 100_000 else None)
         print(f"{n:>9} | {1e3 * m['numpy']:10.2f} ms | {m['eager_ratio']:7.1f}x "
               f"({1e3 * m['eager']:8.1f} ms) | {m['function_ratio']:7.1f}x "
-              f"({1e3 * m['function']:8.1f} ms)"
+              f"({1e3 * m['function']:8.1f} ms) | "
+              + (f"{m['jit_ratio']:7.1f}x ({1e3 * m['jit']:8.1f} ms)" if m["jit"] == m["jit"]
+                 else f"{'n/a':>20}")
               + (f" | {1e3 * m['tf_eager']:10.1f} ms | {1e3 * m['tf_function']:8.1f} ms | "
                  f"{m['eager_vs_tf_ratio']:17.2g}x {m['function_vs_tf_ratio']:8.2g}x"
                  if tf else ""), flush=True)
