@@ -2,7 +2,8 @@
 one epoch, eagerly (`for b in ds`) and inside `rt.function` (a staged `for` summing the
 batches; also with `jit_compile=True` where JAX is installed: n/a where XLA cannot compile
 it, a partial last batch having a shape known only when it runs), against the same work
-in numpy by hand (the transform, a permutation, batches as slices of it), side by side in one run; each ratio is the median of per-round ratios.
+in numpy by hand (the transform, a permutation, batches as slices of it), side by side
+in one run; each ratio is the median of per-round ratios.
 Where TensorFlow is importable, the same pipeline in tf.data, eagerly and inside
 `tf.function`, is timed in the same rounds and the ratios ours/tf.data printed (the goal:
 <= 0.5). TensorFlow pins its own numpy, so keep it out of the project's environment:
