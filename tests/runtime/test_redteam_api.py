@@ -105,4 +105,5 @@ def test_method_of_a_temporary_object():
         def apply(self, x):
             return x + self.bias
 
-    assert float(Shift().apply(rt.constant(1.0))) == 2.0
+    result = Shift().apply(rt.constant(1.0))   # (not inside the assert: pytest keeps its parts)
+    assert float(result) == 2.0
