@@ -107,3 +107,18 @@ def test_method_of_a_temporary_object():
 
     result = Shift().apply(rt.constant(1.0))   # (not inside the assert: pytest keeps its parts)
     assert float(result) == 2.0
+
+
+@pytest.mark.skipif(not HAS_ORT, reason="needs onnx and onnxruntime")
+@pytest.mark.xfail(strict=True, reason="runtime/backends/onnx exports max_pool2d as ONNX "
+                   "MaxPool, which skips a NaN that comes first in its window (onnxruntime's "
+                   "running max starts from it and never compares greater), where rt's "
+                   "max_pool2d gives NaN")
+def test_onnx_max_pool_keeps_nan_as_rt_does():
+    fn = rt.function(lambda x: rt.nn.max_pool2d(x, 2, 2, "VALID"),
+                     input_signature=[rt.TensorSpec([None, None, None, 1], rt.float32)])
+    x = np.array([np.nan, 1.0, 2.0, 3.0], np.float32).reshape(1, 2, 2, 1)
+    ours = fn(rt.constant(x)).numpy()
+    assert np.isnan(ours).all()
+    (theirs,) = _onnx_run(fn.get_concrete_function(), x)
+    np.testing.assert_array_equal(theirs, ours)
