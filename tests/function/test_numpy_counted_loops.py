@@ -305,3 +305,123 @@ def test_tensor_array_stack_of_ragged_elements_is_an_error():
           np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
     with pytest.raises(rt.errors.InvalidArgumentError, match="different shapes"):
         g(rt.constant([1.0, 2.0]), rt.constant([3.0]))
+
+
+# -- loop variables that only count run as Python ints, wrapped once after the loop -----
+
+def _tallies(x, start):
+    small = start
+    big = start
+    down = start
+    flip = start
+    for i in rt.range(rt.shape(x)[0]):
+        if x[i] < 0.5:
+            small += 1
+        else:
+            big += 1000
+            down -= 7
+        flip = 3 - flip
+    return small, big, down, flip
+
+
+def _tallies_np(x, start):
+    small = big = down = flip = start
+    with np.errstate(over="ignore"):
+        for v in x:
+            if v < 0.5:
+                small += start.dtype.type(1)
+            else:
+                big += start.dtype.type(1000)
+                down -= start.dtype.type(7)
+            flip = start.dtype.type(3) - flip
+    return small, big, down, flip
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("size", [0, 1, 7, 3000])
+@pytest.mark.parametrize("where", ["zero", "near max", "near min"])
+def test_tallies_wrap_like_numpy(dtype, size, where):
+    info = np.iinfo(dtype)
+    start = dtype({"zero": 0, "near max": info.max - 5, "near min": info.min + 5}[where])
+    x = np.random.default_rng(size).random(size).astype(np.float32)
+    f = rt.function(_tallies)
+    got = f(rt.constant(x), rt.constant(start))
+    for g, w in zip(got, _tallies_np(x, start)):
+        _same(g.numpy(), w)
+    source = _source(f, rt.constant(x), rt.constant(start))
+    assert source.count("= int(w") == 4
+
+
+def _tally_read_elsewhere(x):
+    n = rt.constant(0)
+    m = rt.constant(0)
+    for i in rt.range(rt.shape(x)[0]):
+        if x[i] < 0.5:
+            n += 1
+        else:
+            n = rt.constant(0)      # a reset in one branch: n stays a numpy int32
+        m += 1
+        if m > 2:                   # m read by a test: a numpy int32 too
+            m -= 2
+    return n, m
+
+
+def test_tallies_read_otherwise_stay_numpy_values():
+    x = np.array([0.1, 0.2, 0.9, 0.3, 0.4, 0.45], np.float32)
+    n, m = np.int32(0), np.int32(0)
+    for v in x:
+        n = n + np.int32(1) if v < 0.5 else np.int32(0)
+        m += np.int32(1)
+        if m > 2:
+            m -= np.int32(2)
+    f = rt.function(_tally_read_elsewhere)
+    got = f(rt.constant(x))
+    _same(got[0].numpy(), n)
+    _same(got[1].numpy(), m)
+    assert "= int(w" not in _source(f, rt.constant(x))
+
+
+def _while_tallies(n, start):
+    i = rt.constant(0)
+    evens = start
+    while i < n * 2:
+        if i % 2 == 0:
+            evens += 1
+        i += 3
+    return evens, i
+
+
+@pytest.mark.parametrize("n", [0, 1, 100])
+def test_tallies_in_a_while_loop(n):
+    start = np.int32(INT32_MAX - 10)
+    i, evens = np.int32(0), start
+    with np.errstate(over="ignore"):
+        while i < n * 2:
+            if i % 2 == 0:
+                evens += np.int32(1)
+            i += np.int32(3)
+    f = rt.function(_while_tallies)
+    got = f(rt.constant(n), rt.constant(start))
+    _same(got[0].numpy(), evens)
+    _same(got[1].numpy(), i)
+
+
+def _nested_tallies(x):
+    total = rt.constant(0)
+    rows = rt.constant(0, rt.int64)
+    for i in rt.range(rt.shape(x)[0]):
+        inner = rt.constant(0)
+        for j in rt.range(rt.shape(x)[1]):
+            if x[i, j] > 0.0:
+                inner += 1
+        total += inner          # read by another addition: total stays a numpy value
+        rows += 1
+    return total, rows
+
+
+@pytest.mark.parametrize("shape", [(0, 2), (2, 0), (3, 4)])
+def test_nested_tallies(shape):
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    got = rt.function(_nested_tallies)(rt.constant(x))
+    _same(got[0].numpy(), np.int32((x > 0).sum()))
+    _same(got[1].numpy(), np.int64(shape[0]))

@@ -6,11 +6,18 @@ its own step), the executor writes the loop as `for i in range(start, limit):`: 
 ints count at a fraction of the cost, and the numbering is exact (the counter only takes
 values in [start, limit), so `i + 1` can never wrap, and an index gives the same element
 or the same IndexError for a Python int as for a numpy integer of the same value).
+
+A loop variable that only counts (`n += 1` in some branches, fizzbuzz's tallies) runs as
+a Python int too, wrapped to its dtype once after the loop: when nothing reads it but
+additions or subtractions of a constant, cond branches that pass it on, and the loop's
+result, every value numpy would have computed is the Python value modulo 2**bits, and
+only the last one is ever seen (`python_int_accumulators`).
 """
 from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+from ... import control_flow
 from ...core import walk
 
 # The signed integer kinds the counter may have (numpy's `dtype.kind`): a float counter
@@ -116,3 +123,114 @@ def _body_steps(body, k) -> bool:
                 return False
     return True
 
+
+
+class Accumulators(NamedTuple):
+    """The loop variables that run as Python ints (their positions), and the additions
+    and subtractions of a constant to write as Python int arithmetic (op ids)."""
+    variables: list
+    ops: set
+
+
+def python_int_accumulators(op, skip: Optional[int]) -> Accumulators:
+    """The loop variables of while node `op` (but `skip`, a counted loop's counter) that
+    may run as Python ints: signed integer scalars the test never reads, read in the body
+    only by `v + c`, `v - c`, `c - v` (c a constant) and by conds that pass them on, and
+    returned only as their own next value (see the module's docstring)."""
+    found = Accumulators([], set())
+    n = op.attrs["num_loop_vars"]
+    cond_body, body = op.opdef.bodies(op)
+    for k in range(n):
+        param = body.params[k]
+        if k == skip or param is None or not _int_scalar(param):
+            continue
+        if cond_body.params[k] is not None and _is_read(cond_body, cond_body.params[k]):
+            continue
+        flow: set = {id(param)}
+        ops: set = set()
+        if not _int_flow(body.graph, flow, ops):
+            continue
+        mine = [i for i, t in enumerate(body.outputs) if id(t) in flow]
+        if mine == [k]:
+            found.variables.append(k)
+            found.ops.update(ops)
+    return found
+
+
+def _int_scalar(t) -> bool:
+    return (t.shape.rank == 0 and not t.dtype.is_string
+            and t.dtype.np_dtype.kind in _COUNTER_KINDS)
+
+
+def _is_read(body, t) -> bool:
+    if any(o is t for o in body.outputs):
+        return True
+    return any(any(r is t for r in (walk.reads(sub) if sub.opdef.body_attrs else sub.inputs))
+               for sub in body.graph.operations)
+
+
+def _int_flow(graph, flow: set, ops: set) -> bool:
+    """Follows the values in `flow` (tensor ids) through `graph`'s ops, in creation
+    order (a value is made before it is read): adds what each allowed reader makes to
+    `flow` and the arithmetic to `ops`; False as soon as a reader is not allowed."""
+    for sub in graph.operations:
+        if sub.opdef.body_attrs:
+            if not control_flow.is_cond(sub):
+                if any(id(t) in flow for t in walk.reads(sub)):
+                    return False
+                continue
+            if not _cond_flow(sub, flow, ops):
+                return False
+            continue
+        hits = [i for i, t in enumerate(sub.inputs) if id(t) in flow]
+        if not hits:
+            continue
+        if sub.type not in ("AddV2", "Sub") or len(hits) != 1 or len(sub.inputs) != 2:
+            return False
+        other = sub.inputs[1 - hits[0]]
+        if (other.op.type != "Const" or other.shape.rank != 0
+                or other.dtype is not sub.inputs[hits[0]].dtype
+                or sub.outputs[0].dtype is not other.dtype):
+            return False
+        flow.add(id(sub.outputs[0]))
+        ops.add(id(sub))
+    return True
+
+
+def _cond_flow(cond, flow: set, ops: set) -> bool:
+    """A cond reading values of `flow`: only as its captured inputs (not its predicate,
+    not directly from a branch); an output joins `flow` when both branches return such a
+    value there, and the cond fails the flow when only one does."""
+    if id(cond.inputs[0]) in flow:
+        return False
+    if any(id(t) in flow for t in walk.reads(cond)[len(cond.inputs):]):
+        return False
+    hits = [i for i, t in enumerate(cond.inputs) if i and id(t) in flow]
+    if not hits:
+        return True
+    branches = cond.opdef.bodies(cond)
+    for branch in branches:
+        for i in hits:
+            p = branch.params[i - 1]
+            if p is not None:
+                flow.add(id(p))
+        if not _int_flow(branch.graph, flow, ops):
+            return False
+    for j, out in enumerate(cond.outputs):
+        inside = [id(b.outputs[j]) in flow for b in branches]
+        if all(inside):
+            flow.add(id(out))
+        elif any(inside):
+            return False
+    return True
+
+
+def int_wrapper(np_dtype):
+    """The function taking a Python int to `np_dtype` (signed) as numpy's arithmetic
+    wraps it: modulo 2**bits, into [-2**(bits-1), 2**(bits-1))."""
+    bits = np_dtype.itemsize * 8
+    low, span, make = -(1 << (bits - 1)), 1 << bits, np_dtype.type
+
+    def wrap(v):
+        return make((v - low) % span + low)
+    return wrap

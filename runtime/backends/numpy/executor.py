@@ -18,7 +18,7 @@ from ... import control_flow
 from ...core import walk
 from ...core.leaks import no_value_error
 from .coalesce import coalesce_copies
-from .counted_loops import counted_loop
+from .counted_loops import counted_loop, int_wrapper, python_int_accumulators
 from .plan import GuardedPlan, Plan, past_deadline, too_many_iterations
 
 _counter = itertools.count()
@@ -57,6 +57,7 @@ class _Emitter(walk.Visitor):
         self.loop_heads: dict = {}
         self.guards = None  # the graph's run_guards, if any
         self.loop_depth = 0  # how many staged while loops enclose the ops emitted now
+        self.int_ops: set = set()  # ids of the additions written as Python int arithmetic
 
     def args(self, names) -> "_Args":
         a = _Args(names)
@@ -123,6 +124,8 @@ class _Emitter(walk.Visitor):
         indent = self.indent
         arg_names = [self.name_of(t) for t in op.inputs]
         expr = op.opdef.emit(op, self.args(arg_names)) if op.opdef.emit is not None else None
+        if id(op) in self.int_ops:
+            expr = self._python_int_step(op, arg_names)
         if expr is not None and expr.isidentifier():  # an alias (Identity): no code
             self.names[id(op.outputs[0])] = expr
             return
@@ -224,8 +227,10 @@ class _Emitter(walk.Visitor):
         if loop_vars:
             self.assign(indent, loop_vars, init)
         counted = counted_loop(op)
+        ints = self._python_ints_in(indent, op, loop_vars, counted)
         if counted is not None:
             self._counted_loop(indent, op, counted, loop_vars, names, ext, body)
+            self._python_ints_out(indent, op, loop_vars, ints)
             return
         counter = None
         if max_iter is not None:
@@ -253,8 +258,37 @@ class _Emitter(walk.Visitor):
             self.loop_depth -= 1
         if not self.loop_depth:
             coalesce_copies(self.lines, head)
+        self._python_ints_out(indent, op, loop_vars, ints)
         for t, v in zip(op.outputs, loop_vars):
             self.names[id(t)] = v
+
+    def _python_ints_in(self, indent, op, loop_vars, counted) -> list:
+        """The loop variables that run as Python ints (see counted_loops), made ints
+        before the loop; their arithmetic is marked for `_python_int_step`."""
+        found = python_int_accumulators(op, None if counted is None else counted.counter)
+        self.int_ops.update(found.ops)
+        for k in found.variables:
+            self.emit(indent, f"{loop_vars[k]} = int({loop_vars[k]})")
+        return found.variables
+
+    def _python_ints_out(self, indent, op, loop_vars, ints):
+        """After the loop: each Python int variable back to its dtype, wrapped as numpy
+        would have wrapped it at every step."""
+        for k in ints:
+            np_dtype = op.outputs[k].dtype.np_dtype
+            wrap = self._kernels.get(("wrap", np_dtype))
+            if wrap is None:
+                wrap = self._kernels[("wrap", np_dtype)] = self.global_value(
+                    int_wrapper(np_dtype), "wrap")
+            self.emit(indent, f"{loop_vars[k]} = {wrap}({loop_vars[k]})")
+
+    def _python_int_step(self, op, arg_names) -> str:
+        """`v + c`, `v - c` or `c - v` on a Python int: the constant as a Python int."""
+        names = list(arg_names)
+        for i, t in enumerate(op.inputs):
+            if t.op.type == "Const":
+                names[i] = self.global_value(int(t.op.attrs["value"]))
+        return f"({names[0]} {'+' if op.type == 'AddV2' else '-'} {names[1]})"
 
     def _counted_loop(self, indent, op, counted, loop_vars, names, ext, body):
         """The loop as `for i in range(start, limit):` (see counted_loops): the body
