@@ -30,14 +30,14 @@ class _Unsupported(Exception):
 class Steps:
     """The flat step of one dataset whose position has `structure` (see above)."""
 
-    def __init__(self, dataset, structure, flat):
+    def __init__(self, dataset, structure, flat, chunks: bool = True):
         self.structure = structure
         self.element = None
         self._dataset = dataset
         specs = [(t.dtype, tuple(t.shape.as_list())) for t in flat]
         self.single = self._trace(1, flat, specs)
         self.chunked = None
-        if not _has_effects(self.single):
+        if chunks and not has_effects(self.single):
             self.chunked = self._trace(CHUNK, flat, specs)
         self.specs = specs
 
@@ -68,12 +68,37 @@ class Steps:
         """The results of `cf` (one step or a chunk) on the position's arrays."""
         return cf.run_flat(values)
 
+    def step(self, base):
+        """((valid, element), the position's arrays after it) of one step from `base`."""
+        out = self.single.run_flat(base)
+        return self.elements(out, len(base))[0], [t._value for t in out[len(out) - len(base):]]
+
+    def chunk(self, base):
+        """([(valid, element)] of CHUNK steps from `base`, the position's arrays after
+        them), or None where steps are not chunked."""
+        if self.chunked is None:
+            return None
+        out = self.chunked.run_flat(base)
+        return self.elements(out, len(base)), [t._value for t in out[len(out) - len(base):]]
+
+    def elements(self, out, moved: int):
+        """[(valid, element)] of a run's results (`moved`: the position's arrays)."""
+        element = self.element
+        width = len(nest.flatten(element)) + 1
+        count = (len(out) - moved) // width
+        if isinstance(element, Tensor):
+            return [(out[i * width], out[i * width + 1]) for i in range(count)]
+        return [(out[i * width], nest.pack_sequence_as(element, list(
+            out[i * width + 1:(i + 1) * width]))) for i in range(count)]
+
     def fits(self, flat) -> bool:
         """Whether a position (flat tensors) is of the kind traced."""
         return [(t.dtype, tuple(t.shape.as_list())) for t in flat] == self.specs
 
 
-def _has_effects(cf) -> bool:
+def has_effects(cf) -> bool:
+    """Whether a traced function's graph has an op whose running (or not, or early) the
+    caller could see: a side effect, a host call, a Variable read or write."""
     for op in cf.graph.get_operations():
         d = op.opdef
         if (d.side_effect or d.calls_python or d.reads_variables or d.writes_variables or
@@ -99,9 +124,10 @@ def _body_effects(op) -> bool:
     return False
 
 
-def steps_for(dataset, position):
+def steps_for(dataset, position, chunks: bool = True):
     """The dataset's `Steps` (made once, kept on it) for an eager position, or None where
-    they do not apply (see above)."""
+    they do not apply (see above); `chunks` False: no chunk traced (where blocks give
+    the elements: eager_blocks.py)."""
     flat = nest.flatten(tuple(position))
     if not flat or not all(type(t) is EagerTensor and t.shape.is_fully_defined()
                            for t in flat):
@@ -109,7 +135,7 @@ def steps_for(dataset, position):
     cached = dataset.__dict__.get("_flat_steps")
     if cached is None:
         try:
-            cached = Steps(dataset, tuple(position), flat)
+            cached = Steps(dataset, tuple(position), flat, chunks)
         except _Unsupported:
             cached = False
         dataset.__dict__["_flat_steps"] = cached

@@ -12,12 +12,13 @@ from __future__ import annotations
 from .. import nest
 from ..core import dtypes
 from ..core.graph import current_graph, eager_scope
-from ..core.tensor import EagerTensor, Tensor
+from ..core.tensor import EagerTensor
 from ..errors import OutOfRangeError
 from ..ops.core import constant
 from ..ops.io_ops import assert_that
 from ..ops.state_ops import runtime_variable
 from .base import Dataset, DatasetType, kind
+from .eager_blocks import blocks_for, may_give_blocks
 from .eager_steps import CHUNK, steps_for
 from .structure import structure_of, zeros_for
 
@@ -60,8 +61,7 @@ class Iterator(metaclass=DatasetType):
             self._position = None
             state = dataset._init(constant(0, dtypes.int64))
             self._variables = _variables_for(state)
-            for v, t in zip(self._variables, state):
-                v.assign(t)
+            self._assign(state)
 
     @property
     def element_spec(self):
@@ -77,8 +77,13 @@ class Iterator(metaclass=DatasetType):
 
     def __next__(self):
         if current_graph() is None:
-            valid, element = self._eager_next()
-            if not bool(valid.numpy()):
+            ahead, used = self._ahead, self._used
+            if used < len(ahead):           # an element computed ahead (see _flat_next)
+                self._used = used + 1
+                valid, element = ahead[used]
+            else:
+                valid, element = self._eager_next()
+            if not valid._value:
                 raise StopIteration
             return element
         self._count_python_loop()
@@ -101,19 +106,22 @@ class Iterator(metaclass=DatasetType):
         if self._variables is None:
             self._settle()
             return self._position
-        return tuple(v.read_value() for v in self._variables)
+        return self._variables.read()
 
     def _write(self, state):
         if self._variables is None:
             self._settle()
             self._position = tuple(state)
         else:
-            for v, t in zip(self._variables, state):
-                v.assign(t)
+            self._assign(state)
+
+    def _assign(self, state):
+        for v, t in zip(self._variables, nest.flatten(tuple(state))):
+            v.assign(t)
 
     def _eager_next(self):
         if self._steps is None and self._variables is None:
-            self._steps = steps_for(self._dataset, self._position) or False
+            self._steps = _flat_steps(self._dataset, self._position) or False
             if self._steps:
                 self._base = [t._value for t in nest.flatten(self._position)]
                 self._position = None
@@ -123,38 +131,29 @@ class Iterator(metaclass=DatasetType):
         self._write(state)
         return valid, element
 
-    # eagerly, with flat steps (eager_steps.py): the position is `_base`, moved by the
-    # first `_used` elements of the chunk `_ahead` computed from it
+    # eagerly, with flat steps (eager_steps.py) or blocks (eager_blocks.py): the position
+    # is `_base`, moved by the first `_used` elements of the chunk `_ahead` computed from it
     def _flat_next(self):
-        steps = self._steps
-        if self._used < len(self._ahead):
+        ahead = self._ahead
+        if self._used < len(ahead):
             self._used += 1     # (past the end: the next steps, as the old path)
-            return self._ahead[self._used - 1]
-        if self._ahead:
+            return ahead[self._used - 1]
+        steps = self._steps
+        if ahead:
             self._base, self._ahead, self._used = self._chunk_end, [], 0
-        if steps.chunked is not None and self._single <= 0:
+        if self._single <= 0:
             try:
-                out = steps.run(steps.chunked, self._base)
+                got = steps.chunk(self._base)
             except Exception:   # again step by step: the error at its element
                 self._single = CHUNK
             else:
-                self._ahead = self._chunk_elements(out)
-                self._chunk_end = [t._value for t in out[len(out) - len(self._base):]]
-                return self._flat_next()
+                if got is not None:
+                    self._ahead, self._chunk_end = got
+                    self._used = 1
+                    return self._ahead[0]
         self._single -= 1
-        out = steps.run(steps.single, self._base)
-        self._base = [t._value for t in out[len(out) - len(self._base):]]
-        return self._chunk_elements(out)[0]
-
-    def _chunk_elements(self, out):
-        """[(valid, element)] of a run's results."""
-        element = self._steps.element
-        width = len(nest.flatten(element)) + 1
-        count = (len(out) - len(self._base)) // width
-        if isinstance(element, Tensor):
-            return [(out[i * width], out[i * width + 1]) for i in range(count)]
-        return [(out[i * width], nest.pack_sequence_as(element, list(
-            out[i * width + 1:(i + 1) * width]))) for i in range(count)]
+        element, self._base = steps.step(self._base)
+        return element
 
     def _settle(self):
         """The position as tensors again (`_position`), past the elements taken."""
@@ -162,12 +161,12 @@ class Iterator(metaclass=DatasetType):
             return
         flat = self._base
         for _ in range(self._used):
-            out = self._steps.run(self._steps.single, flat)
-            flat = [t._value for t in out[len(out) - len(flat):]]
+            _, flat = self._steps.step(flat)
         structure = self._steps.structure
         tensors = [EagerTensor(a, t.dtype) for a, t in zip(flat, nest.flatten(structure))]
         self._position = tuple(nest.pack_sequence_as(structure, tensors))
         self._steps = False
+        self._ahead, self._used = [], 0
 
     def _resource(self):
         """The Variables holding the position (made from it on the first use in a graph)."""
@@ -180,9 +179,8 @@ class Iterator(metaclass=DatasetType):
     def _advance(self):
         """In a graph: the element at the position, and the position moved past it."""
         variables = self._resource()
-        valid, element, state = self._dataset._next(tuple(v.read_value() for v in variables))
-        for v, t in zip(variables, state):
-            v.assign(t)
+        valid, element, state = self._dataset._next(variables.read())
+        self._assign(state)
         return valid, element
 
     def _count_python_loop(self):
@@ -208,18 +206,38 @@ class Iterator(metaclass=DatasetType):
         dataset = self._dataset
 
         def first():
-            return dataset._next(tuple(v.read_value() for v in variables))
+            return dataset._next(variables.read())
 
         def following(state):
-            for v, t in zip(variables, state):
-                v.assign(t)
+            self._assign(state)
             return dataset._next(state)
         return ("iterator", first, following)
 
 
+def _flat_steps(dataset, position):
+    """Eager iteration's steps: the dataset's blocks (eager_blocks.py) where it gives them,
+    else its flat steps (eager_steps.py), or None."""
+    blocky = may_give_blocks(dataset)
+    steps = steps_for(dataset, position, chunks=not blocky)
+    if steps is None or not blocky:
+        return steps
+    return blocks_for(dataset, steps, nest.flatten(tuple(position))) or steps
+
+
+class _PositionVariables(tuple):
+    """The Variables holding an iterator position's tensors, one per leaf of its nest."""
+    structure: tuple = ()
+
+    def read(self):
+        return tuple(nest.pack_sequence_as(self.structure, [v.read_value() for v in self]))
+
+
 def _variables_for(state, values=None):
     """Variables for an iterator position (`values`: eager tensors to start from)."""
+    state = tuple(state)
     with eager_scope():
-        starts = values if values is not None else zeros_for(structure_of(tuple(state)))
-    return tuple(runtime_variable(v, "iterator_position", shape=t.shape)
-                 for v, t in zip(starts, state))
+        starts = values if values is not None else zeros_for(structure_of(state))
+    out = _PositionVariables(runtime_variable(v, "iterator_position", shape=t.shape)
+                             for v, t in zip(nest.flatten(tuple(starts)), nest.flatten(state)))
+    out.structure = state
+    return out

@@ -37,7 +37,10 @@ def buffer_order(draws, n: int, b: int):
     steady = n - b + 1
     js = j[:steady]
     k = rt_range(i64(0), i64(steady), i64(1))
-    by_slot = cast(argsort(js), dtypes.int64)           # stable: draws of a slot in order
+    # stable: draws of a slot in order (slots held in 16 bits sort ~20x faster in numpy: a
+    # radix sort)
+    keys = cast(js, dtypes.int16) if b <= 1 << 15 else js
+    by_slot = cast(argsort(keys), dtypes.int64)
     slots = gather(js, by_slot)
     same = concat([constant([False]), equal(slots[1:], slots[:-1])], 0)
     before = concat([i64([0]), by_slot[:-1]], 0)
@@ -59,7 +62,9 @@ def reference_order(x: int, n: int, b: int) -> list:
     """The same order by the buffer's definition, in plain Python (for tests): `x` the
     generator's state before the epoch's first draw."""
     m, a = 2147483647, 48271
-    buf, out, nxt = [], [], 0
+    buf: list[int] = []
+    out: list[int] = []
+    nxt = 0
     while True:
         while len(buf) < b and nxt < n:
             buf.append(nxt)

@@ -15,6 +15,7 @@ from ..ops.makers import range as rt_range
 from ..ops.math_ops import (add, cast, equal, greater, greater_equal, less, less_equal,
                             logical_and, logical_not, minimum, mod, multiply, where)
 from .base import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, kind, static_count
+from .batch_blocks import BlockedBatches
 from .counts import (NO_END, cardinality_of, ceil_quotient, choose, i64, is_dynamic, is_zero,
                      largest, minus, quotient, smallest, times)
 from .structure import TracedFunction, batched_spec, shape_known, zeros_for
@@ -125,6 +126,9 @@ class Batch(Transformed):
         if not self._random_access and not shape_known(inner._spec):
             raise ValueError(f"batch: the elements' shapes must be fully known to batch them, "
                              f"got {inner._spec}; map them to a fixed shape first")
+        # an input giving many elements at once: blocks of several batches (batch_blocks.py)
+        self.blocks = (BlockedBatches(inner, self._b, self._drop)
+                       if not self._random_access and hasattr(inner, "_next_block") else None)
 
     def _cardinality(self):
         if self._random_access:
@@ -165,16 +169,17 @@ class Batch(Transformed):
         stop = minimum(add(start, i64(self._b)), i64(n))
         return self._inner._vget(rt_range(start, stop, i64(1)))
 
+    def _init(self, epoch):
+        if self.blocks is not None:
+            return self.blocks.init(self._inner._init(epoch))
+        return super()._init(epoch)
+
     def _next(self, state):
         if self._random_access:
             return Dataset._next(self, state)
         b, inner = self._b, self._inner
-        if hasattr(inner, "_next_block"):     # the batch's elements at once (a shuffle's order)
-            count, rows, state = inner._next_block(state, b)
-            if self._drop:
-                return equal(count, i64(b)), rows, state
-            k32 = cast(count, dtypes.int32)
-            return greater(count, i64(0)), nest.map_structure(lambda t: t[:k32], rows), state
+        if self.blocks is not None:
+            return self.blocks.next(state)
         positions = rt_range(i64(0), i64(b), i64(1))
 
         def put(buf, x, k, v):
@@ -227,6 +232,8 @@ class Take(Transformed):
     def __init__(self, inner, count):
         super().__init__(inner)
         self._c = _count_arg(count, "take: count")
+        if hasattr(inner, "_vget"):     # many elements at once where the input gives them
+            self._vget = inner._vget
 
     def _cardinality(self):
         if self._random_access:
@@ -248,9 +255,6 @@ class Take(Transformed):
 
     def _get(self, i):
         return self._inner._get(i)
-
-    def _vget(self, idx):
-        return self._inner._vget(idx)
 
     def _init(self, epoch):
         if self._random_access:
@@ -275,6 +279,8 @@ class Skip(Transformed):
     def __init__(self, inner, count):
         super().__init__(inner)
         self._c = _count_arg(count, "skip: count")
+        if hasattr(inner, "_vget"):     # many elements at once where the input gives them
+            self._vget = lambda idx: inner._vget(add(idx, i64(self._c)))
 
     def _cardinality(self):
         if self._random_access:
@@ -292,9 +298,6 @@ class Skip(Transformed):
 
     def _get(self, i):
         return self._inner._get(add(i, i64(self._c)))
-
-    def _vget(self, idx):
-        return self._inner._vget(add(idx, i64(self._c)))
 
     def _init(self, epoch):
         if self._random_access:

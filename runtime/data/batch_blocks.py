@@ -1,0 +1,103 @@
+"""A batch of an input that gives many elements at once (`_next_block`: a shuffle of known
+length, a vectorised map of one) reads the rows of several batches in one block and
+gives each batch as a slice of it.
+
+Reading `k` batches' rows at once runs the input's gathers and map once per block on
+`k * b` rows instead of once per batch, and the batch's step is then a few scalar ops
+and a slice: the state carries the block, the number of its rows that are valid, the
+number of batches it holds and the next one; a `cond` refills it when its batches are
+used up (unless the input has ended: a block of fewer rows than asked for was its
+last). The rows and their order are the input's: the batches are the same as one
+`_next_block(state, b)` per batch gives.
+
+Where every batch is full (`drop_remainder`, or an input whose length is a multiple of
+the batch size) the block is `[k, b, ...]` and a batch is `block[j]`: a shape XLA knows;
+else the block is `[k * b, ...]` and a batch is `block[j*b : min(j*b + b, count)]`.
+
+`k` keeps a block within `BLOCK_BYTES` and `MOST_BATCHES` (memory, and the time to the
+first batch), and within the input's length where it is known.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import nest
+from ..control_flow import cond
+from ..core import dtypes
+from ..ops.array_ops import reshape
+from ..ops.core import constant
+from ..ops.math_ops import (add, cast, equal, floordiv, greater_equal, less, minimum,
+                            multiply)
+from .counts import is_dynamic
+from .structure import batched_spec, zeros_for
+
+BLOCK_BYTES = 1 << 20
+MOST_BATCHES = 64
+
+
+def _i32(n):
+    return constant(n, dtypes.int32)
+
+
+def row_bytes(spec) -> int:
+    """The bytes of one element of `spec` (fully known shapes)."""
+    total = 0
+    for s in nest.flatten(spec):
+        total += int(np.prod(s.shape.as_list(), dtype=np.int64)) * s.dtype.np_dtype.itemsize
+    return total
+
+
+class BlockedBatches:
+    """The state machine of `inner.batch(b, drop)` reading blocks (see above)."""
+
+    def __init__(self, inner, b: int, drop: bool):
+        self.inner, self.b, self.drop = inner, b, drop
+        k = max(1, min(MOST_BATCHES, BLOCK_BYTES // max(1, b * row_bytes(inner._spec))))
+        n = inner._cardinality()
+        known = not is_dynamic(n) and n >= 0
+        if known:
+            k = min(k, max(1, -(-n // b)))
+        self.k = k
+        # every batch full: each is `block[j]`, of a shape known while compiling
+        self.full = drop or (known and n % b == 0)
+        row_spec = inner._spec
+        if self.full:
+            self.block_spec = batched_spec(batched_spec(row_spec, b), k)
+        else:
+            self.block_spec = batched_spec(row_spec, k * b)
+
+    def init(self, inner_state):
+        """(the input's state, the block, its valid rows, its batches, the next batch,
+        whether the input may have more)."""
+        zero = _i32(0)
+        return (inner_state, zeros_for(self.block_spec), zero, zero, zero, constant(True))
+
+    def refill(self, inner_state):
+        """The next block: (the input's state past it, the block, its valid rows, its
+        batches, 0, whether the input may have more)."""
+        b, k = self.b, self.k
+        count, rows, inner_state = self.inner._next_block(inner_state, k * b)
+        lead = [k, b] if self.full else [k * b]     # (a shape the loop keeps)
+        rows = nest.map_structure(
+            lambda t, s: reshape(t, lead + s.shape.as_list()), rows, self.inner._spec)
+        count = cast(count, dtypes.int32)
+        extra = 0 if self.drop else b - 1
+        ready = floordiv(add(count, _i32(extra)), _i32(b))
+        return inner_state, rows, count, ready, _i32(0), equal(count, _i32(k * b))
+
+    def next(self, state):
+        inner_state, rows, count, ready, j, more = state
+
+        def refill_or_end():
+            return cond(more, lambda: self.refill(inner_state),
+                        lambda: (inner_state, rows, count, _i32(0), _i32(0), more))
+        inner_state, rows, count, ready, j, more = cond(
+            greater_equal(j, ready), refill_or_end, lambda: tuple(state))
+        valid = less(j, ready)
+        if self.full:
+            batch = nest.map_structure(lambda t: t[j], rows)
+        else:
+            start = multiply(j, _i32(self.b))
+            stop = minimum(add(start, _i32(self.b)), count)
+            batch = nest.map_structure(lambda t: t[start:stop], rows)
+        return valid, batch, (inner_state, rows, count, ready, add(j, _i32(1)), more)

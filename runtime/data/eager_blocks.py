@@ -1,0 +1,163 @@
+"""Eager iteration by blocks: one graph call computes the rows of many elements at once,
+and the iterator hands them out one by one as views of that block (a row, or a batch's
+slice of rows), wrapped in Python: no graph call, op or copy per element.
+
+Two kinds of dataset give blocks:
+
+- a random access dataset whose elements can be gathered many at once (`_vget`) and
+  whose length is known now: `RowBlocks` reads the rows of the next `k` indices (the
+  position is the index, as `Dataset._next` keeps it);
+- a batch that reads its input by blocks (batch_blocks.py): `BatchBlocks` runs its
+  refill, and its batches are the block's slices the batch's own step would give (the
+  position is the batch's state: the block is part of it).
+
+Each chunk gives the same elements, and the position after them, as the dataset's own
+step (`Steps.step`) taken that many times; where a block has no element left (the end),
+the step itself runs. The position of elements taken from a block is settled by that
+step from where the block began (iterator.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import nest
+from ..core import dtypes
+from ..core.tensor import EagerTensor
+from ..function import function as rt_function
+from ..ops.core import constant
+from ..ops.makers import range as rt_range
+from ..ops.math_ops import add, minimum
+from .batch_blocks import BLOCK_BYTES, BlockedBatches, row_bytes
+from .counts import i64, is_dynamic
+from .eager_steps import has_effects
+from .structure import shape_known
+
+MOST_ROWS = 256     # the elements of one block of rows
+
+_TRUE = EagerTensor(np.True_, dtypes.bool_)
+_FALSE = EagerTensor(np.False_, dtypes.bool_)
+
+
+class _Blocks:
+    """What the iterator needs of a dataset's blocks, beside its single step."""
+
+    def __init__(self, steps, element_spec):
+        self.steps = steps
+        self.structure = steps.structure
+        self._leaves = [s.dtype for s in nest.flatten(element_spec)]
+        self._single = not nest.is_nested(element_spec)
+        self._spec = element_spec
+
+    def step(self, base):
+        return self.steps.step(base)
+
+    def _element(self, parts):
+        if self._single:
+            return EagerTensor(parts[0], self._leaves[0])
+        return nest.pack_sequence_as(self._spec, [
+            EagerTensor(p, d) for p, d in zip(parts, self._leaves)])
+
+
+class RowBlocks(_Blocks):
+    """A random access dataset's elements, `k` rows at a time (see above)."""
+
+    def __init__(self, dataset, steps, n):
+        super().__init__(steps, dataset._spec)
+        k = max(1, min(MOST_ROWS, BLOCK_BYTES // max(1, row_bytes(dataset._spec))))
+        self._n = n
+        self._k = k = k if n is None else max(1, min(k, n))
+        last = None if n is None else i64(n - 1)
+
+        def rows(i):
+            at = add(i, rt_range(i64(0), i64(k), i64(1)))
+            return tuple(nest.flatten(dataset._vget(at if last is None else
+                                                    minimum(at, last))))
+        self._fetch = rt_function(rows, autograph=False).get_concrete_function(
+            constant(0, dtypes.int64))
+        self.usable = not has_effects(self._fetch)
+
+    def chunk(self, base):
+        i = int(base[0])
+        count = self._k if self._n is None else min(self._k, self._n - i)
+        if count <= 0:
+            return None
+        leaves = [t._value for t in self._fetch.run_flat([base[0]])]
+        if self._single:
+            leaf, dtype = leaves[0], self._leaves[0]
+            elements = [(_TRUE, EagerTensor(leaf[j], dtype)) for j in range(count)]
+        else:
+            elements = [(_TRUE, self._element([leaf[j] for leaf in leaves]))
+                        for j in range(count)]
+        return elements, [np.int64(i + count)]
+
+
+class BatchBlocks(_Blocks):
+    """A blocked batch's batches, a block at a time (see above)."""
+
+    def __init__(self, dataset, steps, flat):
+        super().__init__(steps, dataset._spec)
+        blocks = dataset.blocks
+        self._b, self._full = blocks.b, blocks.full
+        self._rows = len(nest.flatten(blocks.block_spec))
+        self._m = m = len(flat) - self._rows - 4
+        inner_structure = self.structure[0]
+
+        def refill(*inner_flat):
+            state = nest.pack_sequence_as(inner_structure, list(inner_flat))
+            return tuple(nest.flatten(blocks.refill(state)))
+        self._refill = rt_function(refill, autograph=False).get_concrete_function(*flat[:m])
+        self.usable = not has_effects(self._refill)
+
+    def chunk(self, base):
+        m, r = self._m, self._rows
+        count, ready, j, more = (int(v) for v in base[m + r:])
+        if j >= ready:
+            if more:
+                base = [t._value for t in self._refill.run_flat(base[:m])]
+                count, ready, j, more = (int(v) for v in base[m + r:])
+            if ready == 0 or not more and j >= ready:
+                # the end: as the step, an empty batch that is not valid
+                rows = base[m:m + r]
+                parts = [leaf[0] for leaf in rows] if self._full else [leaf[0:0] for leaf in rows]
+                return [(_FALSE, self._element(parts))], base[:m + r] + [
+                    np.int32(count), np.int32(0), np.int32(1), np.bool_(more)]
+        rows = base[m:m + r]
+        b = self._b
+        if self._full:
+            batches = [[leaf[i] for leaf in rows] for i in range(j, ready)]
+        else:
+            batches = [[leaf[i * b:min(i * b + b, count)] for leaf in rows]
+                       for i in range(j, ready)]
+        elements = [(_TRUE, self._element(parts)) for parts in batches]
+        return elements, base[:m + r + 2] + [np.int32(ready), base[-1]]
+
+
+def blocks_for(dataset, steps, flat):
+    """The dataset's blocks (made once, kept on it) for the position `flat` whose single
+    step is `steps`, or None where they do not apply (see above)."""
+    cached = dataset.__dict__.get("_eager_blocks")
+    if cached is None:
+        cached = _make(dataset, steps, flat) or False
+        dataset.__dict__["_eager_blocks"] = cached
+    return cached or None
+
+
+def may_give_blocks(dataset) -> bool:
+    """Whether the dataset is of a kind that gives blocks (see above)."""
+    if isinstance(getattr(dataset, "blocks", None), BlockedBatches):
+        return True
+    return (dataset._random_access and hasattr(dataset, "_vget") and
+            shape_known(dataset._spec) and not is_dynamic(dataset._length()))
+
+
+def _make(dataset, steps, flat):
+    if not may_give_blocks(dataset):
+        return None
+    if isinstance(getattr(dataset, "blocks", None), BlockedBatches):
+        made = BatchBlocks(dataset, steps, flat)
+        return made if made.usable else None
+    n = dataset._length()
+    if n == 0 or len(flat) != 1:
+        return None
+    made = RowBlocks(dataset, steps, n)
+    return made if made.usable else None
