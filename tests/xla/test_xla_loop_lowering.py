@@ -181,3 +181,57 @@ def test_static_trip_count_lowers_as_a_scan_by_hand():
     assert test.count("stablehlo.compare") == 1, test
     np.testing.assert_allclose(plan(data, state)[0], rt.function(rnn)(data, state).numpy(),
                                rtol=1e-6, atol=1e-6)
+
+
+def reverse_from(x, first):
+    """An index `j` moving down in step with the loop counter, from `first`."""
+    out = rt.TensorArray(rt.float32, size=x.shape[0], element_shape=[])
+    j = first
+    for i in rt.range(x.shape[0]):
+        out = out.write(i, x[j])
+        j -= 1
+    return out.stack()
+
+
+def shifted_by(x, first):
+    """An index `j` moving up in step with the loop counter, from `first`."""
+    out = rt.TensorArray(rt.float32, size=x.shape[0], element_shape=[])
+    j = first
+    for i in rt.range(x.shape[0]):
+        out = out.write(i, x[j])
+        j += 1
+    return out.stack()
+
+
+@pytest.mark.parametrize("length", [0, 1, 5])
+def test_indices_in_step_with_the_counter_agree(length):
+    x = RNG.normal(size=length).astype(np.float32)
+    [out] = assert_agree(lambda x: reverse_from(x, length - 1), x)
+    np.testing.assert_array_equal(out, x[::-1])
+    assert_agree(lambda x: shifted_by(x, 0), x)
+    assert_agree(lambda x: rt.scan(lambda a, r: a * 0.5 + r, x, initializer=1.0), x)
+
+
+@pytest.mark.parametrize("fn, first, index", [(shifted_by, 1, 5), (reverse_from, -2, -6)])
+def test_an_index_in_step_with_the_counter_past_the_end_still_raises(fn, first, index):
+    """Its range over the loop's iterations reaches past the data: still checked."""
+    x = np.arange(5, dtype=np.float32)
+    messages = []
+    for jit in (False, True):
+        with pytest.raises(InvalidArgumentError, match=f"index {index} is out of bounds") \
+                as info:
+            rt.function(lambda x: fn(x, first), jit_compile=jit)(x)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+def test_scan_lowers_without_checks():
+    """rt.scan's loop reads row `j`, a variable moving in step with its counter: no
+    check, so no failure record in the carry and no select."""
+    x = RNG.normal(size=(6, 4)).astype(np.float32)
+    graph, inputs, outputs = traced(lambda x: rt.scan(lambda a, r: a + r, x),
+                                    rt.TensorSpec([6, 4], rt.float32))
+    plan = JaxBackend().compile(graph, inputs, outputs)
+    text = plan.jitted.lower(x).as_text()
+    assert "select" not in text
+    np.testing.assert_allclose(plan(x)[0], np.cumsum(x, axis=0), rtol=1e-6)

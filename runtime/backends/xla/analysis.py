@@ -185,6 +185,38 @@ def trip_bound(op, values, known_range) -> int | None:
     return min(bounds) if bounds else None
 
 
+def induction_ranges(op, values, trips) -> list:
+    """The loop variables of while node `op` that start at an int known while tracing and
+    that each iteration changes by a constant int (an index moving in step with the
+    counter the test reads, as in rt.scan's loop or a gradient's loop counting down):
+    [(k, lo, hi)], variable k in [lo, hi) in every iteration, for a loop of at most
+    `trips` iterations (trip_bound; none known: no ranges). Indexing with such a
+    variable within its range needs no check."""
+    if not trips:
+        return []
+    n = op.attrs["num_loop_vars"]
+    body = op.opdef.bodies(op)[1]
+    found = []
+    for k in range(n):
+        start = values[k]
+        if not isinstance(start, (np.ndarray, np.generic)) or np.ndim(start) or \
+                start.dtype.kind not in "iu":
+            continue
+        step = None
+        for opdef, sign in ((_B["AddV2"], 1), (_B["Sub"], -1)):
+            c = _step(body, k, opdef)
+            if c is not None and np.ndim(c) == 0 and np.asarray(c).dtype.kind in "iu":
+                step = sign * int(c)
+        if step is None:
+            continue
+        first, last = int(start), int(start) + step * (trips - 1)
+        lo, hi = min(first, last), max(first, last) + 1
+        limits = np.iinfo(start.dtype)
+        if limits.min <= lo and hi - 1 <= limits.max:   # (no wrapping on the way)
+            found.append((k, lo, hi))
+    return found
+
+
 def iteration_counters(op, values) -> list:
     """The loop variables of while node `op` that start at an int known while tracing and
     that each iteration adds exactly 1 to: [(k, start)] (after a loop of at most B

@@ -25,8 +25,8 @@ from ...errors import InvalidGraphError, OpError
 from ...ops import math_ops, reduce_ops
 from .arrays import (RANGE_AWARE, RangeValue, TensorArrayValue, UnboundedArray,
                      allocate_arrays, size_arrays)
-from .analysis import (calm_size, carry_change, iteration_counters, loop_counters,
-                       may_fail, reason, trip_bound)
+from .analysis import (calm_size, carry_change, induction_ranges, iteration_counters,
+                       loop_counters, may_fail, reason, trip_bound)
 from .plan import XlaPlan, op_error
 from .rule_helpers import Unsupported, is_concrete
 from .rules import HOST_OPS, PREDRAWN, RULES
@@ -367,6 +367,8 @@ class _Lowerer(walk.Visitor):
         guard = [False]
         tail = [None]  # the failure record, left out of the carry of a loop that cannot fail
         counters = loop_counters(op, values)
+        trips = trip_bound(op, values, ctx.known_range)
+        inductions = induction_ranges(op, values, trips)
 
         def whole(state):
             return list(state) + tail[0] if tail[0] is not None else list(state)
@@ -382,7 +384,9 @@ class _Lowerer(walk.Visitor):
         # unbounded, loop variables, state): None costs nothing in XLA's loop.
         def step(carry):
             t, n, loop_vars, state = carry
-            for k, start, bound, m in counters:
+            for k, lo, hi in inductions:
+                ctx.note(loop_vars[k], lo, hi)
+            for k, start, bound, m in counters:   # (k's range, at least as narrow)
                 ctx.note(loop_vars[k], start, bound if m is None else ext[m - len(init)])
             outs, state = self.lower_body(body, list(loop_vars) + ext, whole(state))
             outs = _typed(outs, op.outputs)
@@ -409,7 +413,7 @@ class _Lowerer(walk.Visitor):
         carry = (first, count, _typed(init, op.outputs), list(self.state))
         if any(isinstance(v, TensorArrayValue) and v.size is None for v in carry[2]):
             try:  # dynamic-size TensorArrays get room for the loop's bound on iterations
-                carry = size_arrays(carry, trip_bound(op, values, ctx.known_range))
+                carry = size_arrays(carry, trips)
             except UnboundedArray as e:
                 raise XlaLoweringError(f"cannot compile with XLA: {_problem(e.op, e)}") from None
         try:
@@ -433,10 +437,9 @@ class _Lowerer(walk.Visitor):
                 f"cannot compile with XLA: {_problem(op, e)}\n(a loop variable must keep "
                 "its dtype and shape from one iteration to the next)") from None
         self.state = list(state)
-        bound = trip_bound(op, values, ctx.known_range)
-        if bound is not None:   # an iteration count it gives is in [start, start + bound]
+        if trips is not None:   # an iteration count it gives is in [start, start + trips]
             for k, start in iteration_counters(op, values):
-                ctx.note(outs[k], start, start + bound + 1)
+                ctx.note(outs[k], start, start + trips + 1)
         self.bind_all(op, outs)
 
 
