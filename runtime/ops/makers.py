@@ -11,9 +11,10 @@ from ..core.graph import current_graph
 from ..core.shapes import TensorShape
 from ..core.tensor import Tensor
 from . import limits
-from .array_ops import static_shape_arg, stack_values
-from .core import OpDef, apply_op, constant, convert_to_tensor, ones_like, zeros_like  # noqa: F401
-from .math_ops import cast
+from .array_ops import expand_dims, static_shape_arg, stack_values
+from .core import (OpDef, apply_op, constant, constant_value, convert_to_tensor,  # noqa: F401
+                   ones_like, zeros_like)
+from .math_ops import cast, equal
 from .reduce_ops import reduce_sum
 
 
@@ -143,8 +144,9 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: Optional[str] = 
     """An identity matrix: ones on the main diagonal, zeros elsewhere.
 
     Args:
-      num_rows: an int, the number of rows.
-      num_columns: an int, the number of columns (None: num_rows).
+      num_rows: the number of rows: an int, or a scalar int tensor (inside rt.function,
+        one whose value is known only when the graph runs, as `rt.shape(a)[0]`).
+      num_columns: the number of columns, as num_rows (None: num_rows).
       dtype: the dtype of the result (float32 by default).
       name: an optional name for the op.
 
@@ -160,10 +162,31 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: Optional[str] = 
     array([[1, 0, 0],
            [0, 1, 0]], dtype=int32)>
     """
-    num_rows = int(num_rows)
-    num_columns = num_rows if num_columns is None else int(num_columns)
-    return apply_op(EYE, [], {"num_rows": num_rows, "num_columns": num_columns,
+    rows = _static_count(num_rows)
+    columns = rows if num_columns is None else _static_count(num_columns)
+    if rows is None or columns is None:
+        return _eye_dynamic(num_rows, num_rows if num_columns is None else num_columns,
+                            dtypes.as_dtype(dtype), name)
+    return apply_op(EYE, [], {"num_rows": rows, "num_columns": columns,
                               "dtype": dtypes.as_dtype(dtype)}, name=name)
+
+
+def _static_count(n) -> Optional[int]:
+    """`n` as an int, or None for a graph tensor whose value is known only when it runs."""
+    if isinstance(n, Tensor):
+        value = constant_value(n)
+        return None if value is None else int(value)
+    return int(n)
+
+
+def _eye_dynamic(num_rows, num_columns, dtype, name):
+    """An identity matrix whose size a graph tensor gives (tf.eye(tf.shape(a)[0])): the
+    positions where row == column, on a fill whose shape check refuses a negative size."""
+    rows = range(0, num_rows, 1, dtype=dtypes.int32)
+    columns = range(0, num_columns, 1, dtype=dtypes.int32)
+    on_diagonal = cast(equal(expand_dims(rows, 1), expand_dims(columns, 0)), dtypes.int32)
+    zeros_checked = fill([num_rows, num_columns], constant(0, dtypes.int32))
+    return cast(zeros_checked + on_diagonal, dtype, name=name)
 
 
 def _range_infer(inputs, dtype):

@@ -137,3 +137,23 @@ def test_onnx_integer_pow_wraps_as_rt_does():
         np.testing.assert_array_equal(ours, x ** y)
     (theirs,) = _onnx_run(fn.get_concrete_function(), x, y)
     np.testing.assert_array_equal(theirs, ours)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_eye_of_a_size_known_only_when_the_graph_runs(n):
+    # rt.eye(rt.shape(a)[0]) inside rt.function raised TypeError (int() of a graph
+    # tensor), where tf.eye takes a scalar tensor
+    fn = rt.function(lambda a: (rt.eye(rt.shape(a)[0]), rt.linalg.eye(rt.shape(a)[0], 2)),
+                     input_signature=[rt.TensorSpec([None, None], rt.float32)])
+    square, wide = fn(rt.zeros([n, n]))
+    np.testing.assert_array_equal(square.numpy(), np.eye(n, dtype=np.float32))
+    np.testing.assert_array_equal(wide.numpy(), np.eye(n, 2, dtype=np.float32))
+    assert square.dtype == rt.float32 and square.shape == (n, n)
+
+
+def test_eye_of_a_negative_size_known_only_when_the_graph_runs_raises():
+    fn = rt.function(lambda k: rt.eye(k, dtype=rt.int32),
+                     input_signature=[rt.TensorSpec([], rt.int32)])
+    assert fn(rt.constant(2)).numpy().tolist() == [[1, 0], [0, 1]]
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        fn(rt.constant(-1))
