@@ -162,12 +162,46 @@ def _floor_mod(ex, op, ins):
 
 
 def _pow(ex, op, ins):
-    out = ex.one("Pow", ins)
     t = op.inputs[1]
+    out = (_integer_pow(ex, op, ins) if op.inputs[0].dtype.is_integer
+           else ex.one("Pow", ins))
     if t.dtype.is_integer and not (_is_constant(t) and np.all(t.op.attrs["value"] >= 0)):
         bad = ex.one("Less", [ins[1], _scalar(ex, 0, t)])
         out = fail_where(ex, bad, out, "Integers to negative integer powers are not allowed")
     return [out]
+
+
+def _integer_pow(ex, op, ins):
+    """x ** y of integers by squaring and multiplying, wrapping on overflow as ours (numpy)
+    does: onnxruntime's Pow goes through floating point and saturates. A constant
+    exponent takes the multiplications its bits need; another takes one step per bit of
+    its dtype (a negative one fails in the check `_pow` adds)."""
+    x, y = ins
+    tx, ty = op.inputs
+    zero_x, zero_y = _scalar(ex, 0, tx), _scalar(ex, 0, ty)
+    value = ty.op.attrs["value"] if _is_constant(ty) else None
+    if value is not None and np.ndim(value) == 0 and int(value) >= 0:
+        e, base = int(value), x
+        result = ex.one("Add", [ex.one("Mul", [x, zero_x]), _scalar(ex, 1, tx)])
+        while e > 0:
+            if e & 1:
+                result = ex.one("Mul", [result, base])
+            e >>= 1
+            if e:
+                base = ex.one("Mul", [base, base])
+        return result
+    # ones of the broadcast shape, then one step per bit of y (lowest first)
+    result = ex.one("Add", [ex.one("Add", [ex.one("Mul", [x, zero_x]),
+                                           ex.one("Cast", [ex.one("Mul", [y, zero_y])],
+                                                  to=ex.elem_type(tx.dtype))]),
+                            _scalar(ex, 1, tx)])
+    base, rest, two = x, y, _scalar(ex, 2, ty)
+    for _ in range(np.iinfo(ty.dtype.np_dtype).bits):
+        odd = ex.one("Equal", [ex.one("Mod", [rest, two], fmod=0), _scalar(ex, 1, ty)])
+        result = ex.one("Where", [odd, ex.one("Mul", [result, base]), result])
+        base = ex.one("Mul", [base, base])
+        rest = ex.one("Div", [rest, two])
+    return result
 
 
 def _softplus(ex, op, ins):

@@ -15,6 +15,12 @@ def _string_concat(op):
     return None
 
 
+def _string_compare(op):
+    if op.inputs[0].dtype.is_string:
+        return "ONNX Equal compares strings from opset 19 only; this export writes opset 17"
+    return None
+
+
 def _string_cast(op):
     if op.inputs[0].dtype.is_string or op.attrs["dtype"].is_string:
         return "casts to and from strings are not exported"
@@ -99,6 +105,7 @@ RULES = {
     math_ops.CAST: _cast,
 }
 LIMITS = {_B["AddV2"]: _string_concat, math_ops.CAST: _string_cast,
+          _B["Equal"]: _string_compare, _B["NotEqual"]: _string_compare,
           math_ops.MATMUL: _matmul_ranks}
 NO_EQUIVALENT = {d: "string ops are not exported"
                  for d in (string_ops.JOIN, string_ops.LENGTH, string_ops.AS_STRING)}

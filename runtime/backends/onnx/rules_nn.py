@@ -9,6 +9,9 @@ count_include_pad=0.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from ...core import dtypes
 from ...ops import nn_ops
 
 TO_NCHW, TO_NHWC, HWIO_TO_OIHW = [0, 3, 1, 2], [0, 2, 3, 1], [3, 2, 0, 1]
@@ -53,6 +56,22 @@ def _pool(onnx_type, **extra):
     return rule
 
 
+def _max_pool(ex, op, ins):
+    """ONNX MaxPool, with a NaN anywhere in a window giving NaN as ours (numpy's max):
+    onnxruntime's running max skips a NaN that comes first in its window. The windows
+    holding a NaN are found by a MaxPool of the NaN mask (the same windows and pads)."""
+    ksize = list(op.attrs["ksize"])
+    attrs = dict(kernel_shape=ksize, strides=list(op.attrs["strides"]),
+                 **_pads_attrs(op, ksize, nn_ops.ONE))
+    x = _nchw(ex, ins[0])
+    y = ex.one("MaxPool", [x], **attrs)
+    mask = ex.one("Cast", [ex.one("IsNaN", [x])], to=ex.elem_type(op.inputs[0].dtype))
+    has_nan = ex.one("Cast", [ex.one("MaxPool", [mask], **attrs)],
+                     to=ex.elem_type(dtypes.bool_))
+    nan = ex.const(np.asarray(np.nan, op.inputs[0].dtype.np_dtype))
+    return [ex.one("Transpose", [ex.one("Where", [has_nan, nan, y])], perm=TO_NHWC)]
+
+
 def _conv_filter_known(op):
     if op.inputs[1].shape.rank != 4 or None in op.inputs[1].shape.as_list()[:2]:
         return "the filters' spatial size must be known to export Conv2D"
@@ -67,7 +86,7 @@ def _max_pool_dtype(op):
 
 RULES = {
     nn_ops.CONV2D: _conv2d,
-    nn_ops.MAX_POOL: _pool("MaxPool"),
+    nn_ops.MAX_POOL: _max_pool,
     nn_ops.AVG_POOL: _pool("AveragePool", count_include_pad=0),
     nn_ops.ERF: lambda ex, op, ins: [ex.one("Erf", ins)],
 }
