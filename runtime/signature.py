@@ -42,6 +42,8 @@ def fit(names: list, args: list, signature) -> tuple:
     if len(args) != len(signature):
         problems.append(f"expected {len(signature)} argument(s) (the input_signature's), "
                         f"got {len(args)}")
+    if names and len(names) < len(args):     # a *args parameter: one name, several values
+        names = list(names) + [f"{names[-1]}[{i}]" for i in range(1, len(args) - len(names) + 1)]
     for name, arg, part in zip(names, args, signature):
         s, v = _match(part, arg, f"argument '{name}'", problems)
         specs.append(s)
