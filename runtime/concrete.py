@@ -17,12 +17,14 @@ import weakref
 
 import numpy as np
 
-from . import config, nest
+from . import call_runners, config, nest
 from .core import dtypes, hooks
 from .core.apply import in_graph
+from .core.device_tensor import DeviceTensor, is_device_array
 from .core.graph import current_graph
 from .core.leaks import leaked_tensor_error
-from .core.opdef import to_numpy, wrap
+from .core.opdef import to_numpy
+from .core.opdef import wrap as wrap_array
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, Tensor
 from .errors import InvalidArgumentError
@@ -30,7 +32,7 @@ from .inline import inline_graph
 from .ops.state_ops import Variable
 from .ops.introspection_ops import ensure_shape
 from .optimize import optimize
-from .trace_keys import NUMERIC_DTYPES, PRIMITIVE_TYPES, value_key
+from .trace_keys import NUMERIC_DTYPES, value_key
 
 
 def _no_taped_call(cf, args, kwargs):
@@ -283,11 +285,20 @@ class ConcreteFunction:
         input as it came) needs copies of the user's arrays."""
         return getattr(self._compiled(), "copies_inputs", True)
 
+    @functools.cached_property
+    def takes_device_arrays(self) -> bool:
+        """Whether the backend takes device arrays (jax arrays: a DeviceTensor's, a
+        user's) as inputs as they are, and gives its results as device arrays
+        (`run_device`): the XLA backend's plans."""
+        return getattr(self._compiled(), "takes_device_arrays", False)
+
     def run_flat(self, arrays):
         """Runs the graph on one array per input (in `inputs` order, already checked);
         returns the structured outputs."""
         plan = self._plan
-        results = (plan if plan is not None else self._compiled())(*arrays)
+        if plan is None:
+            plan = self._compiled()
+        results = getattr(plan, "run_device", plan)(*arrays)
         pack = self._pack
         return (pack if pack is not None else self._packer())(results)
 
@@ -298,6 +309,8 @@ class ConcreteFunction:
         tensor, or a plain tuple or list of tensors and Python values, without walking
         the structure on each call."""
         out = self.structured_outputs
+        plan = self._plan if self._plan is not None else self._compiled()
+        wrap = call_runners.device_result if hasattr(plan, "run_device") else wrap_array
         if isinstance(out, Tensor):
             dtype = out.dtype
 
@@ -324,52 +337,18 @@ class ConcreteFunction:
     def positional_runner(self, kinds):
         """A function of a call's positional arguments running the graph on them, for
         calls whose arguments are, by position, `kinds`: 0 a Python value (traced in the
-        graph), 1 an EagerTensor, 2 a numpy array given as it is, 3 a numpy array
-        copied first (`private_arrays`). The caller has matched the arguments to the
-        trace (`Function`'s cache of runners, keyed by their types, dtypes and shapes)."""
+        graph), 1 an EagerTensor, 2 an array given as it is (numpy, a numpy scalar, a
+        jax array the backend takes), 3 one copied into a numpy array first
+        (`private_arrays`), 4 a DeviceTensor whose device array the backend takes. The
+        caller has matched the arguments to the trace (`Function`'s cache of runners,
+        keyed by their types, dtypes and shapes)."""
         if type(self).run_flat is not ConcreteFunction.run_flat:   # (a loaded function)
             def run(args):
-                return self.run_flat(_picked(args, kinds))
+                return self.run_flat(call_runners.picked(args, kinds))
             return run
         plan = self._compiled() if self._plan is None else self._plan
         pack = self._pack if self._pack is not None else self._packer()
-        direct = getattr(plan, "one_output", None)
-        direct = (direct() if direct is not None and isinstance(self.structured_outputs, Tensor)
-                  else None)
-        if direct is not None and kinds in ((1,), (2,)):
-            # (written out: this is all a call of one tensor in and out costs beyond XLA's)
-            jitted, finish = direct
-            dtype = self.structured_outputs.dtype
-            np_dtype = dtype.np_dtype
-            if kinds == (1,):
-                def run(args):
-                    result = jitted(args[0]._value)
-                    if type(result) is tuple:
-                        return wrap(finish(result), dtype)
-                    result = np.asarray(result)
-                    return (EagerTensor(result, dtype) if result.dtype is np_dtype
-                            else wrap(result, dtype))
-            else:
-                def run(args):
-                    result = jitted(args[0])
-                    if type(result) is tuple:
-                        return wrap(finish(result), dtype)
-                    result = np.asarray(result)
-                    return (EagerTensor(result, dtype) if result.dtype is np_dtype
-                            else wrap(result, dtype))
-        elif kinds == (1,):
-            def run(args):
-                return pack(plan(args[0]._value))
-        elif kinds == (2,):
-            def run(args):
-                return pack(plan(args[0]))
-        elif all(k == 1 for k in kinds):
-            def run(args):
-                return pack(plan(*[a._value for a in args]))
-        else:
-            def run(args):
-                return pack(plan(*_picked(args, kinds)))
-        return run
+        return call_runners.positional_runner(plan, pack, self.structured_outputs, kinds)
 
     def match_argument(self, pname, traced, value, arrays, fill=None):
         """Checks argument `pname`'s `value` against its traced structure `traced` (from
@@ -422,9 +401,15 @@ class ConcreteFunction:
         if isinstance(value, EagerTensor):
             if value.dtype is not spec.dtype:
                 raise self._dtype_error(ph, value.dtype)
-            arr = value._value
+            arr = (value.device_array if type(value) is DeviceTensor and self.takes_device_arrays
+                   else value._value)
         elif isinstance(value, Tensor):
             raise leaked_tensor_error(value)
+        elif is_device_array(value):    # a jax array: as it is where the backend takes it
+            if self.takes_device_arrays and value.dtype == spec.dtype.np_dtype:
+                arr = value
+            else:
+                arr = self._converted(ph, np.asarray(value), pname)
         else:
             arr = self._converted(ph, value, pname)
         if not spec.shape.is_compatible_with(np.shape(arr)):
@@ -538,30 +523,8 @@ def to_spec(value, name=None):
         return TensorSpec(value.shape, value.dtype, name)
     if isinstance(value, np.ndarray):
         return TensorSpec(value.shape, dtypes.as_dtype(value.dtype), name)
+    if isinstance(value, np.generic) and value.dtype in NUMERIC_DTYPES:  # np.float32(1.0)
+        return TensorSpec((), NUMERIC_DTYPES[value.dtype], name)
+    if is_device_array(value):      # as TensorFlow keys numpy arrays: by dtype and shape
+        return TensorSpec(value.shape, dtypes.as_dtype(value.dtype), name)
     return None
-
-
-def _picked(args, kinds) -> list:
-    """The input arrays of positional arguments `args` of `kinds` (see
-    `ConcreteFunction.positional_runner`)."""
-    return [a._value if k == 1 else a if k == 2 else np.array(a)
-            for a, k in zip(args, kinds) if k]
-
-
-def positional_arrays(args, copy: bool):
-    """The input arrays of a call whose positional arguments are all eager tensors,
-    numeric numpy arrays or Python values (each tensor's array, in order; each numpy array
-    copied when `copy`, as `array_for` has it), or None: the arguments need matching to the
-    traced structure (`match_argument`)."""
-    arrays = []
-    for a in args:
-        t = type(a)
-        if t is EagerTensor:
-            arrays.append(a._value)
-        elif t is np.ndarray:
-            if a.dtype not in NUMERIC_DTYPES:    # a string array is converted (`to_numpy`)
-                return None
-            arrays.append(np.array(a) if copy else a)
-        elif t not in PRIMITIVE_TYPES:
-            return None
-    return arrays

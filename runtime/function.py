@@ -21,9 +21,11 @@ import autograph as ag
 from autograph import experimental as ag_experimental
 
 from . import config, distribute, nest, retracing, signature, trace_keys, traceback_filter, tracing
-from .concrete import ConcreteFunction, positional_arrays
+from .call_runners import positional_arrays
+from .concrete import ConcreteFunction
 from .core import backend_registry, hooks
 from .core.graph import current_graph
+from .core.device_tensor import DeviceTensor, is_device_array
 from .core.tensor import EagerTensor
 from .core.shapes import TensorSpec
 from .trace_keys import call_key
@@ -32,6 +34,9 @@ from .gradients import function_grad
 # Python values the fastest call path keys by value (floats apart: see `__call__`)
 _FAST_VALUES = frozenset((int, bool, str, bytes, type(None)))
 _MAX_RUNNERS = 1024     # (an argument of many values keeps only the first ones fast)
+# Types of array arguments the fastest call path keys by type, dtype and shape: numpy
+# arrays, and the numeric numpy scalar types and jax array types seen (`_add_runner`)
+_ARRAY_TYPES = {np.ndarray}
 
 
 def function(func: Optional[Callable] = None, *, input_signature=None, autograph: bool = True,
@@ -269,6 +274,8 @@ class Function:
                         run = runners.get((t, a.dtype, a.shape))
                     elif t is EagerTensor:
                         run = runners.get((t, a._dtype, getattr(a._value, "shape", None)))
+                    elif t is DeviceTensor:     # (a result of a jit_compile function)
+                        run = runners.get((t, a._dtype, a.device_array.shape))
                     else:
                         run = None
                     if run is not None:
@@ -279,7 +286,9 @@ class Function:
                     t = type(a)
                     if t is EagerTensor:
                         fast += (t, a._dtype, getattr(a._value, "shape", None))
-                    elif t is np.ndarray:
+                    elif t is DeviceTensor:
+                        fast += (t, a._dtype, a.device_array.shape)
+                    elif t in _ARRAY_TYPES:
                         fast += (t, a.dtype, a.shape)
                     elif t is float:    # (-0.0 is not 0.0, NaN is NaN: as value_key has it)
                         fast += (t, a if a == a and a else repr(a))
@@ -299,7 +308,7 @@ class Function:
                 key = call_key(args, self._track)
                 cf = self._cache.get(key)
                 if cf is not None:
-                    arrays = positional_arrays(args, cf.private_arrays)
+                    arrays = positional_arrays(args, cf.private_arrays, cf.takes_device_arrays)
                     if arrays is not None:
                         self._log.recent.append(False)
                         self._add_runner(args, cf)
@@ -324,10 +333,10 @@ class Function:
     def _add_runner(self, args, cf) -> None:
         """Remembers how to run `cf` for positional arguments like `args` (their types,
         dtypes and shapes; Python values by value), which just ran it, for
-        `__call__`'s fastest path: where each is an eager tensor, a numeric numpy array,
-        or a Python number, string, bool or None."""
-        fast, kinds = [], []
-        copy = None
+        `__call__`'s fastest path: where each is an eager tensor, a numeric numpy array or
+        scalar, a jax array, or a Python number, string, bool or None."""
+        fast: list = []
+        kinds: list = []
         for a in args:
             t = type(a)
             if t is EagerTensor:
@@ -336,13 +345,18 @@ class Function:
                     return
                 fast += (t, a._dtype, shape)
                 kinds.append(1)
-            elif t is np.ndarray:
+            elif t is DeviceTensor:
+                fast += (t, a._dtype, a.device_array.shape)
+                kinds.append(4 if cf.takes_device_arrays else 1)
+            elif t is np.ndarray or isinstance(a, np.generic) or is_device_array(a):
                 if a.dtype not in trace_keys.NUMERIC_DTYPES:
                     return
-                if copy is None:
-                    copy = cf.private_arrays
+                _ARRAY_TYPES.add(t)
                 fast += (t, a.dtype, a.shape)
-                kinds.append(3 if copy else 2)
+                if t is not np.ndarray and is_device_array(a):  # (copied to the host, or not)
+                    kinds.append(2 if cf.takes_device_arrays else 3)
+                else:
+                    kinds.append(3 if cf.private_arrays else 2)
             elif t is float or t in _FAST_VALUES:
                 fast += (t, trace_keys.value_key(a)[1])
                 kinds.append(0)

@@ -1,5 +1,6 @@
 """How `rt.function` keys its traces: each argument as a hashable key (tensors by dtype and
-shape, numpy arrays as the tensors they become, Python values by value, Variables and
+shape, numpy arrays, numeric numpy scalars and jax arrays as the tensors they become (as
+TensorFlow keys numpy values), Python values by value, Variables and
 other objects by identity, composites by their spec), and the words that say why a call
 traced again."""
 from __future__ import annotations
@@ -8,6 +9,7 @@ import numpy as np
 
 from . import nest
 from .core import dtypes
+from .core.device_tensor import DeviceTensor, is_device_array
 from .core.shapes import TensorShape, TensorSpec
 from .core.tensor import EagerTensor, SymbolicTensor, Tensor
 from .ops.state_ops import Variable
@@ -38,12 +40,20 @@ def leaf_key(v, track):
     if t is np.ndarray:
         dtype = NUMERIC_DTYPES.get(v.dtype)
         return ("T", dtype if dtype is not None else dtypes.as_dtype(v.dtype), v.shape)
+    if t is DeviceTensor:   # (its shape without reading its value)
+        return ("T", v._dtype, v.device_array.shape)
+    if isinstance(v, np.generic) and v.dtype in NUMERIC_DTYPES:    # np.float32(1.0)
+        return ("T", NUMERIC_DTYPES[v.dtype], ())
     if isinstance(v, SymbolicTensor):
         return ("T", v.dtype, v.shape.as_tuple())
     if isinstance(v, TensorSpec):
         return ("T", v.dtype, v.shape.as_tuple())
     if isinstance(v, np.ndarray):
         return ("T", dtypes.as_dtype(v.dtype), v.shape)
+    if isinstance(v, EagerTensor):
+        return ("T", v._dtype, np.shape(v._value))
+    if is_device_array(v):
+        return ("T", dtypes.as_dtype(v.dtype), tuple(v.shape))
     if nest.is_composite(v):     # rt.SparseTensor: keyed by its spec, as TensorFlow does
         spec = nest.composite_specs(v)
         return (spec._rt_static_key(), *(leaf_key(c, track) for c in spec._rt_components()))

@@ -32,7 +32,7 @@ LAYERS = (
     ("graph passes", {"runtime.functional_ops", "runtime.optimize", "runtime.inline",
                       "runtime.dot", "runtime.vectorized"}),
     ("functions", {"runtime.signature", "runtime.trace_keys", "runtime.retracing",
-                   "runtime.concrete", "runtime.tracing", "runtime.gradients"}),
+                   "runtime.call_runners", "runtime.concrete", "runtime.tracing", "runtime.gradients"}),
     ("backends", {"runtime.backends"}),
     ("rt.function", {"runtime.function", "runtime.distribute", "runtime.optimizers",
                      "runtime.optimizers_extra"}),

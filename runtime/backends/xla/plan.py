@@ -4,6 +4,8 @@ given the values it wrote, a failed deferred check raised as the numpy backend r
 it."""
 from __future__ import annotations
 
+import sys
+
 import jax
 import numpy as np
 
@@ -31,11 +33,40 @@ def _compiler_options():
     return None
 
 
+class _Slot:
+    __slots__ = ("array",)
+    array: object
+
+
+def _references_when_alone() -> int:
+    """What `sys.getrefcount` says, in `XlaPlan.variable_values`'s loop, of a Variable's
+    device array that nothing else references: the attribute, the local name and the
+    call's argument (measured, not assumed: the count of a call differs between Pythons)."""
+    slot = _Slot()
+    slot.array = object()
+    for holder in (slot,):
+        array = holder.array
+        return sys.getrefcount(array)
+    raise AssertionError
+
+
+_ALONE = _references_when_alone()
+
+
 class XlaPlan:
-    """A graph compiled for XLA: call it with input arrays, get numpy arrays back. The
-    Variables it writes keep the device arrays (`Variable._set_device_value`). Nothing
-    it returns or keeps shares memory with an input array (`copies_inputs`: callers
-    need not copy the user's arrays first).
+    """A graph compiled for XLA: call it with input arrays, get numpy arrays back
+    (`run_device`: the device arrays, waited for). The Variables it writes keep the
+    device arrays (`Variable._set_device_value`). Nothing it returns or keeps shares
+    memory with an input array (`copies_inputs`: callers need not copy the user's
+    arrays first), and it takes device arrays (jax arrays) as inputs as they are
+    (`takes_device_arrays`).
+
+    The old values of the Variables it writes are donated to XLA (their buffers reused
+    for the new values, as `jax.jit(donate_argnums=...)` does), where nothing else holds
+    them: a device array that something else references (a numpy view of it made by
+    reading the Variable, another Variable, an argument) is given as a host array,
+    which XLA copies and does not donate. JAX on CPU donates too (jax 0.10: no
+    warning, the buffer reused), so it is done on every platform.
 
     The jitted function takes every array as an argument of its own (the inputs, then
     the Variables' values, then the values drawn on the host) and gives a flat tuple
@@ -44,6 +75,7 @@ class XlaPlan:
     is most of a small loop's or a train step's overhead."""
 
     copies_inputs = False
+    takes_device_arrays = True
 
     def __init__(self, fn, ctx, inputs, outputs, needed_placeholders):
         self.ctx = ctx
@@ -61,12 +93,16 @@ class XlaPlan:
         outs = len(outputs) if outputs or not ctx.effects else 1
         self._ends = (outs, outs + len(self.written))
         n_in, n_vars = len(inputs), len(ctx.variables)
+        written_at = set(ctx.written)
+        # (Variable, whether the call writes it: its old value donated) per Variable
+        self.variable_slots = [(v, i in written_at) for i, v in enumerate(ctx.variables)]
 
         def flat(*args):
             outs, written, error = fn(args[:n_in], args[n_in:n_in + n_vars], args[n_in + n_vars:])
             results = (*outs, *written, *(error or ()))
             return results[0] if len(results) == 1 else results     # (a tuple costs too)
-        self.jitted = jax.jit(flat, compiler_options=_compiler_options())
+        self.jitted = jax.jit(flat, compiler_options=_compiler_options(),
+                              donate_argnums=tuple(n_in + i for i in sorted(written_at)))
 
     @property
     def jitted(self):
@@ -76,15 +112,16 @@ class XlaPlan:
     def jitted(self, jitted):
         # What each call reads, in one tuple (a call's attribute reads showed several
         # times over in a train step's time, its XLA threads sharing the cores).
-        self._hot = (jitted, self._plain, self._x64 or bool(self.predrawn), self.variables,
-                     self.written, *self._ends, self.num_outputs)
+        self._hot = (jitted, self._plain, self._x64 or bool(self.predrawn),
+                     self.variable_slots, self.written, *self._ends, self.num_outputs)
 
     def one_output(self):
         """For a plan of one output that reads and writes no Variable, calls no host
         function and has no 64-bit value, the fastest way to call it: (the jitted
         function, `finish`). The jitted function of the input arrays gives the output
-        (turn it into a numpy array with np.asarray), or, where the trace has a check, a
-        tuple that `finish` makes that numpy array (raising a failed check). Else None."""
+        (a device array: wait for it with its `block_until_ready`), or, where the trace
+        has a check, a tuple that `finish` makes that device array, waited for (raising
+        a failed check). Else None."""
         if not self._plain or self.num_outputs != 1 or self._ends[0] != 1:
             return None
         finish, checks_at = self._finish, self._ends[1]
@@ -99,14 +136,41 @@ class XlaPlan:
     def _values(self):  # the device array a call left in a Variable, else its numpy value
         return [v._host if v._device is None else v._device for v in self.variables]
 
+    def variable_values(self):
+        """The Variables' values as the jitted function takes them: the device array a
+        call left in one, else its numpy value; for one the call writes (its argument
+        donated), the device array only where nothing else holds it (see the class)."""
+        values = []
+        for v, donated in self.variable_slots:
+            array = v._device
+            if array is None:
+                values.append(v._host)
+            elif not donated:
+                values.append(array)
+            elif v._host is not None:               # a view of it was read: keep it whole
+                values.append(v._host)
+            elif sys.getrefcount(array) > _ALONE:   # held elsewhere: XLA copies a host view
+                values.append(np.asarray(array))
+            else:
+                values.append(array)
+        return values
+
     def __call__(self, *arrays):
-        jitted, plain, special, variables, written, outs_end, written_end, n = self._hot
+        """The results as numpy arrays (see `run_device`)."""
+        return tuple(map(np.asarray, self.run_device(*arrays)))
+
+    def run_device(self, *arrays):
+        """The results of a call on the input arrays (numpy or device arrays): device
+        arrays, the run waited for (so a failure of it, or a failed check of the trace,
+        is raised here), or numpy arrays where the plan has 64-bit values."""
+        jitted, plain, special, slots, written, outs_end, written_end, n = self._hot
         if plain:
             results = jitted(*arrays)
             if type(results) is not tuple:        # one output, no check in the trace
-                return (np.asarray(results),)
+                return (results.block_until_ready(),)
             if len(results) == outs_end:          # no check in the trace
-                return tuple(map(np.asarray, results))
+                results[0].block_until_ready()    # (the outputs of a run end together)
+                return results
             return self._finish(results[:outs_end], results[written_end:])
         # (Written out, not in helpers: the Python of this path shows several times over in
         # a train step's call, whose XLA threads share the cores with it.)
@@ -114,12 +178,28 @@ class XlaPlan:
             draws = self._draw() if self.predrawn else ()
             if self._x64:
                 with jax.enable_x64(True):
-                    results = jitted(*arrays, *self._values(), *draws)
+                    results = jitted(*arrays, *self.variable_values(), *draws)
+                    if type(results) is not tuple:
+                        results = (results,)
+                    # 64-bit values are read in the mode they were made in
+                    results = (*map(np.asarray, results[:outs_end]), *results[outs_end:])
             else:
-                results = jitted(*arrays, *self._values(), *draws)
+                results = jitted(*arrays, *self.variable_values(), *draws)
         else:
-            results = jitted(*arrays, *[v._host if v._device is None else v._device
-                                        for v in variables])
+            values = []
+            for v, donated in slots:        # (variable_values, inline)
+                array = v._device
+                if array is None:
+                    values.append(v._host)
+                elif not donated:
+                    values.append(array)
+                elif v._host is not None:
+                    values.append(v._host)
+                elif sys.getrefcount(array) > _ALONE:
+                    values.append(np.asarray(array))
+                else:
+                    values.append(array)
+            results = jitted(*arrays, *values)
         if type(results) is not tuple:
             results = (results,)
         # The Variables take the new arrays before the results are waited for, and the
@@ -130,23 +210,17 @@ class XlaPlan:
         for v, w in zip(written, results[outs_end:written_end]):
             v._host, v._device = None, w           # (Variable._set_device_value)
         if len(results) == written_end:           # no check in the trace
-            if outs_end == 1 and n == 1:
-                return (np.asarray(results[0]),)  # waits for the run to end
-            if outs_end:
-                outs = tuple(map(np.asarray, results[:outs_end]))
-                return outs if outs_end == n else outs[:n]
-            jax.block_until_ready(results)
-            return ()
+            if results and type(results[-1]) is not np.ndarray:
+                results[-1].block_until_ready()   # waits for the run to end
+            return results[:n] if outs_end else ()
         return self._finish(results[:outs_end], results[written_end:])
 
     def _finish(self, outs, error):
-        """The results as numpy arrays; a failed deferred check raised. `error`: the
-        failure record (empty where the trace has no check)."""
-        results = tuple(map(np.asarray, outs))  # waits for the run to end
+        """The results (device arrays), the run waited for; a failed deferred check
+        raised. `error`: the failure record (empty where the trace has no check)."""
         # (int() of a jax array costs tens of us; of a numpy one, nothing)
-        failed = int(np.asarray(error[0])) if error else 0
+        failed = int(np.asarray(error[0])) if error else 0   # waits for the run to end
         if failed:
             op, e = self.ctx.deferred_error(failed, [np.asarray(p) for p in error[1:]])
             raise op_error(op, e)
-        return results[:self.num_outputs]
-
+        return tuple(outs[:self.num_outputs])
