@@ -425,3 +425,36 @@ def test_nested_tallies(shape):
     got = rt.function(_nested_tallies)(rt.constant(x))
     _same(got[0].numpy(), np.int32((x > 0).sum()))
     _same(got[1].numpy(), np.int64(shape[0]))
+
+
+def _static_range(x):
+    s = rt.constant(0, rt.int32)
+    for i in rt.range(10, -2, -3):            # a constant range: its elements as a list
+        s += i * 2 ** 29 + rt.cast(x[0], rt.int32)
+    return s
+
+
+def test_constant_range_elements_keep_dtype_and_wrap():
+    x = np.array([7.0], np.float32)
+    want = np.int32(0)
+    with np.errstate(over="ignore"):
+        for i in np.arange(10, -2, -3, dtype=np.int32):
+            want += i * np.int32(2 ** 29) + np.int32(7)
+    f = rt.function(_static_range)
+    _same(f(rt.constant(x)).numpy(), want)
+    _same(_static_range(rt.constant(x)).numpy(), want)
+    assert "for f" in _source(f, rt.constant(x))
+
+
+def test_constant_vector_indexed_past_its_end_keeps_the_arrays_error():
+    def g(n):
+        v = rt.constant([1.0, 2.0, 3.0])
+        s = rt.constant(0.0)
+        i = rt.constant(0)
+        while i < 5:
+            s += v[i]
+            i += 1
+        return s + n
+
+    with pytest.raises(rt.errors.InvalidArgumentError, match="out of bounds"):
+        rt.function(g)(rt.constant(1.0))

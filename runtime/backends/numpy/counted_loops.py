@@ -234,3 +234,37 @@ def int_wrapper(np_dtype):
     def wrap(v):
         return make((v - low) % span + low)
     return wrap
+
+
+# The most elements of a constant read as a list in a counted loop (a list of numpy
+# scalars takes ~10x the array's memory).
+MAX_LIST_ELEMENTS = 4096
+
+
+def constant_elements(op, counter_bounds: dict, arg_names) -> Optional[list]:
+    """`op` (a slice `c[i]` of a constant vector by a counted loop's counter whose start
+    and limit are constants too) as a list of the vector's elements (numpy scalars: same
+    dtype, same values) when every value the counter takes is an index of it: a list
+    indexed by a Python int costs a fraction of an array indexed by it. None otherwise."""
+    if (op.type != "StridedSlice" or len(op.inputs) != 2
+            or op.attrs.get("spec") != (("int", ("t", 1)),)):
+        return None
+    bounds = counter_bounds.get(arg_names[1])
+    vector = op.inputs[0].op
+    if bounds is None or vector.type != "Const":
+        return None
+    value = vector.attrs["value"]
+    start, limit = bounds
+    if (getattr(value, "ndim", None) != 1 or value.size > MAX_LIST_ELEMENTS
+            or value.dtype.kind not in "biuf"):
+        return None
+    if start < limit and not (0 <= start and limit <= value.size):
+        return None  # an index out of bounds: the array's own error
+    return list(value)
+
+
+def constant_int(t) -> Optional[int]:
+    """The value of `t` when it is an integer scalar constant, else None."""
+    if t.op.type != "Const" or t.shape.rank != 0 or t.dtype.np_dtype.kind not in "iu":
+        return None
+    return int(t.op.attrs["value"])

@@ -18,7 +18,8 @@ from ... import control_flow
 from ...core import walk
 from ...core.leaks import no_value_error
 from .coalesce import coalesce_copies
-from .counted_loops import counted_loop, int_wrapper, python_int_accumulators
+from .counted_loops import (constant_elements, constant_int, counted_loop, int_wrapper,
+                            python_int_accumulators)
 from .plan import GuardedPlan, Plan, past_deadline, too_many_iterations
 
 _counter = itertools.count()
@@ -58,6 +59,7 @@ class _Emitter(walk.Visitor):
         self.guards = None  # the graph's run_guards, if any
         self.loop_depth = 0  # how many staged while loops enclose the ops emitted now
         self.int_ops: set = set()  # ids of the additions written as Python int arithmetic
+        self.counter_bounds: dict = {}  # a counted loop's counter -> (start, limit), constants
 
     def args(self, names) -> "_Args":
         a = _Args(names)
@@ -126,6 +128,10 @@ class _Emitter(walk.Visitor):
         expr = op.opdef.emit(op, self.args(arg_names)) if op.opdef.emit is not None else None
         if id(op) in self.int_ops:
             expr = self._python_int_step(op, arg_names)
+        elif self.counter_bounds:
+            elements = constant_elements(op, self.counter_bounds, arg_names)
+            if elements is not None:
+                expr = f"{self.global_value(elements)}[{arg_names[1]}]"
         if expr is not None and expr.isidentifier():  # an alias (Identity): no code
             self.names[id(op.outputs[0])] = expr
             return
@@ -302,6 +308,12 @@ class _Emitter(walk.Visitor):
         else:
             limit = self.global_value(_scalar(counted.limit_value))
         count, start = self.fresh("f"), loop_vars[k]
+        low = constant_int(op.inputs[k])
+        high = (constant_int(op.inputs[counted.limit_input]) if counted.limit_input is not None
+                else None if counted.limit_tensor is not None
+                else int(counted.limit_value))
+        if low is not None and high is not None:
+            self.counter_bounds[count] = (low, high)
         self.loop_heads[id(op)] = len(self.lines) - 1
         self.loop_depth += 1
         try:
