@@ -35,7 +35,7 @@ def static_shape_arg(shape, what="shape"):
             d = constant_value(d)
             if d is None:
                 return None
-        out.append(int(d))
+        out.append(shape_utils.whole_number(d, what))
     return tuple(out)
 
 

@@ -75,8 +75,17 @@ def static_axis(axis, what="axis"):
                                        f"symbolic tensor {axis!r}")
         axis = value
     if isinstance(axis, (list, tuple, np.ndarray)):
-        return tuple(int(a) for a in np.asarray(axis).reshape(-1))
-    return int(axis)
+        return tuple(whole_number(a, what) for a in np.asarray(axis).reshape(-1))
+    return whole_number(axis, what)
+
+
+def whole_number(value, what: str) -> int:
+    """`value` as an int; a number with a fraction (2.5) is a TypeError, not truncated
+    (TensorFlow refuses floats where a shape or an axis goes)."""
+    number = int(value)
+    if isinstance(value, (float, np.floating)) and number != value:
+        raise TypeError(f"{what} must hold integers, got {value!r}")
+    return number
 
 
 def single_axis(axis, what: str) -> int:

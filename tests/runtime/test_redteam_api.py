@@ -157,3 +157,19 @@ def test_eye_of_a_negative_size_known_only_when_the_graph_runs_raises():
     assert fn(rt.constant(2)).numpy().tolist() == [[1, 0], [0, 1]]
     with pytest.raises(rt.errors.InvalidArgumentError):
         fn(rt.constant(-1))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: rt.fill([2.5], 1),
+    lambda: rt.zeros([2.5]),
+    lambda: rt.reshape(rt.constant([1, 2]), [2.7]),
+    lambda: rt.expand_dims(rt.constant([1]), 0.5),
+    lambda: rt.reduce_sum(rt.constant([[1, 2]]), axis=1.5),
+], ids=["fill", "zeros", "reshape", "expand_dims", "reduce_sum"])
+def test_a_non_integral_shape_or_axis_is_refused(make):
+    # int() truncated them: zeros([2.5]) had two elements, axis=1.5 summed axis 1;
+    # TensorFlow refuses a float where a shape or an axis goes
+    with pytest.raises((TypeError, rt.errors.InvalidArgumentError), match="integer"):
+        make()
+    with pytest.raises((TypeError, rt.errors.InvalidArgumentError), match="integer"):
+        rt.function(make)()
