@@ -458,3 +458,27 @@ def test_constant_vector_indexed_past_its_end_keeps_the_arrays_error():
 
     with pytest.raises(rt.errors.InvalidArgumentError, match="out of bounds"):
         rt.function(g)(rt.constant(1.0))
+
+
+def _long_count(x, n):
+    s = rt.constant(0.0)
+    t = rt.constant(0)
+    for i in rt.range(n):
+        s += x[i % 3]
+        t += 1
+    return s, t
+
+
+def test_iteration_guard_stops_a_counted_loop(tmp_path):
+    from runtime import saved
+    f = rt.function(_long_count, input_signature=[rt.TensorSpec([3], rt.float32),
+                                                  rt.TensorSpec([], rt.int32)])
+    path = str(tmp_path / "long_count")
+    saved.save(f, path)
+    loaded = saved.load(path, max_loop_iterations=100)
+    x = np.array([1.0, 2.0, 4.0], np.float32)
+    s, t = loaded(x, np.int32(100))      # the limit: 100 iterations run
+    _same(np.asarray(t), np.int32(100))
+    _same(np.asarray(s), np.float32(33 * 7 + 1))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="ran 100 iterations"):
+        loaded(x, np.int32(101))
