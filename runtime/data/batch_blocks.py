@@ -10,9 +10,9 @@ used up (unless the input has ended: a block of fewer rows than asked for was it
 last). The rows and their order are the input's: the batches are the same as one
 `_next_block(state, b)` per batch gives.
 
-Where every batch is full (`drop_remainder`, or an input whose length is a multiple of
-the batch size) the block is `[k, b, ...]` and a batch is `block[j]`: a shape XLA knows;
-else the block is `[k * b, ...]` and a batch is `block[j*b : min(j*b + b, count)]`.
+The block is `[k, b, ...]` and a batch is `block[j]`: a shape XLA knows where every batch
+is full (`drop_remainder`, or an input whose length is a multiple of the batch size);
+else a `cond` gives the one partial batch (the input's last rows) as a slice of them.
 
 `k` keeps a block within `BLOCK_BYTES` and `MOST_BATCHES` (memory, and the time to the
 first batch), and within the input's length where it is known.
@@ -26,8 +26,8 @@ from ..control_flow import cond
 from ..core import dtypes
 from ..ops.array_ops import reshape
 from ..ops.core import constant
-from ..ops.math_ops import (add, cast, equal, floordiv, greater_equal, less, minimum,
-                            multiply)
+from ..ops.math_ops import (add, cast, equal, floordiv, greater_equal, less, mod, multiply,
+                            subtract, where)
 from .counts import is_dynamic
 from .structure import batched_spec, zeros_for
 
@@ -60,44 +60,48 @@ class BlockedBatches:
         self.k = k
         # every batch full: each is `block[j]`, of a shape known while compiling
         self.full = drop or (known and n % b == 0)
-        row_spec = inner._spec
-        if self.full:
-            self.block_spec = batched_spec(batched_spec(row_spec, b), k)
-        else:
-            self.block_spec = batched_spec(row_spec, k * b)
+        self.block_spec = batched_spec(batched_spec(inner._spec, b), k)
 
     def init(self, inner_state):
-        """(the input's state, the block, its valid rows, its batches, the next batch,
-        whether the input may have more)."""
+        """(the input's state, the block, its valid rows, its batches, the one that is
+        partial (-1: none), the next batch, whether the input may have more)."""
         zero = _i32(0)
-        return (inner_state, zeros_for(self.block_spec), zero, zero, zero, constant(True))
+        return (inner_state, zeros_for(self.block_spec), zero, zero, _i32(-1), zero,
+                constant(True))
 
     def refill(self, inner_state):
-        """The next block: (the input's state past it, the block, its valid rows, its
-        batches, 0, whether the input may have more)."""
+        """The next block, and the state at its first batch (see `init`)."""
         b, k = self.b, self.k
         count, rows, inner_state = self.inner._next_block(inner_state, k * b)
-        lead = [k, b] if self.full else [k * b]     # (a shape the loop keeps)
         rows = nest.map_structure(
-            lambda t, s: reshape(t, lead + s.shape.as_list()), rows, self.inner._spec)
+            lambda t, s: reshape(t, [k, b] + s.shape.as_list()), rows, self.inner._spec)
         count = cast(count, dtypes.int32)
-        extra = 0 if self.drop else b - 1
-        ready = floordiv(add(count, _i32(extra)), _i32(b))
-        return inner_state, rows, count, ready, _i32(0), equal(count, _i32(k * b))
+        if self.drop:
+            ready, partial = floordiv(count, _i32(b)), _i32(-1)
+        else:
+            ready = floordiv(add(count, _i32(b - 1)), _i32(b))
+            partial = where(equal(mod(count, _i32(b)), _i32(0)), _i32(-1),
+                            subtract(ready, _i32(1)))
+        return (inner_state, rows, count, ready, partial, _i32(0),
+                equal(count, _i32(k * b)))
 
     def next(self, state):
-        inner_state, rows, count, ready, j, more = state
+        inner_state, rows, count, ready, partial, j, more = state
 
         def refill_or_end():
             return cond(more, lambda: self.refill(inner_state),
-                        lambda: (inner_state, rows, count, _i32(0), _i32(0), more))
-        inner_state, rows, count, ready, j, more = cond(
+                        lambda: (inner_state, rows, count, _i32(0), _i32(-1), _i32(0), more))
+        inner_state, rows, count, ready, partial, j, more = cond(
             greater_equal(j, ready), refill_or_end, lambda: tuple(state))
         valid = less(j, ready)
-        if self.full:
-            batch = nest.map_structure(lambda t: t[j], rows)
+        whole = nest.map_structure(lambda t: t[j], rows)
+        if not self.full:     # the last batch, where the input's length is not a multiple
+            def part():
+                start = multiply(j, _i32(self.b))
+                return nest.map_structure(
+                    lambda t, s: reshape(t, [self.k * self.b] + s.shape.as_list())[
+                        start:count], rows, self.inner._spec)
+            batch = cond(equal(j, partial), part, lambda: whole)
         else:
-            start = multiply(j, _i32(self.b))
-            stop = minimum(add(start, _i32(self.b)), count)
-            batch = nest.map_structure(lambda t: t[start:stop], rows)
-        return valid, batch, (inner_state, rows, count, ready, add(j, _i32(1)), more)
+            batch = whole
+        return valid, batch, (inner_state, rows, count, ready, partial, add(j, _i32(1)), more)

@@ -97,9 +97,10 @@ class BatchBlocks(_Blocks):
     def __init__(self, dataset, steps, flat):
         super().__init__(steps, dataset._spec)
         blocks = dataset.blocks
-        self._b, self._full = blocks.b, blocks.full
+        self._b = blocks.b
         self._rows = len(nest.flatten(blocks.block_spec))
-        self._m = m = len(flat) - self._rows - 4
+        self._m = m = len(flat) - self._rows - 5
+        self._k = blocks.k
         inner_structure = self.structure[0]
 
         def refill(*inner_flat):
@@ -110,26 +111,29 @@ class BatchBlocks(_Blocks):
 
     def chunk(self, base):
         m, r = self._m, self._rows
-        count, ready, j, more = (int(v) for v in base[m + r:])
+        count, ready, partial, j, more = (int(v) for v in base[m + r:])
         if j >= ready:
             if more:
                 base = [t._value for t in self._refill.run_flat(base[:m])]
-                count, ready, j, more = (int(v) for v in base[m + r:])
+                count, ready, partial, j, more = (int(v) for v in base[m + r:])
             if ready == 0 or not more and j >= ready:
-                # the end: as the step, an empty batch that is not valid
-                rows = base[m:m + r]
-                parts = [leaf[0] for leaf in rows] if self._full else [leaf[0:0] for leaf in rows]
+                # the end: as the step, a batch that is not valid
+                parts = [leaf[0] for leaf in base[m:m + r]]
                 return [(_FALSE, self._element(parts))], base[:m + r] + [
-                    np.int32(count), np.int32(0), np.int32(1), np.bool_(more)]
+                    np.int32(count), np.int32(0), np.int32(-1), np.int32(1), np.bool_(more)]
         rows = base[m:m + r]
-        b = self._b
-        if self._full:
-            batches = [[leaf[i] for leaf in rows] for i in range(j, ready)]
+        if self._single:
+            leaf, dtype = rows[0], self._leaves[0]
+            elements = [(_TRUE, EagerTensor(leaf[i], dtype)) for i in range(j, ready)]
         else:
-            batches = [[leaf[i * b:min(i * b + b, count)] for leaf in rows]
-                       for i in range(j, ready)]
-        elements = [(_TRUE, self._element(parts)) for parts in batches]
-        return elements, base[:m + r + 2] + [np.int32(ready), base[-1]]
+            elements = [(_TRUE, self._element([leaf[i] for leaf in rows]))
+                        for i in range(j, ready)]
+        if j <= partial < ready:        # the input's last rows
+            b = self._b
+            cut = [leaf.reshape((self._k * b,) + leaf.shape[2:])[partial * b:count]
+                   for leaf in rows]
+            elements[partial - j] = (_TRUE, self._element(cut))
+        return elements, base[:m + r + 3] + [np.int32(ready), base[-1]]
 
 
 def blocks_for(dataset, steps, flat):

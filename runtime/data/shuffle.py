@@ -18,7 +18,6 @@ from ..core.shapes import TensorShape, TensorSpec
 from ..errors import InvalidArgumentError
 from ..ops import random_ops
 from ..ops.array_ops import expand_dims, gather, reshape
-from ..ops.sort_ops import argsort
 from ..ops.core import constant
 from ..ops.state_ops import Variable, runtime_variable
 from ..control_flow import cond
@@ -27,7 +26,7 @@ from ..ops.math_ops import (add, cast, equal, floordiv, greater, less, logical_a
                             minimum, mod, multiply, subtract, where)
 from .base import Dataset, kind, static_count
 from .counts import i64, is_dynamic, within
-from .shuffle_order import buffer_order
+from .shuffle_order import buffer_order, stable_order
 from .structure import batched_spec, shape_known, zeros_for
 from .transforms import Transformed
 
@@ -124,7 +123,7 @@ class Shuffle(Transformed):
             draws = mod(multiply(constant(_powers(n)), x), i64(_M))
             if self._ordered:
                 return (buffer_order(draws, n, self._b), i64(0))
-            return (cast(argsort(draws), dtypes.int64), i64(0))
+            return (stable_order(draws, 31, n), i64(0))
         source = Dataset._init(self._inner, epoch) if self._indices else self._inner._init(epoch)
         buffered = (x, i64(0), constant(True), zeros_for(self._items_spec()), source)
         if not self._dynamic:
@@ -133,7 +132,7 @@ class Shuffle(Transformed):
 
         def permutation():
             draws = mod(multiply(_powers_of(add(_range_to(n), i64(1))), x), i64(_M))
-            return cast(argsort(draws), dtypes.int64)
+            return stable_order(draws, 31)
         order = cond(self._fits(n), permutation, lambda: _range_to(n))
         return (order, i64(0)) + buffered
 

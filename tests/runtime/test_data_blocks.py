@@ -242,3 +242,23 @@ def test_jit_compile_gives_the_batches(n, drop):
     want = _digest_of(batches([x[i] * 2 + 1 for i in shuffled(n, 1024, 1)], 64, drop))
     got = rt.function(_digest, jit_compile=True)(ds)
     assert tuple(int(t) for t in got) == want
+
+
+def test_the_radix_order_is_the_stable_argsort():
+    from runtime.data.shuffle_order import stable_order
+    rng = np.random.default_rng(5)
+    for n, bits, top in ((0, 31, 10), (100, 31, 1 << 31), (5000, 31, 1 << 31), (5000, 31, 7),
+                         (5000, 15, 1 << 15), (70000, 31, 70000)):
+        keys = rng.integers(0, top, n).astype(np.int64)
+        want = np.argsort(keys, kind="stable")
+        got = stable_order(rt.constant(keys), bits, n if n < 1000 else None).numpy()
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.slow
+def test_a_buffer_of_more_than_32768_slots():
+    n, b = 50000, 40000
+    x = np.arange(n, dtype=np.float32)
+    ds = D.from_tensor_slices(x).shuffle(b, seed=11).batch(1000)
+    got = np.concatenate([t.numpy() for t in ds])
+    np.testing.assert_array_equal(got, x[shuffled(n, b, 11)])
