@@ -11,6 +11,7 @@ from ..core.graph import current_graph
 from ..core.shapes import TensorShape
 from ..core.tensor import Tensor
 from . import limits
+from .shape_utils import whole_number
 from .array_ops import expand_dims, static_shape_arg, stack_values
 from .core import (OpDef, apply_op, constant, constant_value, convert_to_tensor,  # noqa: F401
                    ones_like, zeros_like)
@@ -174,9 +175,10 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name: Optional[str] = 
 def _static_count(n) -> Optional[int]:
     """`n` as an int, or None for a graph tensor whose value is known only when it runs."""
     if isinstance(n, Tensor):
-        value = constant_value(n)
-        return None if value is None else int(value)
-    return int(n)
+        n = constant_value(n)
+        if n is None:
+            return None
+    return whole_number(n, "eye's size")
 
 
 def _eye_dynamic(num_rows, num_columns, dtype, name):

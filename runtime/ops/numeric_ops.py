@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..errors import InvalidArgumentError
-from . import array_ops, sort_ops
+from . import array_ops, shape_utils, sort_ops
 from .core import constant, convert_to_tensor, identity, stop_gradient, zeros_like
 from .introspection_ops import get_static_value
 from .math_ops import abs as abs_, cast, equal, exp, less, log, not_equal, where
@@ -126,7 +126,7 @@ def top_k(input, k=1, sorted: bool = True, index_type=dtypes.int32,  # noqa: A00
     known = get_static_value(k)
     if known is None:
         raise ValueError("top_k needs k known while tracing (a Python int or a constant)")
-    k = int(known)
+    k = shape_utils.whole_number(known, "top_k's k")
     if k < 0:
         raise InvalidArgumentError(f"top_k: k must be non-negative, got {k}")
     n = x.shape[-1]

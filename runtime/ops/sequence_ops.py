@@ -93,7 +93,7 @@ def _axes(x, axis, what) -> list:
     known = get_static_value(axis)
     if known is None:
         raise ValueError(f"{what} needs its axis known while tracing")
-    return [int(a) for a in np.asarray(known).reshape(-1)]
+    return [shape_utils.whole_number(a, f"{what}'s axis") for a in np.asarray(known).reshape(-1)]
 
 
 def reverse(tensor, axis, name: Optional[str] = None):
@@ -136,7 +136,8 @@ def roll(input, shift, axis, name: Optional[str] = None):  # noqa: A002
     axes = _axes(x, axis, "roll")
     rank = x.shape.rank
     known = get_static_value(shift)
-    shifts = (None if known is None else [int(s) for s in np.asarray(known).reshape(-1)])
+    shifts = (None if known is None else [shape_utils.whole_number(s, "roll's shift")
+                                          for s in np.asarray(known).reshape(-1)])
     if shifts is not None and len(shifts) != len(axes):
         raise InvalidArgumentError(f"roll: shift {shifts} and axis {axes} differ in length")
     for a in axes:

@@ -23,9 +23,6 @@ def _onnx_run(cf, *arrays):
     return sess.run(None, dict(zip(names, arrays)))
 
 
-@pytest.mark.xfail(strict=True, reason="runtime/signature.py fit() zips the parameter names "
-                   "with the arguments, so a *args parameter takes only the first of the "
-                   "input_signature's specs and the rest are dropped without an error")
 def test_varargs_with_input_signature_gets_every_argument():
     def total(*xs):
         return sum(xs)
@@ -35,9 +32,6 @@ def test_varargs_with_input_signature_gets_every_argument():
 
 
 @pytest.mark.skipif(not HAS_ORT, reason="needs onnx and onnxruntime")
-@pytest.mark.xfail(strict=True, reason="runtime/backends/onnx/rules_elementwise.py exports "
-                   "Equal of strings as ONNX Equal, which opset 17 has only for numbers: the "
-                   "model written is one onnxruntime refuses to load, not an ExportError")
 def test_onnx_string_equality_is_refused_or_right():
     fn = rt.function(lambda s: s == "c", input_signature=[rt.TensorSpec([None], rt.string)])
     cf = fn.get_concrete_function()
@@ -110,10 +104,6 @@ def test_method_of_a_temporary_object():
 
 
 @pytest.mark.skipif(not HAS_ORT, reason="needs onnx and onnxruntime")
-@pytest.mark.xfail(strict=True, reason="runtime/backends/onnx exports max_pool2d as ONNX "
-                   "MaxPool, which skips a NaN that comes first in its window (onnxruntime's "
-                   "running max starts from it and never compares greater), where rt's "
-                   "max_pool2d gives NaN")
 def test_onnx_max_pool_keeps_nan_as_rt_does():
     fn = rt.function(lambda x: rt.nn.max_pool2d(x, 2, 2, "VALID"),
                      input_signature=[rt.TensorSpec([None, None, None, 1], rt.float32)])
@@ -125,10 +115,6 @@ def test_onnx_max_pool_keeps_nan_as_rt_does():
 
 
 @pytest.mark.skipif(not HAS_ORT, reason="needs onnx and onnxruntime")
-@pytest.mark.xfail(strict=True, reason="runtime/backends/onnx exports an integer ** as ONNX "
-                   "Pow, which onnxruntime computes in floating point and saturates on "
-                   "overflow (3 ** 20 in int32 gives INT_MIN), where rt, numpy and TensorFlow "
-                   "wrap around")
 def test_onnx_integer_pow_wraps_as_rt_does():
     fn = rt.function(lambda x, y: x ** y, input_signature=[rt.TensorSpec([None], rt.int32)] * 2)
     x, y = np.array([2, -2, 3], np.int32), np.array([3, 3, 20], np.int32)
@@ -173,3 +159,14 @@ def test_a_non_integral_shape_or_axis_is_refused(make):
         make()
     with pytest.raises((TypeError, rt.errors.InvalidArgumentError), match="integer"):
         rt.function(make)()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: rt.math.top_k(rt.constant([1.0, 2.0, 3.0]), 1.5),
+    lambda: rt.roll(rt.constant([1, 2, 3]), 1.5, 0),
+    lambda: rt.reverse(rt.constant([[1, 2]]), [1.5]),
+    lambda: rt.eye(2.5),
+], ids=["top_k", "roll", "reverse", "eye"])
+def test_a_non_integral_count_shift_or_axis_is_refused(make):
+    with pytest.raises(TypeError, match="integer"):
+        make()
