@@ -16,6 +16,8 @@ the error comes at the same element, after the elements before it.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import nest
 from ..core.tensor import EagerTensor, Tensor
 from ..function import function as rt_function
@@ -93,7 +95,7 @@ class Steps:
 
     def fits(self, flat) -> bool:
         """Whether a position (flat tensors) is of the kind traced."""
-        return [(t.dtype, tuple(t.shape.as_list())) for t in flat] == self.specs
+        return [(t.dtype, np.shape(t._value)) for t in flat] == self.specs
 
 
 def has_effects(cf) -> bool:
@@ -129,8 +131,7 @@ def steps_for(dataset, position, chunks: bool = True):
     they do not apply (see above); `chunks` False: no chunk traced (where blocks give
     the elements: eager_blocks.py)."""
     flat = nest.flatten(tuple(position))
-    if not flat or not all(type(t) is EagerTensor and t.shape.is_fully_defined()
-                           for t in flat):
+    if not flat or not all(type(t) is EagerTensor for t in flat):   # (shapes all known)
         return None
     cached = dataset.__dict__.get("_flat_steps")
     if cached is None:
@@ -139,7 +140,8 @@ def steps_for(dataset, position, chunks: bool = True):
         except _Unsupported:
             cached = False
         dataset.__dict__["_flat_steps"] = cached
-    if cached is False or not nest.same_structure(tuple(position), cached.structure) or \
-            not cached.fits(flat):
+    # (a position is the output of the dataset's own traced `_init` or `_next`: its nest
+    # is the one traced, and its leaves' kinds say whether the steps fit it)
+    if cached is False or len(flat) != len(cached.specs) or not cached.fits(flat):
         return None
     return cached
