@@ -442,6 +442,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                                        f"received: {axis}")
         rank_axis = rank if axis == -1 else axis
     d = constant_value(depth) if isinstance(depth, Tensor) else depth
+    if d is not None:
+        d = shape_utils.whole_number(d, "one_hot's depth")
     if d is not None and int(d) < 0:
         raise InvalidArgumentError(f"depth must be non-negative, got: {int(d)}")
     if d is None or rank_axis is None:

@@ -166,7 +166,8 @@ def test_a_non_integral_shape_or_axis_is_refused(make):
     lambda: rt.roll(rt.constant([1, 2, 3]), 1.5, 0),
     lambda: rt.reverse(rt.constant([[1, 2]]), [1.5]),
     lambda: rt.eye(2.5),
-], ids=["top_k", "roll", "reverse", "eye"])
+    lambda: rt.one_hot([0], 2.5),
+], ids=["top_k", "roll", "reverse", "eye", "one_hot"])
 def test_a_non_integral_count_shift_or_axis_is_refused(make):
     with pytest.raises(TypeError, match="integer"):
         make()
