@@ -19,6 +19,10 @@ from typing import NamedTuple, Optional
 
 from ... import control_flow
 from ...core import walk
+from ...ops import math_ops, slicing
+
+_LESS, _ADD, _SUB = (math_ops.BINARY[name] for name in ("Less", "AddV2", "Sub"))
+_SLICE = slicing.SLICE
 
 # The signed integer kinds the counter may have (numpy's `dtype.kind`): a float counter
 # may not step exactly (2**24 + 1 in float32), an unsigned one is left as it is.
@@ -44,7 +48,7 @@ def counted_loop(op) -> Optional[CountedLoop]:
     if len(cond_body.outputs) != 1:
         return None
     less = cond_body.outputs[0].op
-    if less.type != "Less" or less.graph is not cond_body.graph or len(less.inputs) != 2:
+    if less.opdef is not _LESS or less.graph is not cond_body.graph or len(less.inputs) != 2:
         return None
     counter, limit = less.inputs
     if (counter.shape.rank != 0 or counter.dtype.is_string
@@ -74,7 +78,7 @@ def _limit(cond_body, limit, n) -> Optional[tuple]:
         return None
     if limit.op.graph is not cond_body.graph:
         return (None, limit, None)  # an enclosing graph's value: fixed while the loop runs
-    if limit.op.type == "Const" and not limit.op.inputs:
+    if limit.op.opdef.constant and not limit.op.inputs:
         return (None, None, limit.op.attrs["value"])
     j = _param_index(cond_body, limit)
     if j is None or j < n:
@@ -88,7 +92,7 @@ def _test_reads_only(cond_body, less, counter) -> bool:
     for sub in cond_body.graph.operations:
         if sub is less or sub.opdef.feedable:
             continue
-        if sub.type != "Const" or sub.opdef.side_effect:
+        if not sub.opdef.constant or sub.opdef.side_effect:
             return False
     return True
 
@@ -100,11 +104,11 @@ def _body_steps(body, k) -> bool:
     if param is None:
         return False
     step = body.outputs[k].op
-    if step.type != "AddV2" or step.graph is not body.graph:
+    if step.opdef is not _ADD or step.graph is not body.graph:
         return False
     a, b = step.inputs
     one = b if a is param else a if b is param else None
-    if (one is None or one.op.type != "Const" or one.op.graph is not body.graph
+    if (one is None or not one.op.opdef.constant or one.op.graph is not body.graph
             or one.dtype is not param.dtype or one.shape.rank != 0
             or one.op.attrs["value"] != 1):
         return False
@@ -119,7 +123,7 @@ def _body_steps(body, k) -> bool:
                 return False  # the stepped value read in the body: a numpy value there
             if t is not param or sub is step:
                 continue
-            if sub.type != "StridedSlice" or pos == 0 or pos >= len(sub.inputs):
+            if sub.opdef is not _SLICE or pos == 0 or pos >= len(sub.inputs):
                 return False
     return True
 
@@ -185,10 +189,10 @@ def _int_flow(graph, flow: set, ops: set) -> bool:
         hits = [i for i, t in enumerate(sub.inputs) if id(t) in flow]
         if not hits:
             continue
-        if sub.type not in ("AddV2", "Sub") or len(hits) != 1 or len(sub.inputs) != 2:
+        if (sub.opdef is not _ADD and sub.opdef is not _SUB) or len(hits) != 1 or len(sub.inputs) != 2:
             return False
         other = sub.inputs[1 - hits[0]]
-        if (other.op.type != "Const" or other.shape.rank != 0
+        if (not other.op.opdef.constant or other.shape.rank != 0
                 or other.dtype is not sub.inputs[hits[0]].dtype
                 or sub.outputs[0].dtype is not other.dtype):
             return False
@@ -246,12 +250,12 @@ def constant_elements(op, counter_bounds: dict, arg_names) -> Optional[list]:
     and limit are constants too) as a list of the vector's elements (numpy scalars: same
     dtype, same values) when every value the counter takes is an index of it: a list
     indexed by a Python int costs a fraction of an array indexed by it. None otherwise."""
-    if (op.type != "StridedSlice" or len(op.inputs) != 2
+    if (op.opdef is not _SLICE or len(op.inputs) != 2
             or op.attrs.get("spec") != (("int", ("t", 1)),)):
         return None
     bounds = counter_bounds.get(arg_names[1])
     vector = op.inputs[0].op
-    if bounds is None or vector.type != "Const":
+    if bounds is None or not vector.opdef.constant:
         return None
     value = vector.attrs["value"]
     start, limit = bounds
@@ -265,6 +269,12 @@ def constant_elements(op, counter_bounds: dict, arg_names) -> Optional[list]:
 
 def constant_int(t) -> Optional[int]:
     """The value of `t` when it is an integer scalar constant, else None."""
-    if t.op.type != "Const" or t.shape.rank != 0 or t.dtype.np_dtype.kind not in "iu":
+    if not t.op.opdef.constant or t.shape.rank != 0 or t.dtype.np_dtype.kind not in "iu":
         return None
     return int(t.op.attrs["value"])
+
+
+def is_addition(op) -> bool:
+    """Whether `op` is an AddV2 (else, among the steps `python_int_accumulators` marks,
+    a Sub)."""
+    return op.opdef is _ADD

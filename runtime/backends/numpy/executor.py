@@ -19,7 +19,7 @@ from ...core import walk
 from ...core.leaks import no_value_error
 from .coalesce import coalesce_copies
 from .counted_loops import (constant_elements, constant_int, counted_loop, int_wrapper,
-                            python_int_accumulators)
+                            is_addition, python_int_accumulators)
 from .plan import GuardedPlan, Plan, past_deadline, too_many_iterations
 
 _counter = itertools.count()
@@ -292,9 +292,9 @@ class _Emitter(walk.Visitor):
         """`v + c`, `v - c` or `c - v` on a Python int: the constant as a Python int."""
         names = list(arg_names)
         for i, t in enumerate(op.inputs):
-            if t.op.type == "Const":
+            if t.op.opdef.constant:
                 names[i] = self.global_value(int(t.op.attrs["value"]))
-        return f"({names[0]} {'+' if op.type == 'AddV2' else '-'} {names[1]})"
+        return f"({names[0]} {'+' if is_addition(op) else '-'} {names[1]})"
 
     def _counted_loop(self, indent, op, counted, loop_vars, names, ext, body):
         """The loop as `for i in range(start, limit):` (see counted_loops): the body
