@@ -31,6 +31,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -178,14 +179,15 @@ def loop_rows(quick: bool) -> list:
 
 # -- 3. rt.data vs numpy by hand and tf.data ------------------------------------------------
 
-def data_rows(sizes, tf_sizes, quick: bool) -> list:
-    """Per size, an epoch eagerly and in rt.function against numpy by hand, and against
-    tf.data (eager, tf.function) at `tf_sizes` where TensorFlow is importable: one round
-    of tf.data above 10^4 rows (an epoch costs it tens of microseconds a row here)."""
+def data_rows(sizes, tf_sizes, quick: bool):
+    """Per size, as it is measured, the rows of an epoch eagerly and in rt.function against
+    numpy by hand, and against tf.data (eager, tf.function) at `tf_sizes` where TensorFlow
+    is importable: one round of tf.data above 10^4 rows (an epoch costs it tens of
+    microseconds a row here)."""
     tf = bench_data.import_tensorflow()
     rounds = 2 if quick else 3
-    rows = []
     for n in sizes:
+        rows = []
         with_tf = tf if n in tf_sizes else None
         m = bench_data.measure(n, rounds, with_tf, tf_rounds=1 if n > 10_000 else None)
         size = f"10^{len(str(n)) - 1}"
@@ -196,18 +198,24 @@ def data_rows(sizes, tf_sizes, quick: bool) -> list:
             if with_tf:
                 rows.append(goal_row(f"{size} rows, {label} vs tf.data", m[mode],
                                      m[f"tf_{mode}"], m[f"{mode}_vs_tf_ratio"], TF_DATA_GOAL))
-    return rows
+        yield rows
 
 
-def data_rows_elsewhere(python: str, argv: list) -> list:
-    """The data section run by another interpreter (one with TensorFlow), its rows back
-    as JSON: all of the section's timings are taken in that one process."""
+def data_rows_elsewhere(python: str, argv: list):
+    """The data section run by another interpreter (one with TensorFlow), each size's rows
+    back as a line of JSON as it is measured: all of the section's timings are taken in
+    that one process."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="3")
-    proc = subprocess.run([python, __file__, "--data-json", *argv], capture_output=True,
-                          text=True, env=env, cwd=ROOT)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{python} could not run the data section:\n{proc.stderr}")
-    return json.loads(proc.stdout.splitlines()[-1])
+    with tempfile.TemporaryFile("w+") as errors, subprocess.Popen(
+            [python, __file__, "--data-json", *argv], stdout=subprocess.PIPE,
+            stderr=errors, text=True, env=env, cwd=ROOT) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if line.startswith("["):
+                yield json.loads(line)
+        if proc.wait() != 0:
+            errors.seek(0)
+            raise RuntimeError(f"{python} could not run the data section:\n{errors.read()}")
 
 
 def main(argv=None):
@@ -224,7 +232,8 @@ def main(argv=None):
     # --full, 10^7 never
     tf_sizes = sizes[:2] if args.quick else sizes[:4] if args.full else sizes[:3]
     if args.data_json:
-        print(json.dumps(data_rows(sizes, tf_sizes, args.quick)))
+        for size_rows in data_rows(sizes, tf_sizes, args.quick):
+            print(json.dumps(size_rows), flush=True)
         return []
 
     print(f"{'goal (ours vs reference)':<44}{'ours':>10}{'ref':>10}{'ratio':>9}   "
@@ -240,15 +249,16 @@ def main(argv=None):
     print("3. rt.data: from_tensor_slices.map.shuffle(1024).batch(64), one epoch "
           "(tools/bench/bench_data.py)")
     data_argv = [a for a in ("--quick", "--full") if getattr(args, a[2:])]
-    data = (data_rows_elsewhere(args.tf_python, data_argv) if args.tf_python
+    by_size = (data_rows_elsewhere(args.tf_python, data_argv) if args.tf_python
             else data_rows(sizes, tf_sizes, args.quick))
-    rows += shown(data)
+    data = [row for size_rows in by_size for row in shown(size_rows)]
+    rows += data
     if not any("tf.data" in r["name"] for r in data):
         print(f"  TensorFlow is not importable in {args.tf_python}" if args.tf_python
               else f"  {bench_data.TF_MISSING}; or pass --tf-python")
     else:
         print(f"  (tf.data up to 10^{len(str(tf_sizes[-1])) - 1} rows"
-              + ("" if args.full else "; --full for 10^6") + ")")
+              + ("" if args.full else "; --full: up to 10^6") + ")")
     print("4. data parallel across processes (rt.distribute.initialize): no speed goal; "
           "its test: pytest tests/xla/test_distribute_processes.py")
     missed = [r["name"] for r in rows if r["ratio"] > r["goal"]]
