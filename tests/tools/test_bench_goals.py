@@ -51,3 +51,10 @@ def test_data_section_in_another_interpreter():
     names = [r["name"] for r in rows]
     assert "10^3 rows, eager vs numpy" in names and "10^5 rows, rt.function vs numpy" in names
     assert all(r["ratio"] > 0 for r in rows if "numpy" in r["name"])
+
+
+def test_times_read_back_from_a_bench_jit_row():
+    line = f"{'MLP train step 64-64-8, batch 32':<34}     242.8      94.8     119.8      2.22x\n"
+    ours, hand = bench_goals.row_times(line)
+    assert ours == pytest.approx(242.8e-6) and hand == pytest.approx(94.8e-6)
+    assert all(t != t for t in bench_goals.row_times(""))      # not a row: NaN
