@@ -63,12 +63,15 @@ def linspace(start, stop, num, axis: int = 0, name: Optional[str] = None):
     axis = shape_utils.normalize_axes(shape_utils.single_axis(axis, "linspace"), rank + 1)[0]
     known = get_static_value(num)
     if known is not None:
-        count = int(known)
+        count = shape_utils.whole_number(known, "linspace's num")
         if count < 0:
             raise InvalidArgumentError(f"linspace: num must be non-negative, got {count}")
         n = convert_to_tensor(count, dtypes.int32)
     else:
-        n = cast(convert_to_tensor(num), dtypes.int32)
+        n = convert_to_tensor(num)
+        if not n.dtype.is_integer:    # (a cast would truncate 2.5 to 2)
+            raise TypeError(f"linspace's num must be an integer, got {n.dtype.name}")
+        n = cast(n, dtypes.int32)
         count = None
     first, last = array_ops.expand_dims(a, axis), array_ops.expand_dims(b, axis)
     steps = maximum(n - 1, 1)

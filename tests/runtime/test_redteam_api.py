@@ -167,7 +167,10 @@ def test_a_non_integral_shape_or_axis_is_refused(make):
     lambda: rt.reverse(rt.constant([[1, 2]]), [1.5]),
     lambda: rt.eye(2.5),
     lambda: rt.one_hot([0], 2.5),
-], ids=["top_k", "roll", "reverse", "eye", "one_hot"])
+    lambda: rt.linspace(0.0, 1.0, 2.5),
+    lambda: rt.function(lambda n: rt.linspace(0.0, 1.0, n),
+                        input_signature=[rt.TensorSpec([], rt.float32)])(2.5),
+], ids=["top_k", "roll", "reverse", "eye", "one_hot", "linspace", "linspace_staged"])
 def test_a_non_integral_count_shift_or_axis_is_refused(make):
     with pytest.raises(TypeError, match="integer"):
         make()
