@@ -4,9 +4,9 @@ gives each batch as a slice of it.
 
 Reading `k` batches' rows at once runs the input's gathers and map once per block on
 `k * b` rows instead of once per batch, and the batch's step is then a few scalar ops
-and a slice: the state carries the block, the number of its rows that are valid, the
-number of batches it holds and the next one; a `cond` refills it when its batches are
-used up (unless the input has ended: a block of fewer rows than asked for was its
+and an index: the state carries the block, the number of its rows that are valid, the
+number of batches it holds, which one is partial, the next one, and whether the input
+may have more; a `cond` refills it when its batches are used up (unless the input has ended: a block of fewer rows than asked for was its
 last). The rows and their order are the input's: the batches are the same as one
 `_next_block(state, b)` per batch gives.
 

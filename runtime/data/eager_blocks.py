@@ -150,8 +150,10 @@ def may_give_blocks(dataset) -> bool:
     """Whether the dataset is of a kind that gives blocks (see above)."""
     if isinstance(getattr(dataset, "blocks", None), BlockedBatches):
         return True
+    # (rows of numbers: an element is a numpy scalar or a view, as the executor gives)
     return (dataset._random_access and hasattr(dataset, "_vget") and
-            shape_known(dataset._spec) and not is_dynamic(dataset._length()))
+            shape_known(dataset._spec) and not is_dynamic(dataset._length()) and
+            all(s.dtype.np_dtype.kind in "biufc" for s in nest.flatten(dataset._spec)))
 
 
 def _make(dataset, steps, flat):

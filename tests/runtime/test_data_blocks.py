@@ -262,3 +262,12 @@ def test_a_buffer_of_more_than_32768_slots():
     ds = D.from_tensor_slices(x).shuffle(b, seed=11).batch(1000)
     got = np.concatenate([t.numpy() for t in ds])
     np.testing.assert_array_equal(got, x[shuffled(n, b, 11)])
+
+
+def test_string_elements_one_by_one_and_in_shuffled_batches():
+    words = [b"a", b"bb", b"ccc", b"", b"ee", b"f", b"gg"]
+    ds = D.from_tensor_slices(rt.constant(words))
+    assert [t.numpy() for t in ds] == words
+    got = [list(t.numpy()) for t in ds.shuffle(5, seed=2).batch(3)]
+    order = [words[i] for i in shuffled(len(words), 5, 2)]
+    assert got == [order[i:i + 3] for i in range(0, len(words), 3)]
