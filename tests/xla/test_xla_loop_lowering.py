@@ -235,3 +235,44 @@ def test_scan_lowers_without_checks():
     text = plan.jitted.lower(x).as_text()
     assert "select" not in text
     np.testing.assert_allclose(plan(x)[0], np.cumsum(x, axis=0), rtol=1e-6)
+
+
+def gather_rows(x, w, offset):
+    """Each iteration reads row `i - offset` of x (negative: from the end) and adds it
+    to the carry: the gradient accumulates one row of x's gradient per iteration."""
+    acc = rt.zeros_like(w)
+    for i in rt.range(x.shape[0]):
+        acc = rt.tanh(x[i - offset] * w + acc)
+    return rt.reduce_sum(acc * acc)
+
+
+def grads_of(fn, *consts):
+    def step(x, w):
+        with rt.GradientTape() as tape:
+            tape.watch(x)
+            tape.watch(w)
+            loss = fn(x, w, *consts)
+        return [loss, *tape.gradient(loss, [x, w])]
+    return step
+
+
+@pytest.mark.parametrize("rows, offset", [(0, 0), (1, 0), (1, 1), (6, 0), (6, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_gradients_in_a_loop_agree(rows, offset, dtype):
+    x = RNG.normal(size=(rows, 3)).astype(dtype)
+    w = RNG.normal(size=3).astype(dtype)
+    expected, got = both(grads_of(gather_rows, offset), x, w)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def test_row_gradient_out_of_range_still_raises():
+    x = RNG.normal(size=(4, 3)).astype(np.float32)
+    w = np.ones(3, np.float32)
+    messages = []
+    for jit in (False, True):
+        with pytest.raises(InvalidArgumentError, match="out of bounds") as info:
+            rt.function(grads_of(gather_rows, -1), jit_compile=jit)(x, w)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

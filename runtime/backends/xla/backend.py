@@ -30,12 +30,14 @@ from .analysis import (calm_size, carry_change, induction_ranges, iteration_coun
 from .plan import XlaPlan, op_error
 from .rule_helpers import Unsupported, is_concrete
 from .rules import HOST_OPS, PREDRAWN, RULES
+from .rules_indexing import row_accumulation
 
 __all__ = ["JaxBackend", "XlaPlan", "XlaLoweringError"]
 
 
 SELECT_BUDGET = 16  # a cond whose branches run at most this many cheap ops is a select
-_SHIFTS = {math_ops.BINARY["AddV2"]: 1, math_ops.BINARY["Sub"]: -1}  # (see _Lowerer._shift_fact)
+_ADD = math_ops.BINARY["AddV2"]
+_SHIFTS = {_ADD: 1, math_ops.BINARY["Sub"]: -1}  # (see _Lowerer._shift_fact)
 
 
 class XlaLoweringError(InvalidGraphError):
@@ -156,7 +158,9 @@ class _Lowerer(walk.Visitor):
                                   "graph runs (XLA needs every shape while compiling; "
                                   "indexing the range in a loop is fine)")
             else:
-                results = RULES[d](self, op, *args)
+                results = row_accumulation(self, op, args) if d is _ADD else None
+                if results is None:
+                    results = RULES[d](self, op, *args)
         except Unsupported as e:
             where = e.op if isinstance(e, UnboundedArray) else op
             raise XlaLoweringError(f"cannot compile with XLA: {_problem(where, e)}") from None

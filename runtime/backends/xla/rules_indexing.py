@@ -10,7 +10,7 @@ import numpy as np
 from ...errors import InvalidArgumentError
 from ...ops import array_ops, slicing
 from ..rule_tables import registrar
-from .arrays import item_at
+from .arrays import item_at, with_item_at
 from .rule_helpers import Unsupported, gather_error, index_error, is_concrete, static_ints
 
 RULES: dict = {}
@@ -165,3 +165,34 @@ def _strided_slice_grad(lw, op, g, x, *tensors):
     if _item_out_of_range(index, jnp.shape(x)) is not None:  # raises if it runs
         return jnp.zeros(jnp.shape(x), dtype=jnp.result_type(g))
     return jnp.zeros(jnp.shape(x), dtype=jnp.result_type(g)).at[index].set(g)
+
+
+def row_accumulation(lw, op, args):
+    """`acc + StridedSliceGrad(g, x, i)`, the gradient of `x[i]` (one run-time index)
+    added to an accumulator of x's shape, as a loop's gradient does in each iteration:
+    `acc` with row i increased by g, as JAX's transpose of a scan writes it, instead of
+    a zeros tensor of acc's shape with one row set, added whole (a loop of T iterations
+    over T rows would cost T * T rows). The sum differs only where acc holds -0.0
+    (acc + 0.0 is +0.0). None when `op` (an AddV2 of `args`) is not that."""
+    for k in (0, 1):
+        grad = op.inputs[k].op
+        if grad.opdef is not slicing.SLICE_GRAD or len(grad.attrs["spec"]) != 1:
+            continue
+        kind, where = grad.attrs["spec"][0]
+        if kind != "int" or not isinstance(where, tuple):
+            continue
+        acc, g = args[1 - k], args[k]
+        i = lw.value(grad.inputs[1 + where[1]])
+        shape = jnp.shape(acc)
+        row = lw.value(grad.inputs[0])
+        dtype = jnp.result_type(acc)
+        if is_concrete(i) or jnp.ndim(i) or not shape or shape[0] == 0 or \
+                shape != jnp.shape(g) or jnp.shape(row) != shape[1:] or \
+                dtype != jnp.result_type(g) or dtype != jnp.result_type(row) or \
+                dtype != op.outputs[0].dtype.np_dtype:
+            continue
+        n = shape[0]
+        if not lw.ctx.bounded(i, size=n):   # (checked by the StridedSliceGrad's rule)
+            i = jnp.where(i < 0, i + n, i)
+        return with_item_at(acc, item_at(acc, i) + row, i)
+    return None
