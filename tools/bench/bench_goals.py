@@ -174,15 +174,18 @@ def loop_rows(quick: bool) -> list:
           SCALAR_LOOP_GOAL) for k in (1, 3, 5)]
     rows = []
     for name, fn, by_hand, n, goal in cases:
-        staged, arg = rt.function(fn), rt.constant(n)
+        staged, arg, hand_arg = rt.function(fn), rt.constant(n), np.int32(n)
         result = staged(arg)
         values = result if isinstance(result, tuple) else (result,)
-        np.testing.assert_array_equal([v.numpy() for v in values], by_hand(np.int32(n)))
-        (t_np, t_ours), (_, r) = suite.time_side_by_side(
-            [lambda: by_hand(np.int32(n)), lambda: staged(arg)], rounds, budget)
-        per_iteration = name.startswith("while")
-        note = (f"per iteration: {fmt_time(t_ours / n)} vs {fmt_time(t_np / n)}"
-                if per_iteration else "")
+        np.testing.assert_array_equal([v.numpy() for v in values], by_hand(hand_arg))
+        calls = [lambda: by_hand(hand_arg), lambda: staged(arg)]
+        per_iteration = fn is count_up
+        if per_iteration:   # beside it, the same loop on Python ints (no numpy scalars)
+            calls.append(lambda: count_up(n))
+        times, (_, r, *_) = suite.time_side_by_side(calls, rounds, budget)
+        t_np, t_ours = times[:2]
+        note = (f"per iteration: {fmt_time(t_ours / n)} vs {fmt_time(t_np / n)} "
+                f"(Python ints {fmt_time(times[2] / n)})" if per_iteration else "")
         rows.append(goal_row(name, t_ours, t_np, r, goal, note))
     return rows
 
