@@ -11,8 +11,9 @@ own them (imported, not copied):
    (tools/bench/bench_jit.py's programs and hand-written JAX): <= 1.1x. Rows of large
    arrays show the memory-bandwidth floor beside them: a numpy copy of the same bytes.
 2. The numpy backend's staged loops vs the same loop in numpy by hand (as in
-   tools/bench/run.py): fizzbuzz and Collatz <= 1.3x; a staged scalar `while i < n:
-   i += 1` per iteration <= 3x.
+   tools/bench/run.py: a Python loop over numpy scalars of the same dtypes): fizzbuzz
+   and Collatz <= 1.3x; a staged scalar `while i < n: i += 1` per iteration <= 3x, the
+   loop on Python ints shown beside.
 3. An rt.data pipeline epoch (tools/bench/bench_data.py) vs numpy by hand <= 3x, and vs
    tf.data <= 0.5x where TensorFlow is importable. TensorFlow pins its own numpy, so it
    lives in a separate venv: `--tf-python` runs this section in that interpreter (the
