@@ -482,3 +482,38 @@ def test_iteration_guard_stops_a_counted_loop(tmp_path):
     _same(np.asarray(s), np.float32(33 * 7 + 1))
     with pytest.raises(rt.errors.InvalidArgumentError, match="ran 100 iterations"):
         loaded(x, np.int32(101))
+
+
+def _rows(x):
+    total = rt.zeros([rt.shape(x)[1]], x.dtype)
+    n = rt.constant(0)
+    for row in x:                      # counted, iterating over x's rows
+        total = total * 0.5 + row
+        n += 1
+    return total, n
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (1, 3), (5, 3)])
+def test_loop_over_rows_of_unknown_count(shape):
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 4.0
+    want = np.zeros(shape[1], np.float32)
+    for row in x:
+        want = want * np.float32(0.5) + row
+    f = rt.function(_rows, input_signature=[rt.TensorSpec([None, 3], rt.float32)])
+    got = f(rt.constant(x))
+    _same(got[0].numpy(), want)
+    _same(got[1].numpy(), np.int32(shape[0]))
+    assert "in zip(range(" in _source(f, rt.constant(x))
+
+
+def test_fizzbuzz_counts_iterate_their_range():
+    from examples import programs
+    f = rt.function(programs.fizzbuzz_counts)
+    for n in [0, 1, 15, 100]:
+        want = [0, 0, 0, 0]
+        for i in range(1, n + 1):
+            want[0 if i % 15 == 0 else 1 if i % 3 == 0 else 2 if i % 5 == 0 else 3] += 1
+        got = f(rt.constant(n))
+        assert [(int(v), v.dtype) for v in got] == [
+            (w, rt.int32) for w in (want[1], want[2], want[0], want[3])]
+    assert "in zip(range(" in _source(f, rt.constant(5))

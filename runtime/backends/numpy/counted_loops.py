@@ -19,7 +19,7 @@ from typing import NamedTuple, Optional
 
 from ... import control_flow
 from ...core import walk
-from ...ops import math_ops, slicing
+from ...ops import array_ops, math_ops, slicing
 
 _LESS, _ADD, _SUB = (math_ops.BINARY[name] for name in ("Less", "AddV2", "Sub"))
 _SLICE = slicing.SLICE
@@ -278,3 +278,29 @@ def is_addition(op) -> bool:
     """Whether `op` is an AddV2 (else, among the steps `python_int_accumulators` marks,
     a Sub)."""
     return op.opdef is _ADD
+
+
+def iterated_element(op, counted: CountedLoop) -> Optional[tuple]:
+    """(input position of the array, the body's slice op) when the counted loop `op`
+    runs its counter from the constant 0 up to `rt.shape(a)[0]` and its body reads
+    `a[i]` (a captured): every `for x in a` of a staged loop (`rt.range`'s values, a
+    tensor's rows). The loop may then iterate over `a` itself, zipped with the counter's
+    range: the elements are `a[i]`'s (the same numpy scalars or row views), and the zip
+    stops at the limit, which is never past `a`'s end. None otherwise."""
+    if counted.limit_input is None or constant_int(op.inputs[counted.counter]) != 0:
+        return None
+    length = op.inputs[counted.limit_input].op
+    if (length.opdef is not _SLICE or length.attrs.get("spec") != (("int", 0),)
+            or len(length.inputs) != 1 or length.inputs[0].op.opdef is not array_ops.SHAPE):
+        return None
+    array = length.inputs[0].op.inputs[0]
+    n = op.attrs["num_loop_vars"]
+    body = op.opdef.bodies(op)[1]
+    counter = body.params[counted.counter]
+    for sub in body.graph.operations:
+        if (sub.opdef is _SLICE and len(sub.inputs) == 2 and sub.inputs[1] is counter
+                and sub.attrs.get("spec") == (("int", ("t", 1)),)):
+            m = _param_index(body, sub.inputs[0])
+            if m is not None and m >= n and op.inputs[m] is array:
+                return m, sub
+    return None

@@ -19,7 +19,7 @@ from ...core import walk
 from ...core.leaks import no_value_error
 from .coalesce import coalesce_copies
 from .counted_loops import (constant_elements, constant_int, counted_loop, int_wrapper,
-                            is_addition, python_int_accumulators)
+                            is_addition, iterated_element, python_int_accumulators)
 from .plan import GuardedPlan, Plan, past_deadline, too_many_iterations
 
 _counter = itertools.count()
@@ -60,6 +60,7 @@ class _Emitter(walk.Visitor):
         self.loop_depth = 0  # how many staged while loops enclose the ops emitted now
         self.int_ops: set = set()  # ids of the additions written as Python int arithmetic
         self.counter_bounds: dict = {}  # a counted loop's counter -> (start, limit), constants
+        self.iterated: dict = {}  # id(slice op) -> the name a counted loop's `for` binds
 
     def args(self, names) -> "_Args":
         a = _Args(names)
@@ -124,6 +125,9 @@ class _Emitter(walk.Visitor):
 
     def op(self, op):
         indent = self.indent
+        if id(op) in self.iterated:  # set by the `for` of its counted loop
+            self.names[id(op.outputs[0])] = self.iterated[id(op)]
+            return
         arg_names = [self.name_of(t) for t in op.inputs]
         expr = op.opdef.emit(op, self.args(arg_names)) if op.opdef.emit is not None else None
         if id(op) in self.int_ops:
@@ -318,7 +322,14 @@ class _Emitter(walk.Visitor):
         self.loop_depth += 1
         try:
             head = len(self.lines)
-            self.emit(indent, f"for {count} in range({start}, {limit}):", op)
+            element = iterated_element(op, counted)
+            if element is None:
+                self.emit(indent, f"for {count} in range({start}, {limit}):", op)
+            else:
+                value = self.fresh()
+                self.iterated[id(element[1])] = value
+                self.emit(indent, f"for {count}, {value} in zip(range({start}, {limit}), "
+                                  f"{names[element[0]]}):", op)
             if self.guards is not None:
                 self.emit_guards(indent + 1, op)
             others = [i for i in range(len(loop_vars)) if i != k]
