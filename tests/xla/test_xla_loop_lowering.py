@@ -276,3 +276,14 @@ def test_row_gradient_out_of_range_still_raises():
             rt.function(grads_of(gather_rows, -1), jit_compile=jit)(x, w)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+def test_gradients_of_slices_added_agree():
+    """Gradients of slices (not one index) added up: the sum as it is."""
+    def f(x, w):
+        return rt.reduce_sum(x[1:3] * w) + rt.reduce_sum(x[-1] * w) + rt.reduce_sum(x[::2])
+    x = RNG.normal(size=(4, 3)).astype(np.float32)
+    w = RNG.normal(size=3).astype(np.float32)
+    expected, got = both(grads_of(lambda x, w: f(x, w)), x, w)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)

@@ -178,9 +178,10 @@ def row_accumulation(lw, op, args):
         grad = op.inputs[k].op
         if grad.opdef is not slicing.SLICE_GRAD or len(grad.attrs["spec"]) != 1:
             continue
-        kind, where = grad.attrs["spec"][0]
-        if kind != "int" or not isinstance(where, tuple):
+        item = grad.attrs["spec"][0]    # (a slice's entry has four parts)
+        if item[0] != "int" or not isinstance(item[1], tuple):
             continue
+        where = item[1]
         acc, g = args[1 - k], args[k]
         i = lw.value(grad.inputs[1 + where[1]])
         shape = jnp.shape(acc)
