@@ -12,6 +12,11 @@ a Python int too, wrapped to its dtype once after the loop: when nothing reads i
 additions or subtractions of a constant, cond branches that pass it on, and the loop's
 result, every value numpy would have computed is the Python value modulo 2**bits, and
 only the last one is ever seen (`python_int_accumulators`).
+
+Two reads of the counter get cheaper still: `a[i]` in a loop from 0 to `rt.shape(a)[0]`
+(a staged `for x in a`, `rt.range`'s values) iterates over `a` itself
+(`iterated_element`), and a small constant vector indexed by a counter of constant
+bounds is read from a list of its numpy scalars (`constant_elements`).
 """
 from __future__ import annotations
 
@@ -126,7 +131,6 @@ def _body_steps(body, k) -> bool:
             if sub.opdef is not _SLICE or pos == 0 or pos >= len(sub.inputs):
                 return False
     return True
-
 
 
 class Accumulators(NamedTuple):
