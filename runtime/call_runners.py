@@ -12,15 +12,20 @@ from .core.tensor import EagerTensor, Tensor
 from .trace_keys import NUMERIC_DTYPES, PRIMITIVE_TYPES
 
 
-def positional_runner(plan, pack, structured_outputs, kinds):
+def positional_runner(plan, pack, structured_outputs, kinds, note):
     """A function of a call's positional arguments running `plan` on them and giving the
     structured outputs (`pack` of the plan's results): see
-    `ConcreteFunction.positional_runner` for `kinds`."""
+    `ConcreteFunction.positional_runner` for `kinds`. Each run first calls `note(False)`
+    (the Function's log of recent calls: a call that did not trace), from the closure,
+    which is cheaper than the caller's attribute reads."""
     direct = getattr(plan, "one_output", None)
     direct = (direct() if direct is not None and isinstance(structured_outputs, Tensor)
               else None)
     run_plan = getattr(plan, "run_device", plan)
-    if direct is not None and kinds in ((1,), (2,), (4,)):
+    # one tensor argument (at `at`), the others Python values traced in the graph
+    tensor_kinds = [(i, k) for i, k in enumerate(kinds) if k]
+    at, kind = tensor_kinds[0] if len(tensor_kinds) == 1 else (0, None)
+    if direct is not None and kind in (1, 2, 4):
         # (written out: this is all a call of one tensor in and out costs beyond XLA's)
         jitted, finish = direct
         dtype = structured_outputs.dtype
@@ -40,38 +45,50 @@ def positional_runner(plan, pack, structured_outputs, kinds):
             same_dtype = result.dtype is np_dtype
             return device_result(result, dtype)
 
-        if kinds == (4,):
+        if kind == 4:
             def run(args):
-                result = jitted(args[0].device_array)
+                note(False)
+                result = jitted(args[at].device_array)
                 if same_dtype and type(result) is not tuple:
                     return DeviceTensor(result.block_until_ready(), dtype)
                 return result_of(result)
-        elif kinds == (1,):
+        elif kind == 1:
             def run(args):
-                result = jitted(args[0]._value)
+                note(False)
+                result = jitted(args[at]._value)
                 if same_dtype and type(result) is not tuple:
                     return DeviceTensor(result.block_until_ready(), dtype)
                 return result_of(result)
         else:
             def run(args):
-                result = jitted(args[0])
+                note(False)
+                result = jitted(args[at])
                 if same_dtype and type(result) is not tuple:
                     return DeviceTensor(result.block_until_ready(), dtype)
                 return result_of(result)
-    elif kinds == (1,):
+    elif kind == 1:
         def run(args):
-            return pack(run_plan(args[0]._value))
-    elif kinds == (2,):
+            note(False)
+            return pack(run_plan(args[at]._value))
+    elif kind == 2:
         def run(args):
-            return pack(run_plan(args[0]))
-    elif kinds == (4,):
+            note(False)
+            return pack(run_plan(args[at]))
+    elif kind == 4:
         def run(args):
-            return pack(run_plan(args[0].device_array))
+            note(False)
+            return pack(run_plan(args[at].device_array))
+    elif all(k == 2 for k in kinds):     # (arrays given as they are: numpy, jax)
+        def run(args):
+            note(False)
+            return pack(run_plan(*args))
     elif all(k == 1 for k in kinds):
         def run(args):
+            note(False)
             return pack(run_plan(*[a._value for a in args]))
     else:
         def run(args):
+            note(False)
             return pack(run_plan(*picked(args, kinds)))
     return run
 
@@ -90,6 +107,23 @@ def device_result(value, dtype) -> EagerTensor:
     if type(value) is np.ndarray or value.dtype is not dtype.np_dtype:
         return wrap_array(np.asarray(value), dtype)
     return DeviceTensor(value, dtype)
+
+
+def device_packer(dtype):
+    """The function of a plan's `run_device` results giving its one output, a tensor of
+    `dtype` (`device_result`). A plan's outputs keep their dtypes from call to call:
+    once one has come out a device array of `dtype`, the others are taken as such
+    unread (a jax array's dtype is a Python property)."""
+    same_dtype = False
+
+    def pack(results):
+        nonlocal same_dtype
+        value = results[0]
+        if same_dtype:
+            return DeviceTensor(value, dtype)
+        same_dtype = type(value) is not np.ndarray and value.dtype is dtype.np_dtype
+        return device_result(value, dtype)
+    return pack
 
 
 def positional_arrays(args, copy: bool, device: bool):

@@ -310,12 +310,15 @@ class ConcreteFunction:
         the structure on each call."""
         out = self.structured_outputs
         plan = self._plan if self._plan is not None else self._compiled()
-        wrap = call_runners.device_result if hasattr(plan, "run_device") else wrap_array
+        device = hasattr(plan, "run_device")
+        wrap = call_runners.device_result if device else wrap_array
         if isinstance(out, Tensor):
             dtype = out.dtype
-
-            def pack(results):
-                return wrap(results[0], dtype)
+            if device:
+                pack = call_runners.device_packer(dtype)
+            else:
+                def pack(results):
+                    return wrap(results[0], dtype)
         elif type(out) in (tuple, list) and not any(
                 nest.is_nested(t, expand_composites=True) for t in out):
             kind, slots = type(out), []
@@ -334,21 +337,24 @@ class ConcreteFunction:
         self._pack = pack
         return pack
 
-    def positional_runner(self, kinds):
+    def positional_runner(self, kinds, note):
         """A function of a call's positional arguments running the graph on them, for
         calls whose arguments are, by position, `kinds`: 0 a Python value (traced in the
         graph), 1 an EagerTensor, 2 an array given as it is (numpy, a numpy scalar, a
         jax array the backend takes), 3 one copied into a numpy array first
         (`private_arrays`), 4 a DeviceTensor whose device array the backend takes. The
         caller has matched the arguments to the trace (`Function`'s cache of runners,
-        keyed by their types, dtypes and shapes)."""
+        keyed by their types, dtypes and shapes). Each run calls `note(False)` first (the
+        Function's log of recent calls)."""
         if type(self).run_flat is not ConcreteFunction.run_flat:   # (a loaded function)
             def run(args):
+                note(False)
                 return self.run_flat(call_runners.picked(args, kinds))
             return run
         plan = self._compiled() if self._plan is None else self._plan
         pack = self._pack if self._pack is not None else self._packer()
-        return call_runners.positional_runner(plan, pack, self.structured_outputs, kinds)
+        return call_runners.positional_runner(plan, pack, self.structured_outputs, kinds,
+                                             note)
 
     def match_argument(self, pname, traced, value, arrays, fill=None):
         """Checks argument `pname`'s `value` against its traced structure `traced` (from

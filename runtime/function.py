@@ -24,7 +24,8 @@ from . import config, distribute, nest, retracing, signature, trace_keys, traceb
 from .call_runners import positional_arrays
 from .concrete import ConcreteFunction
 from .core import backend_registry, hooks
-from .core.graph import current_graph
+from .config import functions_run_eagerly
+from .core.graph import thread_graphs
 from .core.device_tensor import DeviceTensor, is_device_array
 from .core.tensor import EagerTensor
 from .core.shapes import TensorSpec
@@ -33,6 +34,8 @@ from .gradients import function_grad
 
 # Python values the fastest call path keys by value (floats apart: see `__call__`)
 _FAST_VALUES = frozenset((int, bool, str, bytes, type(None)))
+_recording = hooks.recording     # (module-level: each call reads them)
+_graphs = thread_graphs
 _MAX_RUNNERS = 1024     # (an argument of many values keeps only the first ones fast)
 # Types of array arguments the fastest call path keys by type, dtype and shape: numpy
 # arrays, and the numeric numpy scalar types and jax array types seen (`_add_runner`)
@@ -256,11 +259,11 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         try:
-            if config.functions_run_eagerly():
+            if functions_run_eagerly():
                 return self._call_python(self._python_function, args, kwargs)
-            if current_graph() is not None:
+            if _graphs.stack:       # (current_graph(): a graph is being built)
                 return self._call_inline(args, kwargs)
-            if hooks.recording.tapes:  # an open GradientTape records the call as one entry
+            if _recording.tapes:  # an open GradientTape records the call as one entry
                 return self._call_taped(args, kwargs)
             runners = self._runners
             if runners and not kwargs:
@@ -278,8 +281,7 @@ class Function:
                         run = runners.get((t, a._dtype, a.device_array.shape))
                     else:
                         run = None
-                    if run is not None:
-                        self._log.recent.append(False)
+                    if run is not None:      # (it notes the call in the log)
                         return run(args)
                 fast = []
                 for a in args:
@@ -298,8 +300,7 @@ class Function:
                         break
                 else:
                     run = runners.get(tuple(fast))
-                    if run is not None:
-                        self._log.recent.append(False)
+                    if run is not None:      # (it notes the call in the log)
                         return run(args)
             key = None
             # Fast path: positional arguments keyed as they come (no binding); an exact
@@ -363,7 +364,8 @@ class Function:
             else:
                 return
         if len(self._runners) < _MAX_RUNNERS:
-            self._runners[tuple(fast)] = cf.positional_runner(tuple(kinds))
+            self._runners[tuple(fast)] = cf.positional_runner(tuple(kinds),
+                                                                self._log.recent.append)
 
     def _call_taped(self, args, kwargs):
         """A call while a tape is open: find the ConcreteFunction, then call it as one tape

@@ -35,6 +35,9 @@ class _State(threading.local):
 
 _state = _State()
 _recording = hooks.recording
+# This thread's graph stack, for rt.function's call path: `thread_graphs.stack` is
+# non-empty while a graph is built (current_graph() is not None), read without a call.
+thread_graphs = _state
 
 
 def _stack() -> list:
