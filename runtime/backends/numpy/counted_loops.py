@@ -36,10 +36,9 @@ _COUNTER_KINDS = "i"
 
 class CountedLoop(NamedTuple):
     """Which loop variable counts, and its limit: the input position of a captured limit,
-    an outer tensor the test reads directly, or the value of a constant in the test."""
+    or the value of a constant in the test."""
     counter: int
     limit_input: Optional[int]
-    limit_tensor: Optional[object]
     limit_value: Optional[object]
 
 
@@ -78,17 +77,17 @@ def _param_index(body, t) -> Optional[int]:
 
 
 def _limit(cond_body, limit, n) -> Optional[tuple]:
-    """(input position, outer tensor, constant value) of the limit, one of them set."""
-    if limit.shape.rank != 0:
+    """(input position, constant value) of the limit, one of them set; None for a limit
+    read another way (a loop variable may change; an outer value read directly is left
+    to the while loop)."""
+    if limit.shape.rank != 0 or limit.op.graph is not cond_body.graph:
         return None
-    if limit.op.graph is not cond_body.graph:
-        return (None, limit, None)  # an enclosing graph's value: fixed while the loop runs
     if limit.op.opdef.constant and not limit.op.inputs:
-        return (None, None, limit.op.attrs["value"])
+        return (None, limit.op.attrs["value"])
     j = _param_index(cond_body, limit)
     if j is None or j < n:
-        return None  # a loop variable: it may change
-    return (j, None, None)
+        return None
+    return (j, None)
 
 
 def _test_reads_only(cond_body, less, counter) -> bool:

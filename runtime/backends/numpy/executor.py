@@ -307,14 +307,11 @@ class _Emitter(walk.Visitor):
         k = counted.counter
         if counted.limit_input is not None:
             limit = names[counted.limit_input]
-        elif counted.limit_tensor is not None:
-            limit = self.name_of(counted.limit_tensor)
         else:
             limit = self.global_value(_scalar(counted.limit_value))
         count, start = self.fresh("f"), loop_vars[k]
         low = constant_int(op.inputs[k])
         high = (constant_int(op.inputs[counted.limit_input]) if counted.limit_input is not None
-                else None if counted.limit_tensor is not None
                 else int(counted.limit_value))
         if low is not None and high is not None:
             self.counter_bounds[count] = (low, high)
