@@ -195,3 +195,20 @@ def test_runs_on_the_default_device():
     xla = rt.function(affine, jit_compile=True)
     out = xla(np.ones(2, np.float32))
     assert isinstance(out.device_array, jax.Array)
+
+
+def test_a_variable_of_relaxed_shape_that_grows_is_not_donated(recwarn):
+    xla_v = rt.Variable(np.zeros(2, np.float32), shape=rt.TensorShape([None]))
+    np_v = rt.Variable(np.zeros(2, np.float32), shape=rt.TensorShape([None]))
+
+    def grow(v):
+        def step(x):
+            v.assign(rt.concat([v, x], 0))
+            return rt.reduce_sum(v)
+        return step
+    xla, npf = rt.function(grow(xla_v), jit_compile=True), rt.function(grow(np_v))
+    for i in range(3):
+        x = np.full(2, i, np.float32)
+        np.testing.assert_array_equal(xla(x).numpy(), npf(x).numpy())
+    np.testing.assert_array_equal(xla_v.numpy(), np_v.numpy())
+    assert not [w for w in recwarn if "donated" in str(w.message)]

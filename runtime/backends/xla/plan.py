@@ -93,8 +93,11 @@ class XlaPlan:
         outs = len(outputs) if outputs or not ctx.effects else 1
         self._ends = (outs, outs + len(self.written))
         n_in, n_vars = len(inputs), len(ctx.variables)
-        written_at = set(ctx.written)
-        # (Variable, whether the call writes it: its old value donated) per Variable
+        # The Variables written whose shape is fully known: the value written has the
+        # old one's shape and dtype, so XLA can write it into the old buffer (one of a
+        # relaxed shape may grow, and JAX warns of a donated buffer it could not use).
+        written_at = {i for i in ctx.written if ctx.variables[i].shape.is_fully_defined()}
+        # (Variable, whether its old value is donated) per Variable
         self.variable_slots = [(v, i in written_at) for i, v in enumerate(ctx.variables)]
 
         def flat(*args):
