@@ -35,7 +35,8 @@ BLOCK_BYTES = 1 << 20
 MOST_BATCHES = 64
 
 
-def _i32(n):
+def i32(n):
+    """`n` as an int32 scalar tensor (the block's counts)."""
     return constant(n, dtypes.int32)
 
 
@@ -65,8 +66,8 @@ class BlockedBatches:
     def init(self, inner_state):
         """(the input's state, the block, its valid rows, its batches, the one that is
         partial (-1: none), the next batch, whether the input may have more)."""
-        zero = _i32(0)
-        return (inner_state, zeros_for(self.block_spec), zero, zero, _i32(-1), zero,
+        zero = i32(0)
+        return (inner_state, zeros_for(self.block_spec), zero, zero, i32(-1), zero,
                 constant(True))
 
     def refill(self, inner_state):
@@ -77,31 +78,31 @@ class BlockedBatches:
             lambda t, s: reshape(t, [k, b] + s.shape.as_list()), rows, self.inner._spec)
         count = cast(count, dtypes.int32)
         if self.drop:
-            ready, partial = floordiv(count, _i32(b)), _i32(-1)
+            ready, partial = floordiv(count, i32(b)), i32(-1)
         else:
-            ready = floordiv(add(count, _i32(b - 1)), _i32(b))
-            partial = where(equal(mod(count, _i32(b)), _i32(0)), _i32(-1),
-                            subtract(ready, _i32(1)))
-        return (inner_state, rows, count, ready, partial, _i32(0),
-                equal(count, _i32(k * b)))
+            ready = floordiv(add(count, i32(b - 1)), i32(b))
+            partial = where(equal(mod(count, i32(b)), i32(0)), i32(-1),
+                            subtract(ready, i32(1)))
+        return (inner_state, rows, count, ready, partial, i32(0),
+                equal(count, i32(k * b)))
 
     def next(self, state):
         inner_state, rows, count, ready, partial, j, more = state
 
         def refill_or_end():
             return cond(more, lambda: self.refill(inner_state),
-                        lambda: (inner_state, rows, count, _i32(0), _i32(-1), _i32(0), more))
+                        lambda: (inner_state, rows, count, i32(0), i32(-1), i32(0), more))
         inner_state, rows, count, ready, partial, j, more = cond(
             greater_equal(j, ready), refill_or_end, lambda: tuple(state))
         valid = less(j, ready)
         whole = nest.map_structure(lambda t: t[j], rows)
         if not self.full:     # the last batch, where the input's length is not a multiple
             def part():
-                start = multiply(j, _i32(self.b))
+                start = multiply(j, i32(self.b))
                 return nest.map_structure(
                     lambda t, s: reshape(t, [self.k * self.b] + s.shape.as_list())[
                         start:count], rows, self.inner._spec)
             batch = cond(equal(j, partial), part, lambda: whole)
         else:
             batch = whole
-        return valid, batch, (inner_state, rows, count, ready, partial, add(j, _i32(1)), more)
+        return valid, batch, (inner_state, rows, count, ready, partial, add(j, i32(1)), more)

@@ -26,8 +26,8 @@ from ..core.tensor import EagerTensor
 from ..function import function as rt_function
 from ..ops.core import constant
 from ..ops.makers import range as rt_range
-from ..ops.math_ops import add, minimum
-from .batch_blocks import BLOCK_BYTES, BlockedBatches, row_bytes
+from ..ops.math_ops import add, cast, equal, greater, minimum
+from .batch_blocks import BLOCK_BYTES, BlockedBatches, i32, row_bytes
 from .counts import i64, is_dynamic
 from .eager_steps import has_effects
 from .structure import shape_known
@@ -102,19 +102,50 @@ class BatchBlocks(_Blocks):
         self._m = m = len(flat) - self._rows - 5
         self._k = blocks.k
         inner_structure = self.structure[0]
+        self._inner_specs = flat[:m]
 
         def refill(*inner_flat):
             state = nest.pack_sequence_as(inner_structure, list(inner_flat))
             return tuple(nest.flatten(blocks.refill(state)))
         self._refill = rt_function(refill, autograph=False).get_concrete_function(*flat[:m])
         self.usable = not has_effects(self._refill)
+        self._blocks, self._inner_structure, self._one = blocks, inner_structure, None
+
+    def _one_batch(self, base):
+        """The next batch read by itself (the input's `_next_block` of `b` rows), where a
+        block's refill raised: the batches before the one whose rows raise come first,
+        as a batch of each; the position is then the input's past it, with no block."""
+        if self._one is None:
+            blocks, structure = self._blocks, self._inner_structure
+
+            def one(*inner_flat):
+                state = nest.pack_sequence_as(structure, list(inner_flat))
+                count, rows, state = blocks.inner._next_block(state, blocks.b)
+                count = cast(count, dtypes.int32)
+                valid = (equal(count, i32(blocks.b)) if blocks.drop else
+                         greater(count, i32(0)))
+                rows = nest.map_structure(lambda t: t[:count], rows)
+                return (valid, *nest.flatten(rows), *nest.flatten(state))
+            self._one = rt_function(one, autograph=False).get_concrete_function(
+                *[EagerTensor(v, t.dtype) for v, t in zip(base[:self._m], self._inner_specs)])
+        m, r = self._m, self._rows
+        out = [t._value for t in self._one.run_flat(base[:m])]
+        if not out[0]:
+            return None             # (the step itself says what the end is)
+        element = self._element(out[1:1 + r])
+        return [(_TRUE, element)], out[1 + r:] + base[m:m + r] + [
+            np.int32(0), np.int32(0), np.int32(-1), np.int32(0), np.True_]
 
     def chunk(self, base):
         m, r = self._m, self._rows
         count, ready, partial, j, more = (int(v) for v in base[m + r:])
         if j >= ready:
             if more:
-                base = [t._value for t in self._refill.run_flat(base[:m])]
+                try:
+                    refilled = self._refill.run_flat(base[:m])
+                except Exception:   # noqa: BLE001 - the batches before the error first
+                    return self._one_batch(base)
+                base = [t._value for t in refilled]
                 count, ready, partial, j, more = (int(v) for v in base[m + r:])
             if ready == 0 or not more and j >= ready:
                 # the end: as the step, a batch that is not valid

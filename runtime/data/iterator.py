@@ -159,9 +159,12 @@ class Iterator(metaclass=DatasetType):
         """The position as tensors again (`_position`), past the elements taken."""
         if not self._steps or self._position is not None:
             return
-        flat = self._base
-        for _ in range(self._used):
-            _, flat = self._steps.step(flat)
+        if self._ahead and self._used == len(self._ahead):
+            flat = self._chunk_end          # (past the whole chunk: its end)
+        else:
+            flat = self._base
+            for _ in range(self._used):
+                _, flat = self._steps.step(flat)
         structure = self._steps.structure
         tensors = [EagerTensor(a, t.dtype) for a, t in zip(flat, nest.flatten(structure))]
         self._position = tuple(nest.pack_sequence_as(structure, tensors))

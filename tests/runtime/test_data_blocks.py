@@ -271,3 +271,18 @@ def test_string_elements_one_by_one_and_in_shuffled_batches():
     got = [list(t.numpy()) for t in ds.shuffle(5, seed=2).batch(3)]
     order = [words[i] for i in shuffled(len(words), 5, 2)]
     assert got == [order[i:i + 3] for i in range(0, len(words), 3)]
+
+
+def test_an_error_comes_at_its_batch():
+    x = np.arange(200, dtype=np.int32) - 100           # row 100 divides by zero
+    order = shuffled(200, 300, 1)
+    bad = order.index(100) // 8
+    for drop in (False, True):
+        ds = (D.from_tensor_slices(x).map(lambda v: 100 // v).shuffle(300, seed=1)
+              .batch(8, drop_remainder=drop))
+        got = []
+        with pytest.raises(rt.errors.InvalidArgumentError, match="division by zero"):
+            for b in ds:
+                got.append(b.numpy().tolist())
+        assert got == [[100 // int(x[i]) for i in order[k * 8:k * 8 + 8]]
+                       for k in range(bad)]
