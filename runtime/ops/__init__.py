@@ -12,6 +12,7 @@ from . import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, eins
                shaping_ops, sort_ops, state_ops, string_ops, summary_ops, tensor_array)
 from . import scatter_ops, sequence_ops
 from . import buffer_ops
+from . import special_math_ops
 
 operators.install()   # a + b, a[i], ... on tensors
 
@@ -30,7 +31,7 @@ def _all_ops() -> list:
             *introspection_ops.OPS, *bitwise_ops.OPS, *shaping_ops.OPS, *sort_ops.OPS,
             *einsum_ops.OPS, *linalg_ops.OPS, *linalg_decompositions.OPS,
             *summary_ops.OPS, *scatter_ops.OPS, *sequence_ops.OPS, *random_more.OPS,
-            *numerics_ops.OPS, *buffer_ops.OPS]
+            *numerics_ops.OPS, *buffer_ops.OPS, *special_math_ops.OPS]
 
 
 REGISTRY: dict = {}

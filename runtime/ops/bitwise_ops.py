@@ -1,4 +1,4 @@
-"""Bitwise ops on integer tensors, as TensorFlow's `tf.bitwise`: and, or, xor, invert.
+"""Bitwise ops on integer tensors, as TensorFlow's `tf.bitwise`: and, or, xor, invert, shifts.
 
 `&`, `|`, `^` and `~` on tensors choose by dtype, as in TensorFlow and as on Python's
 ints and bools: on bool tensors they are the logical ops (`^`: not equal), on integer
@@ -29,7 +29,30 @@ BITWISE_AND = _bitwise("BitwiseAnd", binary_infer("BitwiseAnd", INTEGER, None), 
 BITWISE_OR = _bitwise("BitwiseOr", binary_infer("BitwiseOr", INTEGER, None), np.bitwise_or)
 BITWISE_XOR = _bitwise("BitwiseXor", binary_infer("BitwiseXor", INTEGER, None), np.bitwise_xor)
 INVERT = _bitwise("Invert", unary_infer("Invert", INTEGER), np.invert)
-OPS = [BITWISE_AND, BITWISE_OR, BITWISE_XOR, INVERT]
+
+
+def clamped_shift(y, bits):
+    """The shift count as TensorFlow's kernels take it: clamped to [0, bits - 1] (a count
+    out of that range is undefined in C, and numpy's answer for it differs by platform)."""
+    return np.clip(y, 0, bits - 1).astype(y.dtype, copy=False)
+
+
+def _left_shift(x, y):
+    x = np.asarray(x)
+    bits = x.dtype.itemsize * 8
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")   # shifting the bits, as TensorFlow does
+    shifted = np.left_shift(x.astype(unsigned), clamped_shift(np.asarray(y), bits).astype(unsigned))
+    return shifted.astype(x.dtype)
+
+
+def _right_shift(x, y):
+    x = np.asarray(x)
+    return np.right_shift(x, clamped_shift(np.asarray(y), x.dtype.itemsize * 8))
+
+
+LEFT_SHIFT = _bitwise("LeftShift", binary_infer("LeftShift", INTEGER, None), _left_shift)
+RIGHT_SHIFT = _bitwise("RightShift", binary_infer("RightShift", INTEGER, None), _right_shift)
+OPS = [BITWISE_AND, BITWISE_OR, BITWISE_XOR, INVERT, LEFT_SHIFT, RIGHT_SHIFT]
 
 
 def _binary(opdef: OpDef, public: str, which: str, example: str):
@@ -58,6 +81,44 @@ bitwise_or = _binary(BITWISE_OR, "bitwise_or", "`x` or `y`", "[14, 14]")
 bitwise_xor = _binary(BITWISE_XOR, "bitwise_xor", "exactly one of `x` and `y`", "[10, 12]")
 
 
+def left_shift(x, y, name: Optional[str] = None):
+    """`x` shifted left by `y` bits, elementwise (they broadcast), as tf.bitwise.left_shift:
+    the bits shifted out are lost (a signed result wraps), and `y` is clamped to
+    [0, bits of the dtype - 1], as TensorFlow's kernel does.
+
+    Args:
+      x: an integer tensor (or what converts to one).
+      y: an integer tensor of x's dtype (a Python int takes x's dtype), the shift counts.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's dtype and the broadcast shape.
+
+    >>> rt.bitwise.left_shift(rt.constant([1, -3]), 2)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([  4, -12], dtype=int32)>
+    """
+    return apply_op(LEFT_SHIFT, list(binary_operands(x, y)), name=name)
+
+
+def right_shift(x, y, name: Optional[str] = None):
+    """`x` shifted right by `y` bits, elementwise (they broadcast), as
+    tf.bitwise.right_shift: arithmetic for signed dtypes (the sign bit is copied in), and
+    `y` clamped to [0, bits of the dtype - 1], as TensorFlow's kernel does.
+
+    Args:
+      x: an integer tensor (or what converts to one).
+      y: an integer tensor of x's dtype (a Python int takes x's dtype), the shift counts.
+      name: an optional name for the op.
+
+    Returns:
+      A tensor of x's dtype and the broadcast shape.
+
+    >>> rt.bitwise.right_shift(rt.constant([16, -16]), 2)
+    <rt.Tensor: shape=(2,), dtype=int32, numpy=array([ 4, -4], dtype=int32)>
+    """
+    return apply_op(RIGHT_SHIFT, list(binary_operands(x, y)), name=name)
+
+
 def invert(x, name: Optional[str] = None):
     """Every bit of `x` flipped, elementwise: `-x - 1` for signed integers, as Python's `~`.
 
@@ -76,7 +137,7 @@ def invert(x, name: Optional[str] = None):
 
 class bitwise:  # noqa: N801 - the namespace `rt.bitwise`, as TensorFlow's `tf.bitwise`
     """Bitwise ops on integer tensors: `bitwise_and`, `bitwise_or`, `bitwise_xor`,
-    `invert` (also `&`, `|`, `^`, `~` on integer tensors). It is a namespace, not something
+    `invert`, `left_shift`, `right_shift` (also `&`, `|`, `^`, `~` on integer tensors). It is a namespace, not something
     to instantiate.
 
     >>> print(rt.constant(12) & 6, rt.constant(12) | 6, ~rt.constant(5))
@@ -84,6 +145,7 @@ class bitwise:  # noqa: N801 - the namespace `rt.bitwise`, as TensorFlow's `tf.b
     """
     bitwise_and, bitwise_or = staticmethod(bitwise_and), staticmethod(bitwise_or)
     bitwise_xor, invert = staticmethod(bitwise_xor), staticmethod(invert)
+    left_shift, right_shift = staticmethod(left_shift), staticmethod(right_shift)
 
 
 # -- the Python operators, by dtype (runtime/ops/operators.py installs them) -------------

@@ -21,6 +21,7 @@ from ..ops import registry as ops_registry
 from ..ops import linalg_decompositions, numerics_ops, random_more
 from ..ops import scatter_ops, sequence_ops
 from ..ops import buffer_ops
+from ..ops import special_math_ops
 from ..ops import (array_ops, bitwise_ops, broadcast_ops, core, cumulative_ops, einsum_ops,
                    elementwise_ops, introspection_ops, io_ops, linalg_ops, list_ops, makers,
                    math_ops, nn_ops, pad_ops, random_ops, reduce_ops, sampling_ops, shaping_ops,
@@ -101,7 +102,7 @@ _NO_ATTRS = [
                                    "LogicalOr", "Maximum", "Minimum", "Mul", "NotEqual", "Pow",
                                    "RealDiv", "Sub")),
     elementwise_ops.CEIL, elementwise_ops.FLOOR, elementwise_ops.ROUND, elementwise_ops.LOG1P, elementwise_ops.SOFTPLUS,
-    *bitwise_ops.OPS,
+    *bitwise_ops.OPS, *special_math_ops.OPS,
     math_ops.SELECT, math_ops.WHERE_INDICES, nn_ops.ERF, nn_ops.MAX_POOL_GRAD,
     core.IDENTITY, core.STOP_GRADIENT, array_ops.RESHAPE_DYNAMIC, array_ops.RANK,
     makers.FILL_DYNAMIC, broadcast_ops.BROADCAST_LIKE, broadcast_ops.SUM_LIKE,

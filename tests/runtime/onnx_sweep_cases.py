@@ -68,7 +68,8 @@ def _unary(name):
 
 
 UNARY_FLOAT = ["negative", "abs", "sign", "square", "sqrt", "exp", "log", "tanh", "sigmoid",
-               "sin", "cos", "floor", "ceil", "round", "log1p", "softplus"]
+               "sin", "cos", "floor", "ceil", "round", "log1p", "softplus", "atan", "asin",
+               "acos", "sinh", "cosh"]
 UNARY_INT = ["negative", "abs", "sign", "square", "round"]
 BINARY_FLOAT = ["add", "subtract", "multiply", "truediv", "floordiv", "floormod", "pow",
                 "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater",

@@ -16,20 +16,22 @@ from . import rules_decompositions, rules_scatter
 from . import rules_summary
 from . import rules_gradients
 from . import rules_data
+from . import rules_special
 from . import (rules_edges, rules_effects, rules_elementwise, rules_layout, rules_math,
                rules_nn, rules_structure)
 
 RULES = merged(rules_elementwise.RULES, rules_layout.RULES, rules_effects.RULES,
                rules_math.RULES, rules_nn.RULES, rules_structure.RULES, rules_edges.RULES,
-               rules_scatter.RULES, rules_gradients.RULES)
+               rules_scatter.RULES, rules_gradients.RULES, rules_special.RULES)
 # a reason when an op that has a rule cannot be exported (or None)
 LIMITS = merged(rules_elementwise.LIMITS, rules_layout.LIMITS, rules_effects.LIMITS,
-                rules_math.LIMITS, rules_nn.LIMITS, rules_edges.LIMITS, rules_scatter.LIMITS)
+                rules_math.LIMITS, rules_nn.LIMITS, rules_edges.LIMITS, rules_scatter.LIMITS,
+                rules_special.LIMITS)
 NO_EQUIVALENT = merged(rules_effects.NO_EQUIVALENT, rules_elementwise.NO_EQUIVALENT,
                        rules_math.NO_EQUIVALENT, rules_nn.NO_EQUIVALENT,
                        rules_structure.NO_EQUIVALENT, rules_decompositions.NO_EQUIVALENT,
                        rules_draws_checks.NO_EQUIVALENT, rules_summary.NO_EQUIVALENT,
-                       rules_data.NO_EQUIVALENT)
+                       rules_data.NO_EQUIVALENT, rules_special.NO_EQUIVALENT)
 
 
 def unsupported_reason(op) -> Optional[str]:

@@ -8,6 +8,7 @@ from . import rules_decompositions, rules_draws_checks, rules_scatter
 from . import rules_summary
 from . import rules_gradients
 from . import rules_data
+from . import rules_special
 from . import (arrays, rules_effects, rules_elementwise, rules_indexing, rules_math, rules_nn,
                rules_reductions, rules_shapes, rules_structure)
 
@@ -15,7 +16,8 @@ RULES = merged(rules_shapes.RULES, rules_elementwise.RULES, rules_reductions.RUL
                rules_indexing.RULES, rules_effects.RULES, rules_math.RULES, rules_nn.RULES,
                rules_structure.RULES, rules_decompositions.RULES, rules_scatter.RULES,
                rules_draws_checks.RULES,
-               rules_summary.RULES, rules_gradients.RULES, rules_data.RULES, arrays.RULES)
+               rules_summary.RULES, rules_gradients.RULES, rules_data.RULES, arrays.RULES,
+               rules_special.RULES)
 RULES.update(arrays.range_aware(RULES))
 
 HOST_OPS = (rules_effects.HOST_OPS | rules_math.HOST_OPS | rules_summary.HOST_OPS
