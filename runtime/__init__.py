@@ -77,6 +77,11 @@ from .ops.sequence_ops import linspace, reverse, roll, sequence_mask, unique
 from .ops import numeric_ops as _numeric_ops
 from .ops.numeric_ops import reduce_logsumexp
 from .control_flow.case import case, control_dependencies
+# TensorFlow's further math names (tf.math, and those it also has at the top level)
+from .ops import math_compositions as _compositions, segment_ops as _segment_ops
+from .ops import special_math_ops as _special
+from .ops.math_compositions import add_n, repeat, truncatediv
+from .ops.special_math_ops import acos, asin, atan, atan2, cosh, sinh
 # rt.SparseTensor: a composite value; rt.sparse.to_dense/from_dense/reduce_sum/...
 from . import sparse
 from . import summary  # rt.summary: TensorBoard summaries (tensorboardX writes the files)
@@ -95,7 +100,9 @@ class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
     The same functions as at the top level (rt.math.add is rt.add, ...), plus floormod
     (= mod), truediv (= divide) and those TensorFlow keeps in tf.math only: ceil, rsqrt,
     log1p, softplus, reduce_std, reduce_variance and cumprod (floor, round and cumsum are
-    in both). It is a namespace, not something to instantiate.
+    in both), count_nonzero, divide_no_nan, squared_difference, expm1, erf, l2_normalize,
+    in_top_k and the segment reductions (segment_sum, unsorted_segment_sum, ..._mean,
+    ..._max). It is a namespace, not something to instantiate.
 
     >>> rt.math.add is rt.add
     True
@@ -120,6 +127,17 @@ class math:  # noqa: N801 - the namespace `rt.math`, as in TensorFlow
     reduce_std, reduce_variance = _reduce_ops.reduce_std, _reduce_ops.reduce_variance
     reduce_logsumexp, top_k = _numeric_ops.reduce_logsumexp, _numeric_ops.top_k
     is_nan, is_inf, is_finite = _numeric_ops.is_nan, _numeric_ops.is_inf, _numeric_ops.is_finite
+    add_n, count_nonzero = _compositions.add_n, _compositions.count_nonzero
+    divide_no_nan, squared_difference = _compositions.divide_no_nan, _compositions.squared_difference
+    truncatediv, in_top_k = _compositions.truncatediv, _compositions.in_top_k
+    atan, asin, acos, sinh, cosh = atan, asin, acos, sinh, cosh
+    atan2, expm1, erf = atan2, _special.expm1, _special.erf
+    l2_normalize = nn.l2_normalize
+    segment_sum, segment_mean, segment_max = (
+        _segment_ops.segment_sum, _segment_ops.segment_mean, _segment_ops.segment_max)
+    unsorted_segment_sum = _segment_ops.unsorted_segment_sum
+    unsorted_segment_mean = _segment_ops.unsorted_segment_mean
+    unsorted_segment_max = _segment_ops.unsorted_segment_max
 
 
 

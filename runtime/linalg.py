@@ -20,10 +20,13 @@ from .clipping import global_norm  # tf.linalg.global_norm
 from .ops.linalg_decompositions import eigh, qr, svd
 from .ops.linalg_ops import CHOLESKY, MATRIX_DETERMINANT, MATRIX_INVERSE, MATRIX_SOLVE
 from .ops.shaping_ops import broadcast_to
+from .ops.math_compositions import band_part  # compositions
+from .ops.special_math_ops import slogdet  # an op of its own
 
 __all__ = ["matmul", "matvec", "inv", "det", "solve", "norm", "diag", "diag_part", "trace",
            "eye", "matrix_transpose", "transpose", "einsum", "cholesky", "svd", "qr", "eigh"]
 __all__ += ["global_norm"]  # from clipping.py
+__all__ += ["band_part", "slogdet"]
 
 
 def _named(t, name):

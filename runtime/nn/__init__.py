@@ -21,13 +21,14 @@ from .dropout import dropout
 from .losses import (l2_loss, sigmoid_cross_entropy_with_logits,
                      softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits)
 from .normalization import batch_normalization, l2_normalize, moments
+from ..ops.math_compositions import in_top_k
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "softmax",
            "log_softmax", "softplus", "dropout", "l2_loss", "moments", "bias_add",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
            "sigmoid_cross_entropy_with_logits", "conv2d", "max_pool2d", "avg_pool2d", "silu",
            "swish", "tanh", "batch_normalization", "l2_normalize", "conv1d", "conv2d_transpose",
-           "depthwise_conv2d", "embedding_lookup"]
+           "depthwise_conv2d", "embedding_lookup", "in_top_k"]
 
 
 def __dir__():
