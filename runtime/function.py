@@ -3,7 +3,8 @@ autograph, traces it into graphs (runtime/tracing.py), caches the graphs
 (ConcreteFunctions) by the key of each call's arguments (runtime/trace_keys.py) and runs
 them.
 
-The cache key of a call: a tensor by dtype and shape, a Python primitive by value, a
+The cache key of a call: a tensor (and a numpy array, a numeric numpy scalar or a jax
+array, as TensorFlow keys numpy values) by dtype and shape, a Python primitive by value, a
 Variable by identity, nested lists/tuples/dicts/namedtuples by structure and leaves, any
 other object by identity (held weakly: the entries go when the object does).
 """
