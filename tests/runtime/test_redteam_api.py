@@ -177,16 +177,15 @@ def test_a_non_integral_count_shift_or_axis_is_refused(make):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs jax")
-@pytest.mark.xfail(strict=True, reason="runtime/backends/xla lowers a float-to-int cast as "
-                   "XLA's convert, which saturates (NaN -> 0, 1e10 -> INT_MAX), where the numpy "
-                   "executor, ONNX and TensorFlow's CPU kernel give INT_MIN: the same program "
-                   "answers differently under jit_compile")
-def test_cast_of_nan_and_out_of_range_floats_agrees_under_jit_compile():
+@pytest.mark.parametrize("dtype", [rt.int32, rt.int64, rt.int8, rt.uint8])
+def test_cast_of_nan_and_out_of_range_floats_agrees_under_jit_compile(dtype):
+    # XLA's convert saturates (NaN -> 0, 1e10 -> INT_MAX); the numpy executor, ONNX and
+    # TensorFlow's CPU kernel give the lowest int32/int64 (narrower types through int32)
     def to_int(x):
-        return rt.cast(x, rt.int32)
+        return rt.cast(x, dtype)
 
     spec = [rt.TensorSpec([None], rt.float32)]
-    x = rt.constant([np.nan, 1e10, -1e10, 2.7], rt.float32)
+    x = rt.constant([np.nan, 1e10, -1e10, 2.7, -2.7, np.inf, 3e9, 200.0, -1.0], rt.float32)
     staged = rt.function(to_int, input_signature=spec)(x).numpy()
     compiled = rt.function(to_int, input_signature=spec, jit_compile=True)(x).numpy()
     np.testing.assert_array_equal(compiled, staged)

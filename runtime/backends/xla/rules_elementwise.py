@@ -101,6 +101,23 @@ def _where_indices(lw, op, c):
                       "while compiling)")
 
 
+# What the numpy executor's cast (numpy's, TensorFlow's CPU kernel: x86's conversion)
+# gives a float out of an integer's range: the lowest int32 or int64, narrower integers
+# through int32 (then wrapped). XLA's convert saturates instead (NaN -> 0, 1e10 ->
+# INT_MAX): written out. (uint32 and uint64 keep XLA's: numpy's own rule differs again.)
+_THROUGH = {np.dtype(t): np.dtype(np.int32) for t in (np.int8, np.int16, np.int32, np.uint8,
+                                                      np.uint16)}
+_THROUGH[np.dtype(np.int64)] = np.dtype(np.int64)
+
+
 @rule(math_ops.CAST)
 def _cast(lw, op, x):
-    return jnp.asarray(x).astype(np_dtype(op.attrs["dtype"]))
+    target = np.dtype(np_dtype(op.attrs["dtype"]))
+    x = jnp.asarray(x)
+    wide = _THROUGH.get(target)
+    if wide is None or not jnp.issubdtype(x.dtype, jnp.floating):
+        return x.astype(target)
+    info = np.iinfo(wide)
+    bound = float(-int(info.min))
+    outside = jnp.isnan(x) | (x >= bound) | (x < -bound)
+    return jnp.where(outside, info.min, x.astype(wide)).astype(wide).astype(target)
