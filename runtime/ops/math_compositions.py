@@ -19,6 +19,7 @@ from ..errors import InvalidArgumentError
 from . import array_ops, shape_utils
 from .core import constant, convert_to_tensor, identity, zeros_like
 from .introspection_ops import get_static_value
+from .io_ops import assert_that
 from .makers import range as range_
 from .math_ops import (abs as abs_, binary_operands, cast, check_kind, divide, equal, floordiv, greater,
                        greater_equal, less, less_equal, logical_and, logical_or, mod,
@@ -211,6 +212,8 @@ def band_part(input, num_lower, num_upper, name: Optional[str] = None):  # noqa:
     """The band of each matrix of `input` (its last two dimensions) kept, the rest zero,
     as tf.linalg.band_part: `out[..., m, n] = input[..., m, n]` where
     `(num_lower < 0 or m - n <= num_lower) and (num_upper < 0 or n - m <= num_upper)`.
+    A bound past the matrix (num_lower > rows, num_upper > columns) raises
+    InvalidArgumentError, as TensorFlow's kernel does.
 
     Args:
       input: a tensor of rank >= 2.
@@ -235,11 +238,28 @@ def band_part(input, num_lower, num_upper, name: Optional[str] = None):  # noqa:
     cols = array_ops.expand_dims(range_(shape[-1]), 0)
     lower = cast(convert_to_tensor(num_lower), dtypes.int32)
     upper = cast(convert_to_tensor(num_upper), dtypes.int32)
+    _check_band(lower, shape[-2], x.shape[-2] if x.shape.rank else None, "num_lower", "rows")
+    _check_band(upper, shape[-1], x.shape[-1] if x.shape.rank else None, "num_upper", "columns")
     zero = convert_to_tensor(0, dtype=dtypes.int32)
     in_band = logical_and(logical_or(less(lower, zero), less_equal(rows - cols, lower)),
                           logical_or(less(upper, zero), less_equal(cols - rows, upper)))
     kept = broadcast_to(in_band, shape)
     return where(kept, x, zeros_like(x), name=name)
+
+
+def _check_band(bound, size, known_size, what, of):
+    """TensorFlow's kernel refuses a bound past the matrix (`num_lower > rows`): checked
+    while tracing where both are known, else when the graph runs."""
+    known = get_static_value(bound)
+    if known is not None and int(known) <= 0:     # within every matrix, even an empty one
+        return
+    if known is not None and known_size is not None:
+        if int(known) > known_size:
+            raise InvalidArgumentError(f"band_part: {what} must be negative or at most the "
+                                       f"number of {of} ({known_size}), got {int(known)}")
+        return
+    assert_that(less_equal(bound, size), f"band_part: {what} must be negative or at most "
+                f"the number of {of}")
 
 
 def in_top_k(targets, predictions, k, name: Optional[str] = None):

@@ -124,7 +124,8 @@ def test_slogdet_matches_numpy_every_way():
     singular = np.array([[1.0, 2.0], [2.0, 4.0]])
     for a in (batch, singular, np.array([[np.nan, 1.0], [1.0, 1.0]]), np.zeros((0, 0)),
               np.array([[-3.0]]), np.diag([1e200, 1e200, 1e-5])):
-        sign, logdet = np.linalg.slogdet(a)
+        with np.errstate(invalid="ignore"):
+            sign, logdet = np.linalg.slogdet(a)
         if np.isnan(a).any():
             sign, logdet = np.nan, np.nan
         check_every_way(rt.linalg.slogdet, (np.float64(sign), np.float64(logdet)), a,

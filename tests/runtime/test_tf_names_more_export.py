@@ -175,6 +175,17 @@ def test_band_part_matches_tensorflows_documented_example_every_way():
                     np.zeros((0, 3), np.int32))
     assert_gradient(lambda x: rt.linalg.band_part(x, 0, 1) * np.arange(9.0).reshape(3, 3),
                     np.ones((3, 3)))
+    for lower, upper in ((4, 0), (0, 6)):   # past the 3 x 5 matrices, as TensorFlow refuses
+        with pytest.raises(rt.errors.InvalidArgumentError, match="at most"):
+            rt.linalg.band_part(rt.constant(batch), lower, upper)
+        with pytest.raises(rt.errors.InvalidArgumentError, match="at most"):
+            rt.function(lambda x, lo, up: rt.linalg.band_part(x, lo, up))(
+                rt.constant(batch), rt.constant(lower), rt.constant(upper))
+    spec = rt.TensorSpec([None, None], rt.float32)
+    unknown = rt.function(lambda x: rt.linalg.band_part(x, 2, -1), input_signature=[spec])
+    np.testing.assert_array_equal(unknown(batch[0]).numpy(), _band_reference(batch[0], 2, -1))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="at most"):
+        unknown(batch[0][:1])
 
 
 def test_in_top_k_counts_ties_in_and_refuses_non_finite_and_out_of_range_targets():
@@ -225,7 +236,7 @@ def test_onnx_export_agrees_for_the_compositions_and_float32_ops():
         (rt.math.squared_difference, (f, g)), (rt.math.count_nonzero, (f,)),
         (rt.math.truncatediv, (i, j)), (rt.math.atan, (f,)), (rt.math.asin, (g / 4,)),
         (rt.math.acos, (g / 4,)), (rt.math.sinh, (f,)), (rt.math.cosh, (f,)),
-        (lambda m: rt.linalg.band_part(m, 1, 0), (np.arange(12, dtype=np.float32).reshape(3, 4),)),
+        (lambda m: rt.linalg.band_part(m, 0, -1), (np.arange(12, dtype=np.float32).reshape(3, 4),)),
         (lambda m: rt.repeat(m, [1, 0, 2], axis=1), (np.ones((2, 3), np.float32),)),
         (lambda x, y: rt.math.in_top_k(y, x, 2),
          (np.array([[0.1, 0.9, 0.5], [np.nan, 1.0, 2.0]], np.float32), np.int32([2, 0]))),
@@ -256,3 +267,38 @@ def test_repeat_with_run_time_counts_is_refused_by_jit_compile():
     with pytest.raises(Exception, match="(?i)shape|boolean_mask|known"):
         f(rt.constant([1.0, 2.0]), rt.constant([1, 2]))
     assert every_way(lambda t: rt.repeat(t, [1, 2]), np.float32([1.0, 2.0]))["eager"][0].size == 3
+
+
+@pytest.mark.parametrize("jit", [False, pytest.param(True, marks=pytest.mark.skipif(
+    not HAS_JAX, reason="needs jax"))])
+def test_one_trace_of_unknown_length_serves_every_length(jit):
+    """Traced once with lengths unknown (input_signature), each name gives numpy's
+    answer for empty, one-element and longer inputs."""
+    vec = rt.TensorSpec([None], rt.float32)
+    ids = rt.TensorSpec([None], rt.int32)
+    fns = {
+        "count_nonzero": (rt.function(lambda x: rt.math.count_nonzero(x), input_signature=[vec],
+                                      jit_compile=jit), lambda x, i: np.int64(np.sum(x != 0))),
+        "divide_no_nan": (rt.function(lambda x: rt.math.divide_no_nan(x, x - 1.0),
+                                      input_signature=[vec], jit_compile=jit),
+                          lambda x, i: np.where(x == 1, 0, x / np.where(x == 1, 1, x - 1))),
+        "add_n": (rt.function(lambda x: rt.add_n([x, x, x]), input_signature=[vec],
+                              jit_compile=jit), lambda x, i: x + x + x),
+        "segment_sum": (rt.function(lambda x, s: rt.math.unsorted_segment_sum(x, s, 3),
+                                    input_signature=[vec, ids], jit_compile=jit),
+                        lambda x, i: _segment_reference(x, i, 3, np.sum, 0)),
+        "segment_max": (rt.function(lambda x, s: rt.math.unsorted_segment_max(x, s, 3),
+                                    input_signature=[vec, ids], jit_compile=jit),
+                        lambda x, i: _segment_reference(x, i, 3, np.max, -np.inf)),
+        "atan2": (rt.function(lambda x: rt.math.atan2(x, x - 0.5), input_signature=[vec],
+                              jit_compile=jit), lambda x, i: np.arctan2(x, x - 0.5)),
+    }
+    for n in (0, 1, 5):
+        x = np.array([0.0, np.nan, 1.0, -2.5, 3.0][:n], np.float32)
+        i = np.array([2, 0, -1, 2, 1][:n], np.int32)
+        for name, (fn, want) in fns.items():
+            args = (x, i) if name.startswith("segment") else (x,)
+            with np.errstate(all="ignore"):
+                expected = np.asarray(want(x, i)).astype(fn(*args).numpy().dtype)
+            np.testing.assert_allclose(fn(*args).numpy(), expected, rtol=1e-6, equal_nan=True,
+                                       err_msg=f"{name} n={n}")
