@@ -302,3 +302,29 @@ def test_one_trace_of_unknown_length_serves_every_length(jit):
                 expected = np.asarray(want(x, i)).astype(fn(*args).numpy().dtype)
             np.testing.assert_allclose(fn(*args).numpy(), expected, rtol=1e-6, equal_nan=True,
                                        err_msg=f"{name} n={n}")
+
+
+def test_segment_max_splits_the_gradient_among_ties_as_tensorflow():
+    x = rt.constant([3.0, 3.0, 1.0, 2.0], rt.float64)
+    with rt.GradientTape() as tape:
+        tape.watch(x)
+        y = rt.reduce_sum(rt.math.unsorted_segment_max(x, rt.constant([0, 0, 0, 1]), 3))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.5, 0.5, 0.0, 1.0])
+
+
+def test_the_new_ops_survive_saving_and_loading(tmp_path):
+    @rt.function(input_signature=[rt.TensorSpec([None, 2, 2], rt.float32),
+                                  rt.TensorSpec([None], rt.int32)])
+    def program(m, bits):
+        sign, logdet = rt.linalg.slogdet(m)
+        flat = rt.reshape(m, [-1])
+        return (sign, logdet, rt.math.atan2(flat, flat + 1.0), rt.math.expm1(flat),
+                rt.math.atan(flat) + rt.math.asin(flat / 10.0) + rt.math.acos(flat / 10.0)
+                + rt.math.sinh(flat) + rt.math.cosh(flat) + rt.math.erf(flat),
+                rt.bitwise.left_shift(bits, 3), rt.bitwise.right_shift(bits, 40))
+    rt.saved.save(program, str(tmp_path / "m"))
+    loaded = rt.saved.load(str(tmp_path / "m"))
+    m = np.array([[[1.0, 2.0], [3.0, -4.0]], [[np.nan, 0.0], [0.0, 1.0]]], np.float32)
+    bits = np.array([1, -9, 0], np.int32)
+    for got, want in zip(loaded.program(m, bits), program(m, bits)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
