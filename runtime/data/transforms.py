@@ -324,6 +324,13 @@ class Repeat(Transformed):
     def __init__(self, inner, count):
         super().__init__(inner)
         self._c = -1 if count is None else _count_arg(count, "repeat: count")
+        if self._random_access and hasattr(inner, "_vget"):   # many elements at once
+            self._vget = lambda idx: inner._vget(self._wrapped(idx))
+
+    def _wrapped(self, i):
+        """The input's index of index `i` (its length known: the index modulo it)."""
+        n = self._inner._length()
+        return i if n is None else mod(i, i64(largest(n, 1)))
 
     def _cardinality(self):
         if self._random_access:
@@ -348,8 +355,7 @@ class Repeat(Transformed):
         return choose(greater_equal(n, i64(NO_END)), NO_END, times(n, c))
 
     def _get(self, i):
-        n = self._inner._length()
-        return self._inner._get(i if n is None else mod(i, i64(largest(n, 1))))
+        return self._inner._get(self._wrapped(i))
 
     def _init(self, epoch):
         if self._random_access:
