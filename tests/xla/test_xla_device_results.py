@@ -212,3 +212,15 @@ def test_a_variable_of_relaxed_shape_that_grows_is_not_donated(recwarn):
         np.testing.assert_array_equal(xla(x).numpy(), npf(x).numpy())
     np.testing.assert_array_equal(xla_v.numpy(), np_v.numpy())
     assert not [w for w in recwarn if "donated" in str(w.message)]
+
+
+@pytest.mark.parametrize("fn", [lambda x: None, lambda x: (), lambda x: (x, 1.5, None)],
+                         ids=["none", "empty", "mixed"])
+def test_results_without_tensors_or_with_python_values(fn):
+    xla, npf = pair(fn)
+    x = np.ones(2, np.float32)
+    got, want = xla(x), npf(x)
+    assert type(got) is type(want)
+    if isinstance(want, tuple) and want:
+        np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+        assert got[1:] == want[1:]

@@ -172,7 +172,8 @@ class XlaPlan:
             if type(results) is not tuple:        # one output, no check in the trace
                 return (results.block_until_ready(),)
             if len(results) == outs_end:          # no check in the trace
-                results[0].block_until_ready()    # (the outputs of a run end together)
+                if results:
+                    results[0].block_until_ready()    # (the outputs of a run end together)
                 return results
             return self._finish(results[:outs_end], results[written_end:])
         # (Written out, not in helpers: the Python of this path shows several times over in
