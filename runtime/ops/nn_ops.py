@@ -34,11 +34,15 @@ def out_and_pads(size, k, stride, dilation, padding, opname):
         return out, (total // 2, total - total // 2)
     before, after = (0, 0) if padding == "VALID" else padding
     span = size + before + after - eff
-    if span < 0:
+    # TensorFlow's (span + stride) / stride, in C++'s division toward zero: a window
+    # larger than the input by less than two strides gives no output, not an error
+    out = int((span + stride) / stride) if span < 0 else span // stride + 1
+    if out < 0:
         raise InvalidArgumentError(
             f"{opname}: the window ({k} with dilation {dilation}) is larger than the padded "
-            f"input ({size} + {before + after}): computed output size would be negative")
-    return span // stride + 1, (before, after)
+            f"input ({size} + {before + after}) by {-span} (at least twice the stride "
+            f"{stride}): computed output size would be negative")
+    return out, (before, after)
 
 
 def geometry(opname, hw, khw, strides, dilations, padding):
@@ -75,8 +79,16 @@ def _check_float(opname, t, what):
 def _windows(xp, khw, strides, dilations, out_hw):
     """(N, OH, OW, C, KH, KW): the windows of the padded input `xp`, as a view."""
     (kh, kw), (sh, sw), (dh, dw), (oh, ow) = khw, strides, dilations, out_hw
+    if oh == 0 or ow == 0:      # a window larger than the input: no output (out_and_pads)
+        return np.empty((xp.shape[0], oh, ow, xp.shape[3], kh, kw), xp.dtype)
     v = sliding_window_view(xp, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
     return v[:, :(oh - 1) * sh + 1:sh, :(ow - 1) * sw + 1:sw, :, ::dh, ::dw]
+
+
+def _no_output(geo) -> bool:
+    """Whether a window larger than the input leaves no output (out_and_pads): every
+    gradient of the op is then zero."""
+    return geo[0][0] == 0 or geo[1][0] == 0
 
 
 def _pad_hw(x, pads, value=0):
@@ -183,6 +195,8 @@ def _bp_input_infer(inputs, strides, padding, dilations):
 def _bp_input_kernel(sizes, w, g, strides, padding, dilations):
     x_shape = tuple(int(d) for d in sizes)
     geo = geometry("Conv2DBackpropInput", x_shape[1:3], w.shape[:2], strides, dilations, padding)
+    if _no_output(geo):
+        return np.zeros(x_shape, g.dtype)
     kh, kw = w.shape[:2]
     out, views = _scatter_target(x_shape, (kh, kw), strides, dilations, geo, g.dtype)
     g2 = g.reshape(-1, g.shape[3])
@@ -212,6 +226,8 @@ def _bp_filter_infer(inputs, strides, padding, dilations):
 def _bp_filter_kernel(x, sizes, g, strides, padding, dilations):
     khw = (int(sizes[0]), int(sizes[1]))
     geo = geometry("Conv2DBackpropFilter", x.shape[1:3], khw, strides, dilations, padding)
+    if _no_output(geo):
+        return np.zeros(khw + (x.shape[3], g.shape[3]), g.dtype)
     win = _windows(_pad_hw(x, [p for _, p in geo]), khw, strides, dilations,
                    [o for o, _ in geo])
     n, oh, ow, c, kh, kw = win.shape
@@ -288,6 +304,8 @@ def _first_max(win):
 
 def _max_pool_grad_kernel(x, g, ksize, strides, padding):
     win, geo = _max_windows(x, ksize, strides, padding, "MaxPoolGrad")
+    if _no_output(geo):
+        return np.zeros(x.shape, g.dtype)
     idx = _first_max(win)
     kh, kw = ksize
     cols = np.zeros(idx.shape[:3] + (kh, kw, idx.shape[3]), dtype=g.dtype)
@@ -361,6 +379,8 @@ def _avg_grad_infer(inputs, ksize, strides, padding):
 def _avg_pool_grad_kernel(sizes, g, ksize, strides, padding):
     x_shape = tuple(int(d) for d in sizes)
     geo = geometry("AvgPoolGrad", x_shape[1:3], ksize, strides, ONE, padding)
+    if _no_output(geo):
+        return np.zeros(x_shape, g.dtype)
     share = g / avg_counts(x_shape[1:3], ksize, strides, padding)[None, :, :, None].astype(g.dtype)
     cols = np.broadcast_to(share[:, :, :, None, None, :], share.shape[:3] + tuple(ksize)
                            + share.shape[3:])

@@ -270,8 +270,11 @@ def test_conv2d_shapes_and_errors():
         rt.nn.conv2d(ones, np.ones((2, 2, 2, 1), np.float32), [2, 1, 1, 1], "VALID")
     with pytest.raises(ValueError, match="'SAME' or 'VALID'"):
         rt.nn.conv2d(ones, np.ones((2, 2, 2, 1), np.float32), 1, "FULL")
+    # TensorFlow's (span + stride) / stride toward zero: larger by one stride is empty,
+    # by two an error
+    assert rt.nn.conv2d(ones, np.ones((5, 5, 2, 1), np.float32), 1, "VALID").shape[1:3] == [0, 0]
     with pytest.raises(InvalidArgumentError, match="output size would be negative"):
-        rt.nn.conv2d(ones, np.ones((5, 5, 2, 1), np.float32), 1, "VALID")
+        rt.nn.conv2d(ones, np.ones((6, 6, 2, 1), np.float32), 1, "VALID")
     with pytest.raises(InvalidArgumentError, match="4-dimensional"):
         rt.nn.conv2d(ones[0], np.ones((2, 2, 2, 1), np.float32), 1, "VALID")
     with pytest.raises(InvalidArgumentError, match="int32"):

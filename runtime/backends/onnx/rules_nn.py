@@ -13,6 +13,8 @@ import numpy as np
 
 from ...core import dtypes
 from ...ops import nn_ops
+from ...ops.nn_ops import out_and_pads
+from .rules_edges import fail_where
 
 TO_NCHW, TO_NHWC, HWIO_TO_OIHW = [0, 3, 1, 2], [0, 2, 3, 1], [3, 2, 0, 1]
 
@@ -33,6 +35,32 @@ def _pads_attrs(op, khw, dilations):
     return {"auto_pad": "SAME_UPPER"}
 
 
+def _valid_windows_only(ex, op, x, y, ksize):
+    """The pool `y` (NCHW) of `x` (NCHW) with VALID or explicit padding, where a window
+    larger than the padded input gives no output as ours (TensorFlow's output size
+    (span + stride) / stride), not onnxruntime's one: sliced to nothing along that
+    dimension; and failing where ours raises (the window larger by two strides or more)."""
+    padding = op.attrs["padding"]
+    if padding == "SAME":
+        return y
+    (pt, pb), (pl, pr) = ((0, 0), (0, 0)) if padding == "VALID" else padding
+    strides = list(op.attrs["strides"])
+    hw = op.inputs[0].shape.as_list()[1:3] if op.inputs[0].shape.rank == 4 else [None, None]
+    if None not in hw:      # (shape inference already refused a negative size)
+        outs = [out_and_pads(n, k, s, 1, pads, "ONNX export")[0]
+                for n, k, s, pads in zip(hw, ksize, strides, ((pt, pb), (pl, pr)))]
+        if 0 not in outs:
+            return y
+        return ex.one("Slice", [y, ex.ints([0, 0]), ex.ints(outs), ex.ints([2, 3])])
+    padded = ex.one("Add", [ex.one("Slice", [ex.one("Shape", [x]), ex.ints([2]), ex.ints([4])]),
+                            ex.ints([pt + pb, pl + pr])])
+    negative = ex.one("Less", [padded, ex.ints([k - 2 * s + 1 for k, s in zip(ksize, strides)])])
+    y = fail_where(ex, negative, y, f"{op.type}: computed output size would be negative")
+    small = ex.one("Less", [padded, ex.ints(ksize)])
+    ends = ex.one("Where", [small, ex.ints([0, 0]), ex.ints([np.iinfo(np.int64).max] * 2)])
+    return ex.one("Slice", [y, ex.ints([0, 0]), ends, ex.ints([2, 3])])
+
+
 def _nchw(ex, name):
     return ex.one("Transpose", [name], perm=TO_NCHW)
 
@@ -49,9 +77,11 @@ def _conv2d(ex, op, ins):
 def _pool(onnx_type, **extra):
     def rule(ex, op, ins):
         ksize = list(op.attrs["ksize"])
-        y = ex.one(onnx_type, [_nchw(ex, ins[0])], kernel_shape=ksize,
+        x = _nchw(ex, ins[0])
+        y = ex.one(onnx_type, [x], kernel_shape=ksize,
                    strides=list(op.attrs["strides"]), **_pads_attrs(op, ksize, nn_ops.ONE),
                    **extra)
+        y = _valid_windows_only(ex, op, x, y, ksize)
         return [ex.one("Transpose", [y], perm=TO_NHWC)]
     return rule
 
@@ -69,7 +99,8 @@ def _max_pool(ex, op, ins):
     has_nan = ex.one("Cast", [ex.one("MaxPool", [mask], **attrs)],
                      to=ex.elem_type(dtypes.bool_))
     nan = ex.const(np.asarray(np.nan, op.inputs[0].dtype.np_dtype))
-    return [ex.one("Transpose", [ex.one("Where", [has_nan, nan, y])], perm=TO_NHWC)]
+    y = _valid_windows_only(ex, op, x, ex.one("Where", [has_nan, nan, y]), ksize)
+    return [ex.one("Transpose", [y], perm=TO_NHWC)]
 
 
 def _conv_filter_known(op):

@@ -106,8 +106,10 @@ def _scatter(parts, x_shape, ksize, strides, geo, dtype):
 @rule(nn_ops.MAX_POOL_GRAD)
 def _max_pool_grad(lw, op, x, g):
     ksize, strides = op.attrs["ksize"], op.attrs["strides"]
-    idx, geo = _first_max(x, ksize, strides, op.attrs["padding"], "MaxPoolGrad")
     g = jnp.asarray(g)
+    if 0 in jnp.shape(g)[1:3]:          # a window larger than the input: no output
+        return jnp.zeros(jnp.shape(x), g.dtype)
+    idx, geo = _first_max(x, ksize, strides, op.attrs["padding"], "MaxPoolGrad")
     parts = [((k // ksize[1], k % ksize[1]), jnp.where(idx == k, g, jnp.zeros((), g.dtype)))
              for k in range(ksize[0] * ksize[1])]
     return _scatter(parts, jnp.shape(x), ksize, strides, geo, g.dtype)
