@@ -22,12 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import nest
-from ..control_flow import cond
+from ..control_flow import cond, while_loop
 from ..core import dtypes
-from ..ops.array_ops import reshape
+from ..ops.array_ops import gather, reshape
 from ..ops.core import constant
-from ..ops.math_ops import (add, cast, equal, floordiv, greater_equal, less, mod, multiply,
-                            subtract, where)
+from ..ops.makers import range as rt_range
+from ..ops.math_ops import (add, cast, equal, floordiv, greater_equal, less, logical_and,
+                            logical_not, maximum, minimum, mod, multiply, subtract, where)
 from .counts import is_dynamic
 from .structure import batched_spec, zeros_for
 
@@ -96,6 +97,75 @@ class BlockedBatches:
             greater_equal(j, ready), refill_or_end, lambda: tuple(state))
         valid = less(j, ready)
         whole = nest.map_structure(lambda t: t[j], rows)
+        if not self.full:     # the last batch, where the input's length is not a multiple
+            def part():
+                start = multiply(j, i32(self.b))
+                return nest.map_structure(
+                    lambda t, s: reshape(t, [self.k * self.b] + s.shape.as_list())[
+                        start:count], rows, self.inner._spec)
+            batch = cond(equal(j, partial), part, lambda: whole)
+        else:
+            batch = whole
+        return valid, batch, (inner_state, rows, count, ready, partial, add(j, i32(1)), more)
+
+
+class CarriedBatches(BlockedBatches):
+    """`inner.batch(b, drop)` over an input whose blocks may be short before its end
+    (block_rows.py: a filter, a repeat): the rows of a block that fill no whole batch
+    are carried to the front of the next block, so every batch but the last holds `b`
+    rows, as the element by element batch fills them (a batch may span two epochs of a
+    repeat, as tf.data's). The block has one batch more than is read at once (`k - 1`
+    batches' rows read, and up to `b - 1` carried); a refill repeats while no whole
+    batch is ready and the input may have more."""
+
+    def __init__(self, inner, rows, b: int, drop: bool, most=None):
+        self.rows = rows
+        super().__init__(inner, b, drop)
+        # (no more rows read at once than the input may give: `most`, where known)
+        self.read = self.k if most is None else max(1, min(self.k, -(-most // b)))
+        self.k = self.read + 1
+        self.full = drop
+        self.block_spec = batched_spec(batched_spec(inner._spec, b), self.k)
+
+    def refill(self, state):
+        """The state with the next block read (see `BlockedBatches.init`)."""
+        inner_state, rows, count, ready, _, _, _ = state
+        b, k = self.b, self.k
+        cells = k * b
+        carried = subtract(count, multiply(ready, i32(b)))      # (< b rows)
+        got, more, fresh, inner_state = self.rows(inner_state, self.read * b)
+        got = cast(got, dtypes.int32)
+        p = rt_range(i32(0), i32(cells), i32(1))
+        old_at = minimum(add(p, multiply(ready, i32(b))), i32(cells - 1))
+        new_at = minimum(maximum(subtract(p, carried), i32(0)), i32(self.read * b - 1))
+        before = less(p, carried)
+
+        def combine(old, new, spec):
+            shape = spec.shape.as_list()
+            old = reshape(old, [cells] + shape)
+            picked = where(reshape(before, [cells] + [1] * len(shape)),
+                           gather(old, old_at), gather(new, new_at))
+            return reshape(picked, [k, b] + shape)
+        rows = nest.map_structure(combine, rows, fresh, self.inner._spec)
+        count = add(carried, got)
+        whole = floordiv(count, i32(b))
+        if self.drop:
+            ready, partial = whole, i32(-1)
+        else:
+            last = floordiv(add(count, i32(b - 1)), i32(b))
+            ready = where(more, whole, last)
+            partial = where(logical_and(logical_not(more), less(whole, last)),
+                            subtract(last, i32(1)), i32(-1))
+        return (inner_state, rows, count, ready, partial, i32(0), more)
+
+    def next(self, state):
+        def wanting(*s):
+            return logical_and(greater_equal(s[5], s[3]), s[6])
+        state = while_loop(wanting, lambda *s: self.refill(s), tuple(state))
+        inner_state, rows, count, ready, partial, j, more = state
+        valid = less(j, ready)
+        at = minimum(j, i32(self.k - 1))          # (past the end: a row not used)
+        whole = nest.map_structure(lambda t: t[at], rows)
         if not self.full:     # the last batch, where the input's length is not a multiple
             def part():
                 start = multiply(j, i32(self.b))

@@ -27,7 +27,7 @@ from ..function import function as rt_function
 from ..ops.core import constant
 from ..ops.makers import range as rt_range
 from ..ops.math_ops import add, cast, equal, greater, minimum
-from .batch_blocks import BLOCK_BYTES, BlockedBatches, i32, row_bytes
+from .batch_blocks import BLOCK_BYTES, BlockedBatches, CarriedBatches, i32, row_bytes
 from .counts import i64, is_dynamic
 from .eager_steps import has_effects
 from .structure import shape_known
@@ -152,6 +152,11 @@ class BatchBlocks(_Blocks):
                 parts = [leaf[0] for leaf in base[m:m + r]]
                 return [(_FALSE, self._element(parts))], base[:m + r] + [
                     np.int32(count), np.int32(0), np.int32(-1), np.int32(1), np.bool_(more)]
+        return self._batches(base, count, ready, partial, j)
+
+    def _batches(self, base, count, ready, partial, j):
+        """The block's batches `j .. ready - 1` (a view each), and the position after."""
+        m, r = self._m, self._rows
         rows = base[m:m + r]
         if self._single:
             leaf, dtype = rows[0], self._leaves[0]
@@ -165,6 +170,38 @@ class BatchBlocks(_Blocks):
                    for leaf in rows]
             elements[partial - j] = (_TRUE, self._element(cut))
         return elements, base[:m + r + 3] + [np.int32(ready), base[-1]]
+
+
+class CarriedBlocks(BatchBlocks):
+    """A batch's batches where the rows left over from a block are carried into the next
+    (batch_blocks.py, `CarriedBatches`): its refill is of the whole position, run while
+    no batch is ready and the input may have more, as its step runs it."""
+
+    def __init__(self, dataset, steps, flat):
+        _Blocks.__init__(self, steps, dataset._spec)
+        blocks = dataset.blocks
+        self._b, self._k = blocks.b, blocks.k
+        self._rows = len(nest.flatten(blocks.block_spec))
+        self._m = len(flat) - self._rows - 5
+        structure = self.structure
+
+        def refill(*flat):
+            state = nest.pack_sequence_as(structure, list(flat))
+            return tuple(nest.flatten(blocks.refill(state)))
+        self._refill = rt_function(refill, autograph=False).get_concrete_function(*flat)
+        self.usable = not has_effects(self._refill)
+
+    def chunk(self, base):
+        m, r = self._m, self._rows
+        count, ready, partial, j, more = (int(v) for v in base[m + r:])
+        while j >= ready and more:
+            base = [t._value for t in self._refill.run_flat(base)]
+            count, ready, partial, j, more = (int(v) for v in base[m + r:])
+        if j >= ready:      # the end: as the step, a batch that is not valid
+            parts = [leaf[min(j, self._k - 1)] for leaf in base[m:m + r]]
+            return [(_FALSE, self._element(parts))], base[:m + r + 3] + [
+                np.int32(j + 1), base[-1]]
+        return self._batches(base, count, ready, partial, j)
 
 
 def blocks_for(dataset, steps, flat):
@@ -191,7 +228,8 @@ def _make(dataset, steps, flat):
     if not may_give_blocks(dataset):
         return None
     if isinstance(getattr(dataset, "blocks", None), BlockedBatches):
-        made = BatchBlocks(dataset, steps, flat)
+        kind = CarriedBlocks if isinstance(dataset.blocks, CarriedBatches) else BatchBlocks
+        made = kind(dataset, steps, flat)
         return made if made.usable else None
     n = dataset._length()
     if n == 0 or len(flat) != 1:

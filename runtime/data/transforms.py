@@ -15,7 +15,8 @@ from ..ops.makers import range as rt_range
 from ..ops.math_ops import (add, cast, equal, greater, greater_equal, less, less_equal,
                             logical_and, logical_not, minimum, mod, multiply, where)
 from .base import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, kind, static_count
-from .batch_blocks import BlockedBatches
+from .batch_blocks import BlockedBatches, CarriedBatches
+from .block_rows import filtered, mapped, most_rows, repeated, rows_source
 from .counts import (NO_END, cardinality_of, ceil_quotient, choose, i64, is_dynamic, is_zero,
                      largest, minus, quotient, smallest, times)
 from .structure import TracedFunction, batched_spec, shape_known, zeros_for
@@ -61,6 +62,11 @@ class Map(Transformed):
                 self._vget = lambda idx: _spread(many, inner._vget(idx))
             if many is not None and hasattr(inner, "_next_block"):
                 self._next_block = lambda state, k: _block_map(many, inner, state, k)
+        if hasattr(inner, "_next_rows"):
+            many = vectorized(self._fn)
+            if many is not None:
+                self._next_rows = mapped(inner._next_rows, many, _spread)
+                self._most_rows = most_rows(inner)
 
     def _cardinality(self):
         return self._inner._cardinality()
@@ -88,6 +94,13 @@ class Filter(Transformed):
         if not isinstance(out, TensorSpec) or out.dtype is not dtypes.bool_ or \
                 out.shape.rank not in (0, None):
             raise ValueError(f"filter: predicate must return a scalar bool tensor, got {out}")
+        # an input giving many elements at once, a predicate on many at once: blocks of
+        # the rows kept (block_rows.py)
+        source = rows_source(inner) if shape_known(inner._spec) else None
+        keeps = vectorized(self._pred) if source is not None else None
+        if keeps is not None:
+            self._next_rows = filtered(source, keeps, _spread)
+            self._most_rows = most_rows(inner)
 
     def _cardinality(self):
         n = self._inner._cardinality()
@@ -127,8 +140,12 @@ class Batch(Transformed):
             raise ValueError(f"batch: the elements' shapes must be fully known to batch them, "
                              f"got {inner._spec}; map them to a fixed shape first")
         # an input giving many elements at once: blocks of several batches (batch_blocks.py)
-        self.blocks = (BlockedBatches(inner, self._b, self._drop)
-                       if not self._random_access and hasattr(inner, "_next_block") else None)
+        self.blocks = None
+        if not self._random_access and hasattr(inner, "_next_rows"):
+            self.blocks = CarriedBatches(inner, inner._next_rows, self._b, self._drop,
+                                         most_rows(inner))
+        elif not self._random_access and hasattr(inner, "_next_block"):
+            self.blocks = BlockedBatches(inner, self._b, self._drop)
 
     def _cardinality(self):
         if self._random_access:
@@ -326,6 +343,9 @@ class Repeat(Transformed):
         self._c = -1 if count is None else _count_arg(count, "repeat: count")
         if self._random_access and hasattr(inner, "_vget"):   # many elements at once
             self._vget = lambda idx: inner._vget(self._wrapped(idx))
+        source = None if self._random_access or self._c == 0 else rows_source(inner)
+        if source is not None and shape_known(inner._spec):     # blocks (block_rows.py)
+            self._next_rows = repeated(self, source, self._c)
 
     def _wrapped(self, i):
         """The input's index of index `i` (its length known: the index modulo it)."""
@@ -361,12 +381,13 @@ class Repeat(Transformed):
         if self._random_access:
             return Dataset._init(self, epoch)
         base = multiply(epoch, i64(1 << 20))
-        return (i64(0), base, self._inner._init(base))
+        fresh = (constant(False),) if hasattr(self, "_next_rows") else ()
+        return (i64(0), base, self._inner._init(base)) + fresh
 
     def _next(self, state):
         if self._random_access:
             return Dataset._next(self, state)
-        rep, base, s = state
+        rep, base, s = state[:3]
         inner, c = self._inner, self._c
         valid, element, s = inner._next(s)
         following = add(rep, i64(1))
@@ -379,7 +400,7 @@ class Repeat(Transformed):
             return v, e, s2, following
 
         valid, element, s, rep = cond(again, restart, lambda: (valid, element, s, rep))
-        return valid, element, (rep, base, s)
+        return valid, element, (rep, base, s) + tuple(state[3:])
 
 
 @kind
