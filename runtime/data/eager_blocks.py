@@ -26,11 +26,13 @@ from ..core.tensor import EagerTensor
 from ..function import function as rt_function
 from ..ops.core import constant
 from ..ops.makers import range as rt_range
-from ..ops.math_ops import add, cast, equal, greater, minimum
-from .batch_blocks import BLOCK_BYTES, BlockedBatches, CarriedBatches, i32, row_bytes
+from ..ops.math_ops import add, cast, equal, greater, minimum, multiply
+from .batch_blocks import (BLOCK_BYTES, MOST_BATCHES, BlockedBatches, CarriedBatches, i32,
+                           row_bytes)
 from .counts import i64, is_dynamic
 from .eager_steps import has_effects
 from .structure import shape_known
+from .transforms import Batch, Map
 
 MOST_ROWS = 256     # the elements of one block of rows
 
@@ -204,6 +206,65 @@ class CarriedBlocks(BatchBlocks):
         return self._batches(base, count, ready, partial, j)
 
 
+class IndexedBatches(_Blocks):
+    """A random access batch's batches (its input's rows gathered, `_vget`), and maps of
+    them whose function is elementwise over a batch's rows: the rows of `k` batches
+    read at once, the maps applied to them once, each batch a view of `b` of them (the
+    last, where the input's length is not a multiple of `b` and the remainder is kept,
+    fewer). The position is the batch's index, as `Dataset._next` keeps it."""
+
+    def __init__(self, dataset, steps, chain):
+        super().__init__(steps, dataset._spec)
+        batch, maps = chain
+        inner, b = batch._inner, batch._b
+        self._b, self._n, self._batches = b, inner._length(), dataset._length()
+        k = max(1, min(MOST_BATCHES, BLOCK_BYTES // max(1, b * row_bytes(inner._spec))))
+        self._k = k = k if self._batches is None else max(1, min(k, self._batches))
+        last = None if self._n is None else i64(self._n - 1)
+
+        def rows(i):
+            at = add(multiply(i, i64(b)), rt_range(i64(0), i64(k * b), i64(1)))
+            block = inner._vget(at if last is None else minimum(at, last))
+            for fn in maps:
+                block = fn(block)
+            return tuple(nest.flatten(block))
+        self._fetch = rt_function(rows, autograph=False).get_concrete_function(
+            constant(0, dtypes.int64))
+        self.usable = not has_effects(self._fetch)
+
+    def chunk(self, base):
+        i = int(base[0])
+        count = self._k if self._batches is None else min(self._k, self._batches - i)
+        if count <= 0:
+            return None
+        leaves = [t._value for t in self._fetch.run_flat([base[0]])]
+        b = self._b
+        left = None if self._n is None else self._n - i * b       # the input's rows left
+        elements = []
+        for j in range(count):
+            stop = (j + 1) * b if left is None else min((j + 1) * b, left)
+            elements.append((_TRUE, self._element([leaf[j * b:stop] for leaf in leaves])))
+        return elements, [np.int64(i + count)]
+
+
+def indexed_batches(dataset):
+    """(the random access batch, the maps after it) where `dataset` is such a batch, or
+    maps of one, whose input gathers rows (`_vget`) of known shapes and length: else
+    None."""
+    maps = []
+    while isinstance(dataset, Map) and dataset._random_access:
+        fn = dataset.rows_function()
+        if fn is None:
+            return None
+        maps.insert(0, fn)
+        dataset = dataset._inner
+    if not (isinstance(dataset, Batch) and dataset.blocks is None and
+            dataset._random_access and shape_known(dataset._inner._spec) and
+            not is_dynamic(dataset._inner._length())):
+        return None
+    return dataset, maps
+
+
 def blocks_for(dataset, steps, flat):
     """The dataset's blocks (made once, kept on it) for the position `flat` whose single
     step is `steps`, or None where they do not apply (see above)."""
@@ -218,6 +279,8 @@ def may_give_blocks(dataset) -> bool:
     """Whether the dataset is of a kind that gives blocks (see above)."""
     if isinstance(getattr(dataset, "blocks", None), BlockedBatches):
         return True
+    if indexed_batches(dataset) is not None:
+        return True
     # (rows of numbers: an element is a numpy scalar or a view, as the executor gives)
     return (dataset._random_access and hasattr(dataset, "_vget") and
             shape_known(dataset._spec) and not is_dynamic(dataset._length()) and
@@ -230,6 +293,12 @@ def _make(dataset, steps, flat):
     if isinstance(getattr(dataset, "blocks", None), BlockedBatches):
         kind = CarriedBlocks if isinstance(dataset.blocks, CarriedBatches) else BatchBlocks
         made = kind(dataset, steps, flat)
+        return made if made.usable else None
+    chain = indexed_batches(dataset)
+    if chain is not None:
+        if len(flat) != 1 or dataset._length() == 0:
+            return None
+        made = IndexedBatches(dataset, steps, chain)
         return made if made.usable else None
     n = dataset._length()
     if n == 0 or len(flat) != 1:

@@ -74,6 +74,15 @@ class Map(Transformed):
     def _length(self):
         return self._inner._length()
 
+    def rows_function(self):
+        """The function on the rows of many of its input's elements at once, where each
+        element is a batch of rows and the function is elementwise over them
+        (vectorize.py), else None: made once."""
+        if "_rows_fn" not in self.__dict__:
+            many = vectorized(self._fn, rows=True)
+            self._rows_fn = None if many is None else (lambda e: _spread(many, e))
+        return self._rows_fn
+
     def _get(self, i):
         return _spread(self._fn, self._inner._get(i))
 

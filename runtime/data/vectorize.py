@@ -15,11 +15,15 @@ from ..core import walk
 from ..core.apply import apply_op
 
 
-def vectorized(traced):
+def vectorized(traced, rows: bool = False):
     """A function of batched arguments applying `traced` (a TracedFunction) to each row,
-    or None where its graph is not elementwise (see above)."""
+    or None where its graph is not elementwise (see above). `rows`: `traced` takes
+    batches already (its arguments' first dimension is the rows, of any number): the
+    function is then the same on many batches' rows at once, where every constant
+    broadcasts alike over any number of rows (fewer dimensions, or a first one of 1)."""
     if traced.graph.captured_inputs():
         return None
+    known = _rows_known if rows else _known
     varying = {id(p) for p in traced.inputs}     # tensors carrying the batch dimension
     ops = []
     for op in walk.schedule(traced.graph):
@@ -32,15 +36,16 @@ def vectorized(traced):
         if not d.elementwise or len(op.outputs) != 1:
             return None
         shape = op.outputs[0].shape
-        if not shape.is_fully_defined():
+        if not known(shape):
             return None
         batched = False
         for t in op.inputs:
             if id(t) in varying:
-                if not t.shape.is_fully_defined() or t.shape.as_list() != shape.as_list():
+                if not known(t.shape) or t.shape.as_list() != shape.as_list():
                     return None
                 batched = True
-            elif t.shape.rank is None or t.shape.rank > shape.rank:
+            elif t.shape.rank is None or t.shape.rank > shape.rank or (
+                    rows and t.shape.rank == shape.rank and t.shape.as_list()[0] != 1):
                 return None
         if batched:
             varying.add(id(op.outputs[0]))
@@ -55,3 +60,13 @@ def vectorized(traced):
             mapping[id(op.outputs[0])] = out
         return nest.map_structure(lambda t: mapping[id(t)], traced.outputs)
     return run
+
+
+def _known(shape) -> bool:
+    return shape.is_fully_defined()
+
+
+def _rows_known(shape) -> bool:
+    """A shape of rows: its rank and every dimension but the first known."""
+    return shape.rank is not None and shape.rank >= 1 and all(
+        d is not None for d in shape.as_list()[1:])

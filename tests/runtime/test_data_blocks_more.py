@@ -197,6 +197,58 @@ def test_a_repeat_of_nested_shuffled_elements(n):
     check_twice(make, lambda: make(per_element))
 
 
+# -- batches of a random access input, and maps after them -------------------------------
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("drop", [False, True])
+def test_batches_of_a_random_access_input(n, drop):
+    x, y, m = data(n)
+    check(lambda: D.from_tensor_slices(m).batch(64, drop_remainder=drop),
+          batches(list(m), 64, drop))
+    check(lambda: D.from_tensor_slices(m).map(lambda v: v * 2 + 1)
+          .batch(64, drop_remainder=drop), batches(list(m * 2 + 1), 64, drop))
+    check(lambda: D.from_tensor_slices(m).batch(64, drop_remainder=drop)
+          .map(lambda v: v * 2 + 1).map(lambda v: -v), batches(list(-(m * 2 + 1)), 64, drop))
+    check(lambda: D.range(n).map(lambda i: i * 2).batch(64, drop_remainder=drop),
+          batches([np.int64(2 * i) for i in range(n)], 64, drop))
+    check(lambda: D.zip(D.from_tensor_slices(m), D.from_tensor_slices(y))
+          .batch(7, drop_remainder=drop), batches([(m[i], y[i]) for i in range(n)], 7, drop))
+    check(lambda: D.from_tensor_slices({"x": x, "p": (y, m)}).batch(5, drop_remainder=drop)
+          .map(lambda d: {"s": d["x"] + 1.0, "q": d["p"][1] * 2.0}),
+          batches([{"s": x[i] + 1, "q": m[i] * 2} for i in range(n)], 5, drop))
+
+
+@pytest.mark.parametrize("n", (0, 1, 63, 64, 65, 1000))
+def test_maps_after_a_batch_that_are_not_elementwise_over_rows(n):
+    _, _, m = data(n)
+    shift = np.arange(64 * 3, dtype=np.float32).reshape(64, 3)
+    check(lambda: D.from_tensor_slices(m).batch(64, drop_remainder=True)
+          .map(lambda v: v + shift),          # a constant of a whole batch's shape
+          [b + shift for b in batches(list(m), 64, True)])
+    check(lambda: D.from_tensor_slices(m).batch(8).map(lambda v: v - rt.reduce_mean(v, 0)),
+          [b - b.mean(0) for b in batches(list(m), 8, False)])
+    check(lambda: D.from_tensor_slices(m).batch(8).map(lambda v: v * [1.0, 2.0, 3.0]),
+          [b * np.float32([1, 2, 3]) for b in batches(list(m), 8, False)])
+
+
+def test_batches_of_a_range_forever():
+    want = batches([np.int64(3 * i) for i in range(10 * 16)], 16, False)
+    check(lambda: D.range(0, None).map(lambda i: i * 3).batch(16).take(10), want)
+
+
+def test_an_iterator_of_indexed_batches_moved_by_a_graph():
+    _, _, m = data(1000)
+    want = batches(list(m + 2), 64, False)
+    it = iter(D.from_tensor_slices(m).batch(64).map(lambda v: v + 2))
+    got = [next(it).numpy() for _ in range(3)]     # from a block read ahead
+
+    @rt.function
+    def take(it):
+        return next(it)
+    got += [take(it).numpy(), next(it).numpy()]
+    got += [b.numpy() for b in it]
+    same(got, want)
+
+
 # -- jit_compile -------------------------------------------------------------------------
 def _digest(ds):
     """(batches, rows, a sum of rows weighted by batch and position): exact in int64."""
