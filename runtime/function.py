@@ -21,7 +21,8 @@ import numpy as np
 import autograph as ag
 from autograph import experimental as ag_experimental
 
-from . import config, distribute, nest, retracing, signature, trace_keys, traceback_filter, tracing
+from . import (config, distribute, method_binding, nest, retracing, signature, trace_keys,
+               traceback_filter, tracing)
 from .call_runners import positional_arrays
 from .concrete import ConcreteFunction
 from .core import backend_registry, hooks
@@ -230,6 +231,12 @@ class Function:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
+        if method_binding.is_temporary(method_binding.references(instance)):
+            # `Temporary().method(x)`: nothing else holds the object until the call (see
+            # runtime/method_binding.py), so this bound method holds it, uncached
+            return Function(self._python_function, self._input_signature, self._autograph,
+                            self._reduce_retracing, self.__name__, lambda: instance,
+                            self._autograph_options, self._backend, self._data_parallel)
         try:
             return self._instances[instance]
         except KeyError:

@@ -155,7 +155,7 @@ def test_methods_trace_per_instance_and_release_instances():
     a, b = Scaler(2), Scaler(3)
     x = rt.constant(5)
     assert a(x).numpy() == 10 and b(x).numpy() == 15 and a(x).numpy() == 10
-    assert Scaler.__call__.__get__(a).experimental_get_tracing_count() == 1
+    assert a.__call__.experimental_get_tracing_count() == 1
     ref = weakref.ref(a)
     del a
     gc.collect()

@@ -86,10 +86,6 @@ def test_saved_lambda_function_is_the_loaded_objects_call(tmp_path):
     assert loaded.signatures["serving_default"](x).numpy().tolist() == [2.0, 4.0]
 
 
-@pytest.mark.xfail(strict=True, reason="runtime/function.py binds an rt.function method to a "
-                   "weak reference of the instance only, so `K().m(x)` (a temporary object) "
-                   "raises ReferenceError: the bound function must keep its instance alive "
-                   "for the call")
 def test_method_of_a_temporary_object():
     class Shift:
         def __init__(self):
@@ -101,6 +97,44 @@ def test_method_of_a_temporary_object():
 
     result = Shift().apply(rt.constant(1.0))   # (not inside the assert: pytest keeps its parts)
     assert float(result) == 2.0
+
+
+def test_a_held_object_keeps_one_bound_method_and_its_traces():
+    traces = []
+
+    class Model(rt.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = rt.Variable(2.0)
+
+        @rt.function
+        def __call__(self, x):
+            traces.append(1)
+            return x * self.w
+
+    model, models = Model(), [Model()]
+    for _ in range(4):
+        assert float(model(rt.constant(1.0))) == 2.0
+        assert float(models[0](rt.constant(1.0))) == 2.0
+    assert len(traces) == 2
+    assert float(Model()(rt.constant(3.0))) == 6.0
+
+
+def test_a_bound_method_does_not_keep_its_object_alive():
+    import gc
+    import weakref
+
+    class Shift:
+        @rt.function
+        def apply(self, x):
+            return x + 1.0
+
+    s = Shift()
+    s.apply(rt.constant(1.0))
+    ref = weakref.ref(s)
+    del s
+    gc.collect()
+    assert ref() is None
 
 
 @pytest.mark.skipif(not HAS_ORT, reason="needs onnx and onnxruntime")
