@@ -180,9 +180,11 @@ def list_names(stmts: list, ctx: Context) -> set:
 
 def _aliased(ctx: Context) -> set:
     """Local names whose value the function also stores elsewhere (`m = l`, `o.x = l`,
-    `[l]`) or iterates (`for v in l`): a staged list replaces only the name, so such
-    lists stay Python lists (and a staged construct changing one is an error, never a
-    stale alias or a loop that misses the new items)."""
+    `[l]`) or iterates while changing it (`for v in l: ... l.append(x)`): a staged list
+    replaces only the name, so such lists stay Python lists (and a staged construct
+    changing one is an error, never a stale alias or a loop that misses the new items).
+    A loop over the list that does not change it (before or after the construct that
+    does) reads the name, a staged list where it is one."""
     found = getattr(ctx, "aliased", None)
     if found is not None:
         return found
@@ -197,7 +199,8 @@ def _aliased(ctx: Context) -> set:
             found.update(e.id for e in n.elts if type(e) is gast.Name)
         elif kind is gast.Dict:
             found.update(e.id for e in n.values if type(e) is gast.Name)
-        elif kind is gast.For and type(n.iter) is gast.Name:
+        elif (kind is gast.For and type(n.iter) is gast.Name
+              and n.iter.id in _summary(n.body + n.orelse, _Places()).lists):
             found.add(n.iter.id)          # a Python loop over it would not see the appends
     ctx.aliased = found
     return found
