@@ -30,9 +30,9 @@ from ..ops.math_ops import add, cast, equal, greater, minimum, multiply
 from .batch_blocks import (BLOCK_BYTES, MOST_BATCHES, BlockedBatches, CarriedBatches, i32,
                            row_bytes)
 from .counts import i64, is_dynamic
-from .eager_steps import has_effects
+from .eager_steps import has_effects, steps_for
 from .structure import shape_known
-from .transforms import Batch, Map
+from .transforms import Batch, Map, Skip, Take
 
 MOST_ROWS = 256     # the elements of one block of rows
 
@@ -191,7 +191,10 @@ class CarriedBlocks(BatchBlocks):
             state = nest.pack_sequence_as(structure, list(flat))
             return tuple(nest.flatten(blocks.refill(state)))
         self._refill = rt_function(refill, autograph=False).get_concrete_function(*flat)
-        self.usable = not has_effects(self._refill)
+        # (a refill may start an epoch of a repeat again: a shuffle's count of its
+        # iterations goes up, at the batch where the step would do it; the chunk says
+        # the position its batches begin at, past the refill, so that it runs once)
+        self.usable = True
 
     def chunk(self, base):
         m, r = self._m, self._rows
@@ -202,8 +205,9 @@ class CarriedBlocks(BatchBlocks):
         if j >= ready:      # the end: as the step, a batch that is not valid
             parts = [leaf[min(j, self._k - 1)] for leaf in base[m:m + r]]
             return [(_FALSE, self._element(parts))], base[:m + r + 3] + [
-                np.int32(j + 1), base[-1]]
-        return self._batches(base, count, ready, partial, j)
+                np.int32(j + 1), base[-1]], base
+        elements, end = self._batches(base, count, ready, partial, j)
+        return elements, end, base
 
 
 class IndexedBatches(_Blocks):
@@ -247,6 +251,33 @@ class IndexedBatches(_Blocks):
         return elements, [np.int64(i + count)]
 
 
+class TakenBlocks(_Blocks):
+    """The first `count` elements of a dataset that gives blocks (a take that is not
+    random access: its position is (the elements taken, the input's position)): the
+    input's chunks, cut where the count is reached. Past the count the take's step
+    reads no more of its input, so the input's position at a cut chunk's end (past
+    elements not given) is never read."""
+
+    def __init__(self, dataset, steps, inner):
+        super().__init__(steps, dataset._spec)
+        self._count, self._inner = dataset._c, inner
+        self.usable = True
+
+    def chunk(self, base):
+        taken = int(base[0])
+        if 0 <= self._count <= taken:
+            return None             # (the step gives the end)
+        got = self._inner.chunk(base[1:])
+        if got is None:
+            return None
+        elements, end = got[0], got[1]
+        start = got[2] if len(got) > 2 else base[1:]
+        if self._count >= 0:
+            elements = elements[:self._count - taken]
+        return (elements, [np.int64(taken + len(elements))] + end,
+                [np.int64(taken)] + start)
+
+
 def indexed_batches(dataset):
     """(the random access batch, the maps after it) where `dataset` is such a batch, or
     maps of one, whose input gathers rows (`_vget`) of known shapes and length: else
@@ -281,6 +312,8 @@ def may_give_blocks(dataset) -> bool:
         return True
     if indexed_batches(dataset) is not None:
         return True
+    if isinstance(dataset, (Take, Skip)) and not dataset._random_access:
+        return may_give_blocks(dataset._inner)
     # (rows of numbers: an element is a numpy scalar or a view, as the executor gives)
     return (dataset._random_access and hasattr(dataset, "_vget") and
             shape_known(dataset._spec) and not is_dynamic(dataset._length()) and
@@ -294,6 +327,16 @@ def _make(dataset, steps, flat):
         kind = CarriedBlocks if isinstance(dataset.blocks, CarriedBatches) else BatchBlocks
         made = kind(dataset, steps, flat)
         return made if made.usable else None
+    if isinstance(dataset, (Take, Skip)) and not dataset._random_access:
+        # a skip's position and step are its input's; a take's hold its input's
+        inner_flat = flat if isinstance(dataset, Skip) else flat[1:]
+        structure = steps.structure if isinstance(dataset, Skip) else steps.structure[1]
+        position = nest.pack_sequence_as(structure, list(inner_flat))
+        inner_steps = steps_for(dataset._inner, position, chunks=False)
+        inner = inner_steps and blocks_for(dataset._inner, inner_steps, inner_flat)
+        if not inner or isinstance(dataset, Skip):
+            return inner or None
+        return TakenBlocks(dataset, steps, inner)
     chain = indexed_batches(dataset)
     if chain is not None:
         if len(flat) != 1 or dataset._length() == 0:

@@ -148,7 +148,11 @@ class Iterator(metaclass=DatasetType):
                 self._single = CHUNK
             else:
                 if got is not None:
-                    self._ahead, self._chunk_end = got
+                    # (a chunk may say where its elements begin: past a block's refill,
+                    # which then is not run again where the position settles)
+                    self._ahead, self._chunk_end = got[0], got[1]
+                    if len(got) > 2:
+                        self._base = got[2]
                     self._used = 1
                     return self._ahead[0]
         self._single -= 1

@@ -197,6 +197,26 @@ def test_a_repeat_of_nested_shuffled_elements(n):
     check_twice(make, lambda: make(per_element))
 
 
+@pytest.mark.parametrize("n", (1, 65, 1000))
+def test_an_iterator_of_a_repeated_shuffle_moved_by_a_graph(n):
+    x, _, _ = data(n)
+
+    def make(through=lambda d: d):
+        return (through(D.from_tensor_slices(x).shuffle(30, seed=6)).repeat()
+                .batch(16).skip(2).take(40))
+
+    @rt.function
+    def take(it):
+        return next(it)
+
+    def read(ds):
+        it = iter(ds)
+        got = [next(it).numpy() for _ in range(5)]     # from a block read ahead
+        got += [take(it).numpy(), next(it).numpy()]
+        return got + [b.numpy() for b in it] + eager(ds)
+    same(read(make()), read(make(per_element)))
+
+
 # -- batches of a random access input, and maps after them -------------------------------
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("drop", [False, True])
