@@ -409,8 +409,14 @@ class Function:
         if bound.kwargs:
             raise ValueError(f"{self.__name__}(): keyword-only arguments "
                              f"{sorted(bound.kwargs)} are not in the input_signature")
+        args = list(bound.args)
+        if any(is_device_array(v) for v in nest.flatten(args)):
+            # a jax array fits a TensorSpec as the numpy array of its value does (it is
+            # keyed as a tensor without a signature too)
+            args = nest.map_structure(lambda v: np.asarray(v) if is_device_array(v) else v,
+                                      args)
         try:
-            specs, values = signature.fit(list(self._sig.parameters), list(bound.args),
+            specs, values = signature.fit(list(self._sig.parameters), args,
                                           list(self._input_signature))
         except signature.DoesNotFit as e:
             # TensorFlow's text (the guides print it), then each argument that does not fit

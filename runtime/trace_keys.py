@@ -76,10 +76,14 @@ def value_key(v):
 
 
 def tensor_leaves(bound):
+    """The leaves of the arguments `bound` that are traced as tensors (each a placeholder,
+    in order): those `leaf_key` keys as tensors, numeric numpy scalars and jax arrays too
+    (a relaxed retrace pairs these with its placeholders one for one)."""
     out = []
     for v in bound.arguments.values():
         for leaf in nest.flatten(v, expand_composites=True):
-            if isinstance(leaf, (Tensor, TensorSpec, np.ndarray)):
+            if isinstance(leaf, (Tensor, TensorSpec, np.ndarray)) or is_device_array(leaf) or (
+                    isinstance(leaf, np.generic) and leaf.dtype in NUMERIC_DTYPES):
                 out.append(leaf)
     return out
 

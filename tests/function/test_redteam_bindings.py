@@ -1,0 +1,45 @@
+"""Red-team programs over how rt.function keys numpy scalars (as tensors of their dtype,
+as TensorFlow keys numpy values) and binds methods, on the numpy backend (no JAX needed):
+each compared with the same program run as plain Python."""
+import numpy as np
+import pytest
+
+import runtime as rt
+
+
+@pytest.mark.parametrize("first, then", [
+    (np.ones(3, np.float32), np.float32(2.0)),
+    (np.float32(2.0), np.ones(3, np.float32)),
+    (rt.constant([1.0, 2.0]), np.float32(-1.0)),
+], ids=["array-then-scalar", "scalar-then-array", "tensor-then-scalar"])
+def test_reduce_retracing_takes_numpy_scalars(first, then):
+    # A relaxed retrace pairs each tensor leaf with a placeholder: a numpy scalar is one
+    # (it used to be left out of the pairing, and the retrace raised StopIteration).
+    f = rt.function(lambda x: x * 2.0 + 1.0, reduce_retracing=True)
+    for x in (first, then, first, then):
+        np.testing.assert_array_equal(f(x).numpy(), np.asarray(x) * 2.0 + 1.0)
+    assert f.experimental_get_tracing_count() <= 2
+
+
+def test_reduce_retracing_with_a_numpy_scalar_beside_a_tensor():
+    f = rt.function(lambda x, s: x * s, reduce_retracing=True)
+    got = [f(rt.constant([1.0, 2.0, 3.0]), np.float32(2.0)).numpy(),
+           f(rt.constant([1.0, 2.0]), np.float32(3.0)).numpy(),
+           f(rt.constant([4.0]), np.float32(0.5)).numpy()]
+    want = [[2.0, 4.0, 6.0], [3.0, 6.0], [2.0]]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, np.float32(w))
+    assert f.experimental_get_tracing_count() == 2
+
+
+@pytest.mark.xfail(strict=True, reason="a shape list holding a staged int64 scalar is "
+                   "converted as int32 and refused (eagerly the same list works): a numpy "
+                   "integer argument, now a tensor, used as a dimension raises TypeError")
+@pytest.mark.parametrize("build", [lambda n: rt.zeros([n]),
+                                   lambda n: rt.reshape(rt.zeros([6]), [n, -1])],
+                         ids=["zeros", "reshape"])
+def test_a_numpy_int64_argument_as_a_dimension(build):
+    n = np.int64(3)
+    want = build(n).numpy()     # eagerly: n is a number
+    got = rt.function(build)(n).numpy()
+    np.testing.assert_array_equal(got, want)
