@@ -56,6 +56,22 @@ def most_rows(dataset):
     return getattr(dataset, "_most_rows", None)
 
 
+class IndexedRows:
+    """A random access dataset of length known now, read `k` rows at a time by index as
+    `_next_block` gives them (batch_blocks.py): its position the index."""
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+        self._spec = dataset._spec
+
+    def _cardinality(self):
+        return self.dataset._cardinality()
+
+    def _next_block(self, state, k: int):
+        count, _, rows, state = _indexed(self.dataset, self.dataset._length(), state, k)
+        return count, rows, state
+
+
 def _indexed(dataset, n, state, k: int):
     """The rows at indices `i .. i + k - 1` of a random access dataset of length `n`
     (None: infinite), past its end the last row repeated (not counted)."""

@@ -16,7 +16,7 @@ from ..ops.math_ops import (add, cast, equal, greater, greater_equal, less, less
                             logical_and, logical_not, minimum, mod, multiply, where)
 from .base import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, kind, static_count
 from .batch_blocks import BlockedBatches, CarriedBatches
-from .block_rows import filtered, mapped, most_rows, repeated, rows_source
+from .block_rows import IndexedRows, filtered, mapped, most_rows, repeated, rows_source
 from .counts import (NO_END, cardinality_of, ceil_quotient, choose, i64, is_dynamic, is_zero,
                      largest, minus, quotient, smallest, times)
 from .structure import TracedFunction, batched_spec, shape_known, zeros_for
@@ -85,6 +85,22 @@ class Map(Transformed):
 
     def _get(self, i):
         return _spread(self._fn, self._inner._get(i))
+
+    def _staged_plan(self):
+        """A map of a batch read by blocks in a staged `for` (see `Batch.indexed_blocks`):
+        the function applied to each of the batch's elements as its plan gives them."""
+        inner = self._inner
+        if not (isinstance(inner, Map) or isinstance(inner, Batch) and
+                inner.indexed_blocks() is not None) or inner._staged_plan()[0] != "iterator":
+            return super()._staged_plan()
+        _, first, following = inner._staged_plan()
+        fn = self._fn
+
+        def mapped_step(step):
+            valid, element, state = step
+            return valid, _spread(fn, element), state
+        return ("iterator", lambda: mapped_step(first()),
+                lambda state: mapped_step(following(state)))
 
     def _next(self, state):
         if self._random_access:
@@ -163,6 +179,28 @@ class Batch(Transformed):
         if _negative(n):
             return n
         return quotient(n, self._b) if self._drop else ceil_quotient(n, self._b)
+
+    def indexed_blocks(self):
+        """A random access batch whose input gathers rows (`_vget`) of known shapes and
+        length: blocks of its batches read by index (batch_blocks.py), for a staged
+        `for` over it, whose step is then a few scalar ops and an index; else None."""
+        if "_indexed" not in self.__dict__:
+            inner = self._inner
+            n = inner._length() if self._random_access else 0
+            usable = (self._random_access and not is_dynamic(n) and shape_known(inner._spec)
+                      and self._length() != 0)
+            # (fewer rows than a batch: one batch of them all, of a shape known while
+            # compiling, as `_get` gives it)
+            b = self._b if n is None or not usable else min(self._b, n)
+            self._indexed = (BlockedBatches(IndexedRows(inner), b, self._drop)
+                             if usable else None)
+        return self._indexed
+
+    def _staged_plan(self):
+        blocks = self.indexed_blocks()
+        if blocks is None:
+            return super()._staged_plan()
+        return ("iterator", lambda: blocks.next(blocks.init((i64(0),))), blocks.next)
 
     def _length(self):
         n = self._inner._length()

@@ -308,6 +308,17 @@ def test_jit_compile_gives_the_batches(n):
         (lambda: D.from_tensor_slices(y).repeat(2).shuffle(100, seed=1).batch(16, True),
          batches([y[i % n] for i in shuffled(2 * n, 100, 1)], 16, True)),
     ]
+    cases += [
+        (lambda: D.from_tensor_slices(y).batch(8, True), batches(list(y), 8, True)),
+        (lambda: D.from_tensor_slices(y).batch(8, True).map(lambda v: v * 3),
+         batches(list(y * 3), 8, True)),
+        (lambda: D.zip(D.from_tensor_slices(y), D.range(n, output_type=rt.int32))
+         .map(lambda a, b: a - b)
+         .batch(4, True), batches([np.int64(0)] * n, 4, True)),
+    ]
+    if n % 8 == 0:
+        cases.append((lambda: D.from_tensor_slices(y).map(lambda v: v + 1).batch(8),
+                      batches(list(y + 1), 8, False)))
     for make, want in cases:
         got = rt.function(_digest, jit_compile=True)(make())
         assert tuple(int(t) for t in got) == _digest_of(want)

@@ -12,6 +12,13 @@ Where TensorFlow is importable, the same pipeline in tf.data, eagerly and inside
     PYTHONPATH=. /tmp/tfenv/bin/python tools/bench/bench_data.py
 
     python tools/bench/bench_data.py [--quick]
+
+`--pipelines`: other ordinary pipelines over 16,384 rows of 8 floats, batches of 64
+(a batch of slices, maps before and after it, a range, a zip, a repeat then a shuffle,
+a shuffle repeated forever, a filter), each epoch eagerly and in an rt.function's
+staged `for`, per batch, beside the same work in numpy by hand:
+
+    python tools/bench/bench_data.py --pipelines
 """
 from __future__ import annotations
 
@@ -200,5 +207,91 @@ def FAST_ENOUGH(ds):  # noqa: N802 - an old pipeline: a 10^6-row eager epoch tak
     return (time.perf_counter() - t) / 64 * (1_000_000 / BATCH) < 30
 
 
+def pipelines(rows: int = 16384, rounds: int = 3):
+    """(name, make the dataset, the same batches in numpy by hand) of `--pipelines`."""
+    x = np.random.default_rng(0).standard_normal((rows, 8)).astype(np.float32)
+    y = np.arange(rows, dtype=np.int32)
+    d = rt.data.Dataset
+    starts = range(0, rows, BATCH)
+
+    def by_hand(source, order=None):
+        def epoch():
+            for i in starts:
+                b = source(i if order is None else order[i:i + BATCH])
+            return b
+        return epoch
+
+    perm = np.random.default_rng(1).permutation(rows)
+    perm2 = np.random.default_rng(1).permutation(2 * rows)
+    return [
+        ("slices.batch", lambda: d.from_tensor_slices(x).batch(BATCH),
+         by_hand(lambda i: x[i:i + BATCH])),
+        ("slices.map(v*2+1).batch", lambda: d.from_tensor_slices(x).map(lambda v: v * 2 + 1)
+         .batch(BATCH), by_hand(lambda i: x[i:i + BATCH] * 2 + 1)),
+        ("slices.batch.map(v*2+1)", lambda: d.from_tensor_slices(x).batch(BATCH)
+         .map(lambda v: v * 2 + 1), by_hand(lambda i: x[i:i + BATCH] * 2 + 1)),
+        ("slices((x,y)).shuffle.batch", lambda: d.from_tensor_slices((x, y))
+         .shuffle(BUFFER, seed=1).batch(BATCH), by_hand(lambda at: (x[at], y[at]), perm)),
+        ("range.map(i*2).batch", lambda: d.range(rows).map(lambda i: i * 2).batch(BATCH),
+         by_hand(lambda i: np.arange(i, min(i + BATCH, rows), dtype=np.int64) * 2)),
+        ("zip(slices(x),slices(y)).batch", lambda: d.zip(
+            d.from_tensor_slices(x), d.from_tensor_slices(y)).batch(BATCH),
+         by_hand(lambda i: (x[i:i + BATCH], y[i:i + BATCH]))),
+        ("slices.repeat(2).shuffle.batch", lambda: d.from_tensor_slices(x).repeat(2)
+         .shuffle(BUFFER, seed=1).batch(BATCH),
+         lambda: [x[perm2[i:i + BATCH] % rows] for i in range(0, 2 * rows, BATCH)]),
+        ("slices.shuffle.repeat().batch.take", lambda: d.from_tensor_slices(x)
+         .shuffle(BUFFER, seed=1).repeat().batch(BATCH).take(rows // BATCH),
+         by_hand(lambda at: x[at], perm)),
+        ("slices.filter(v%2==0).batch", lambda: d.from_tensor_slices(y)
+         .filter(lambda v: v % 2 == 0).batch(BATCH),
+         lambda: [k[i:i + BATCH] for k in [y[y % 2 == 0]]
+                  for i in range(0, rows // 2, BATCH)]),
+    ]
+
+
+def count_batches(ds):
+    n = 0
+    for _ in ds:
+        n += 1
+    return n
+
+
+def staged_count():
+    """A staged `for` counting the batches (and summing each one's first part: the
+    batches are computed, not pruned from the graph)."""
+    @rt.function
+    def count(ds):
+        n = rt.constant(0)
+        s = rt.constant(0.0)
+        for b in ds:
+            n += 1
+            s += rt.cast(rt.reduce_sum(rt.nest.flatten(b)[0]), rt.float32)
+        return n, s
+    return count
+
+
+def main_pipelines(rounds: int = 3):
+    print(f"{'pipeline (16384 rows of 8, batch 64)':38s} | {'numpy by hand':>13} | "
+          f"{'eager':>20} | {'rt.function':>20}   (per batch)")
+    for name, make, numpy_epoch_of in pipelines():
+        ds, staged = make(), staged_count()
+        batches = count_batches(ds)
+        if int(staged(ds)[0]) != batches:
+            raise AssertionError(f"{name}: staged and eager epochs differ in batches")
+        a, e, f = [], [], []
+        for _ in range(rounds):
+            a.append(timed(numpy_epoch_of))
+            e.append(timed(count_batches, ds))
+            f.append(timed(staged, ds))
+        per = 1e6 / batches
+        print(f"{name:38s} | {min(a) * per:10.1f} us | {min(e) / min(a):7.1f}x "
+              f"({min(e) * per:7.1f} us) | {min(f) / min(a):7.1f}x ({min(f) * per:7.1f} us)",
+              flush=True)
+
+
 if __name__ == "__main__":
-    main("--quick" in sys.argv)
+    if "--pipelines" in sys.argv:
+        main_pipelines()
+    else:
+        main("--quick" in sys.argv)
