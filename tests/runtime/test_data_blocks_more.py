@@ -322,3 +322,19 @@ def test_jit_compile_gives_the_batches(n):
     for make, want in cases:
         got = rt.function(_digest, jit_compile=True)(make())
         assert tuple(int(t) for t in got) == _digest_of(want)
+
+
+def test_an_error_in_a_filter_is_raised():
+    y = np.arange(300, dtype=np.int32) - 200           # row 200 divides by zero
+
+    def read(ds):
+        got = []
+        with pytest.raises(rt.errors.InvalidArgumentError, match="division by zero"):
+            for b in ds:
+                got.append(b.numpy().tolist())
+        return got
+    blocked = read(D.from_tensor_slices(y).filter(lambda v: 100 // v < 0).batch(8))
+    one_by_one = read(per_element(D.from_tensor_slices(y)).filter(lambda v: 100 // v < 0)
+                      .batch(8))
+    # (the batches of the block holding the row that raises are not given)
+    assert blocked == one_by_one[:len(blocked)]
