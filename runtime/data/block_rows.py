@@ -95,7 +95,7 @@ def filtered(source, keeps, spread):
         count, more, block, state = source(state, k)
         valid = less(rt_range(i64(0), i64(k), i64(1)), count)
         mask = logical_and(spread(keeps, block), valid)
-        order = argsort(cast(logical_not(mask), dtypes.int32))
+        order = argsort(cast(logical_not(mask), dtypes.int16))     # (a radix sort)
         kept = reduce_sum(cast(mask, dtypes.int64))
         return kept, more, nest.map_structure(lambda t: gather(t, order), block), state
     return rows

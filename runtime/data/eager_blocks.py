@@ -49,6 +49,9 @@ class _Blocks:
         self._leaves = [s.dtype for s in nest.flatten(element_spec)]
         self._single = not nest.is_nested(element_spec)
         self._spec = element_spec
+        # (a plain tuple of tensors: made directly, without packing a nest)
+        self._pair = (type(element_spec) is tuple and
+                      all(not nest.is_nested(s) for s in element_spec))
 
     def step(self, base):
         return self.steps.step(base)
@@ -56,6 +59,8 @@ class _Blocks:
     def _element(self, parts):
         if self._single:
             return EagerTensor(parts[0], self._leaves[0])
+        if self._pair:
+            return tuple([EagerTensor(p, d) for p, d in zip(parts, self._leaves)])
         return nest.pack_sequence_as(self._spec, [
             EagerTensor(p, d) for p, d in zip(parts, self._leaves)])
 
