@@ -5,6 +5,7 @@ it."""
 from __future__ import annotations
 
 import sys
+import threading
 
 import jax
 import numpy as np
@@ -65,7 +66,9 @@ class XlaPlan:
     for the new values, as `jax.jit(donate_argnums=...)` does), where nothing else holds
     them: a device array that something else references (a numpy view of it made by
     reading the Variable, another Variable, an argument) is given as a host array,
-    which XLA copies and does not donate. JAX on CPU donates too (jax 0.10: no
+    which XLA copies and does not donate. Nor is one donated while another Python thread
+    runs: that thread may read the Variable's device array between the count taken here
+    and the new value set after the call, and find it donated ("Array has been deleted"). JAX on CPU donates too (jax 0.10: no
     warning, the buffer reused), so it is done on every platform.
 
     The jitted function takes every array as an argument of its own (the inputs, then
@@ -152,8 +155,8 @@ class XlaPlan:
                 values.append(array)
             elif v._host is not None:               # a view of it was read: keep it whole
                 values.append(v._host)
-            elif sys.getrefcount(array) > _ALONE:   # held elsewhere: XLA copies a host view
-                values.append(np.asarray(array))
+            elif sys.getrefcount(array) > _ALONE or threading.active_count() > 1:
+                values.append(np.asarray(array))    # held elsewhere: XLA copies a host view
             else:
                 values.append(array)
         return values
@@ -191,6 +194,7 @@ class XlaPlan:
                 results = jitted(*arrays, *self.variable_values(), *draws)
         else:
             values = []
+            alone = threading.active_count() == 1
             for v, donated in slots:        # (variable_values, inline)
                 array = v._device
                 if array is None:
@@ -199,7 +203,7 @@ class XlaPlan:
                     values.append(array)
                 elif v._host is not None:
                     values.append(v._host)
-                elif sys.getrefcount(array) > _ALONE:
+                elif not alone or sys.getrefcount(array) > _ALONE:
                     values.append(np.asarray(array))
                 else:
                     values.append(array)
