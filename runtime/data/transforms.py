@@ -89,9 +89,10 @@ class Map(Transformed):
     def _staged_plan(self):
         """A map of a batch read by blocks in a staged `for` (see `Batch.indexed_blocks`):
         the function applied to each of the batch's elements as its plan gives them."""
-        inner = self._inner
-        if not (isinstance(inner, Map) or isinstance(inner, Batch) and
-                inner.indexed_blocks() is not None) or inner._staged_plan()[0] != "iterator":
+        inner = below = self._inner
+        while isinstance(below, Map):
+            below = below._inner
+        if not (isinstance(below, Batch) and below.indexed_blocks() is not None):
             return super()._staged_plan()
         _, first, following = inner._staged_plan()
         fn = self._fn
