@@ -136,8 +136,12 @@ class EagerTensor(Tensor):
         return v
 
     def __array__(self, dtype=None, copy=None):
+        # `np.array(t)` asks for a copy (copy=True) and numpy 2 trusts this to make it:
+        # the tensor's own array given instead was written through by the caller
         a = np.asarray(self._value)
-        return a if dtype is None else a.astype(dtype)
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
 
     def __bool__(self):
         return bool(self._value)

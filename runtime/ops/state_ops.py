@@ -265,7 +265,8 @@ class Variable:
         return int(self._value)
 
     def __array__(self, dtype=None, copy=None):
-        return np.asarray(self._value, dtype=dtype)
+        # (`np.array(v)` asks for a copy, which numpy 2 trusts this to make)
+        return np.array(self._value, dtype=dtype, copy=True if copy else None)
 
     def __hash__(self):
         return id(self)

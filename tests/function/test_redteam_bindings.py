@@ -43,3 +43,18 @@ def test_a_numpy_int64_argument_as_a_dimension(build):
     want = build(n).numpy()     # eagerly: n is a number
     got = rt.function(build)(n).numpy()
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("make", [lambda: rt.constant([1.0, 2.0]),
+                                  lambda: rt.function(lambda x: x * 1.0)(rt.constant([1.0, 2.0])),
+                                  lambda: rt.Variable([1.0, 2.0])],
+                         ids=["eager", "numpy-backend-result", "variable"])
+def test_np_array_of_a_tensor_is_a_copy(make):
+    # np.array asks __array__ for a copy (numpy 2 trusts it to make one): writing into
+    # the array changed the tensor (or the Variable) it was made from
+    t = make()
+    copied = np.array(t)
+    copied[0] = 100.0
+    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(np.array(t, dtype=np.float64), [1.0, 2.0])
+    assert np.array(t, dtype=np.float64).dtype == np.float64

@@ -156,3 +156,14 @@ def test_a_host_callback_reading_the_variable_the_step_writes_does_not_hang():
         pytest.fail("the step hung")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("3.0")
+
+
+def test_np_array_of_a_device_result_is_a_writeable_copy():
+    # np.array asks for a copy: it was the read-only host view of the device buffer
+    r = rt.function(lambda x: x * 2.0, jit_compile=True)(rt.constant([1.0, 2.0]))
+    copied = np.array(r)
+    copied[0] = 100.0
+    np.testing.assert_array_equal(r.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(rt.function(lambda x: x + 0.0, jit_compile=True)(r).numpy(),
+                                  [2.0, 4.0])
+    assert not np.asarray(r).flags.writeable    # (a view, not a copy: read-only)
