@@ -31,7 +31,9 @@ from .structure import batched_spec, shape_known, zeros_for
 from .transforms import Transformed
 
 _M, _A = 2147483647, 48271
-_PERMUTED_UP_TO = 1 << 22   # a full shuffle of at most this many is one permutation
+_PERMUTED_UP_TO = 1 << 30   # a full shuffle of at most this many is one permutation
+_TABLED_ABOVE = 1 << 22     # more draws than this come from two small tables (`draws`)
+_TABLE = 1 << 12
 
 
 def _powers(n: int) -> np.ndarray:
@@ -40,6 +42,24 @@ def _powers(n: int) -> np.ndarray:
     while len(p) < n:
         p = np.concatenate([p, p * pow(_A, len(p), _M) % _M])      # (< 2^62: no overflow)
     return p[:n]
+
+
+def draws(n: int, x, tabled_above=None):
+    """The generator's next n draws from `x` (an int64 tensor): x A^k mod M, k = 1 .. n.
+    Up to `tabled_above` from one constant of the n powers; above, from two small ones
+    (A^(i+1), i below 4096, and A^(4096 j)), so that no graph holds a constant of n values
+    (a shuffle of 10^7 rows would hold 80 MB)."""
+    if n <= (_TABLED_ABOVE if tabled_above is None else tabled_above):
+        return mod(multiply(constant(_powers(n)), x), i64(_M))
+    k = rt_range(i64(0), i64(n), i64(1))
+    low = constant(_powers(_TABLE))                       # A^1 .. A^4096
+    high = np.ones(-(-n // _TABLE), np.int64)             # A^0, A^4096, A^8192, ...
+    step = pow(_A, _TABLE, _M)
+    for j in range(1, len(high)):
+        high[j] = high[j - 1] * step % _M
+    powers = mod(multiply(gather(low, mod(k, i64(_TABLE))),
+                          gather(constant(high), floordiv(k, i64(_TABLE)))), i64(_M))
+    return mod(multiply(powers, x), i64(_M))
 
 
 def _step(x):
@@ -57,11 +77,11 @@ def _seed(seed):
 
 
 def _powers_of(k):
-    """A^k mod M for an int64 tensor `k` of exponents below 2^23 (`_powers`' values where
-    their number is known only when the graph runs): square and multiply."""
+    """A^k mod M for an int64 tensor `k` of exponents up to `_PERMUTED_UP_TO` (`_powers`'
+    values where their number is known only when the graph runs): square and multiply."""
     result = add(multiply(k, i64(0)), i64(1))
     base = _A
-    for _ in range(23):
+    for _ in range(_PERMUTED_UP_TO.bit_length()):
         odd = equal(mod(k, i64(2)), i64(1))
         result = where(odd, mod(multiply(result, i64(base)), i64(_M)), result)
         k = floordiv(k, i64(2))
@@ -120,10 +140,10 @@ class Shuffle(Transformed):
         x = _step(_step(_step(x)))
         if self._permuted or self._ordered:
             n = self._inner._length()
-            draws = mod(multiply(constant(_powers(n)), x), i64(_M))
+            drawn = draws(n, x)
             if self._ordered:
-                return (buffer_order(draws, n, self._b), i64(0))
-            return (stable_order(draws, 31, n), i64(0))
+                return (buffer_order(drawn, n, self._b), i64(0))
+            return (stable_order(drawn, 31, n), i64(0))
         source = Dataset._init(self._inner, epoch) if self._indices else self._inner._init(epoch)
         buffered = (x, i64(0), constant(True), zeros_for(self._items_spec()), source)
         if not self._dynamic:

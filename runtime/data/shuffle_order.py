@@ -48,10 +48,11 @@ def stable_order(keys, bits: int, n=None):
 def buffer_order(draws, n: int, b: int):
     """The n indices (int64) a buffer of `b` < `n` gives, from `draws`: the generator's
     n draws (int64, x_1 .. x_n) of this epoch."""
-    counts = np.minimum(b, n - np.arange(n)).astype(np.int64)
-    j = mod(draws, constant(counts))
     steady = n - b + 1
-    js = j[:steady]
+    # the slot each draw takes: mod b while the buffer is full, then mod what it holds
+    # (no constant of n counts in the graph)
+    js = mod(draws[:steady], i64(b))
+    tail = np.arange(b - 1, 0, -1, dtype=np.int64)
     k = rt_range(i64(0), i64(steady), i64(1))
     # stable: draws of a slot in order
     by_slot = stable_order(js, 15 if b <= 1 << 15 else 31)
@@ -69,7 +70,8 @@ def buffer_order(draws, n: int, b: int):
     buf = tensor_scatter_nd_update(rt_range(i64(0), i64(b), i64(1)),
                                    expand_dims(where(keep, slots, i64(b - 1)), 1),
                                    add(by_slot, i64(b - 1)))[:b - 1]
-    return concat([out, shuffle_buffer_drain(reshape(buf, [b - 1]), j[steady:])], 0)
+    return concat([out, shuffle_buffer_drain(reshape(buf, [b - 1]),
+                                             mod(draws[steady:], constant(tail)))], 0)
 
 
 def reference_order(x: int, n: int, b: int) -> list:
