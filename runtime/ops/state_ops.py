@@ -143,7 +143,12 @@ class Variable:
     def _value(self) -> np.ndarray:
         value = self._host
         if value is None:
-            value = np.asarray(self._device)
+            device = self._device
+            value = np.asarray(device)     # (may wait for the call writing it)
+            if self._device is not device:
+                # another thread's compiled call wrote the Variable meanwhile: this read
+                # came first, and the new value must not be hidden by the old one kept
+                return value
             if value.flags.writeable:  # a copy: from now on the value is this array alone
                 value.flags.writeable = False
                 self._device = None

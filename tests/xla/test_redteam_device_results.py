@@ -167,3 +167,32 @@ def test_np_array_of_a_device_result_is_a_writeable_copy():
     np.testing.assert_array_equal(rt.function(lambda x: x + 0.0, jit_compile=True)(r).numpy(),
                                   [2.0, 4.0])
     assert not np.asarray(r).flags.writeable    # (a view, not a copy: read-only)
+
+
+def test_a_host_read_overtaken_by_a_write_does_not_hide_it():
+    # A read of a Variable's device array (np.asarray: it may wait, and another thread
+    # runs meanwhile) during which a compiled call writes the Variable kept the old value
+    # as the Variable's: the write was lost. Here the "other thread" runs inside the read.
+    v = rt.Variable(np.zeros(3, np.float32))
+
+    @rt.function(jit_compile=True)
+    def step():
+        v.assign_add(np.ones(3, np.float32))
+
+    step()
+    real = v._device
+
+    class SlowRead:     # the device array, whose host read lets a step run first
+        shape, dtype = real.shape, real.dtype
+
+        def __array__(self, dtype=None, copy=None):
+            v._device = real
+            step()
+            return np.asarray(real)
+
+    v._host, v._device = None, SlowRead()
+    first = v.numpy()
+    np.testing.assert_array_equal(first, [1.0, 1.0, 1.0])     # the read came first
+    np.testing.assert_array_equal(v.numpy(), [2.0, 2.0, 2.0])  # and the write is kept
+    step()
+    np.testing.assert_array_equal(v.numpy(), [3.0, 3.0, 3.0])
