@@ -58,3 +58,45 @@ def test_np_array_of_a_tensor_is_a_copy(make):
     np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
     np.testing.assert_array_equal(np.array(t, dtype=np.float64), [1.0, 2.0])
     assert np.array(t, dtype=np.float64).dtype == np.float64
+
+
+class Shift:
+    traces = 0
+
+    def __init__(self, k):
+        self.k = k
+
+    @rt.function
+    def apply(self, x):
+        Shift.traces += 1
+        return x + self.k
+
+
+def test_held_objects_trace_once_however_the_method_is_looked_up():
+    import operator
+
+    held = Shift(1.0)
+    x = rt.constant([1.0, 2.0])
+    Shift.traces = 0
+    for lookup in (lambda: held.apply, lambda: getattr(held, "apply"),
+                   lambda: operator.attrgetter("apply")(held), lambda: {"h": held}["h"].apply):
+        for _ in range(3):
+            np.testing.assert_array_equal(lookup()(x).numpy(), [2.0, 3.0])
+    assert Shift.traces == 1
+    # temporaries: each its own object, each traced, none dropped before the call
+    got = [float(Shift(k).apply(rt.constant(0.0))) for k in (1.0, 2.0, 3.0)]
+    got += [float(operator.methodcaller("apply", rt.constant(0.0))(Shift(4.0)))]
+    assert got == [1.0, 2.0, 3.0, 4.0]
+
+
+@pytest.mark.xfail(strict=True, reason="an explicit descriptor call on a held object "
+                   "(Cls.__dict__['m'].__get__(obj)) has the reference count of a lookup "
+                   "on a temporary: each gets an uncached bound method and traces again")
+def test_an_explicit_get_on_a_held_object_traces_once():
+    held = Shift(1.0)
+    x = rt.constant([1.0, 2.0])
+    Shift.traces = 0
+    for _ in range(3):
+        np.testing.assert_array_equal(Shift.__dict__["apply"].__get__(held)(x).numpy(),
+                                      [2.0, 3.0])
+    assert Shift.traces == 1
