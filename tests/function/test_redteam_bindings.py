@@ -100,3 +100,21 @@ def test_an_explicit_get_on_a_held_object_traces_once():
         np.testing.assert_array_equal(Shift.__dict__["apply"].__get__(held)(x).numpy(),
                                       [2.0, 3.0])
     assert Shift.traces == 1
+
+
+@pytest.mark.xfail(strict=True, reason="np.str_ and np.datetime64 arguments are keyed by "
+                   "identity (not weakly referenceable: each kept alive with its own trace); "
+                   "keyed by value, a ConcreteFunction's call check (concrete.py) still "
+                   "compares them by identity")
+def test_numpy_strings_and_times_are_keyed_by_value():
+    # keyed by identity, each new np.str_ traced again and was kept alive for ever
+    f = rt.function(lambda x, s: x + 1.0 if s == "a" else x - 1.0)
+    got = [float(f(rt.constant(0.0), np.str_(c))) for c in "abababab"]
+    assert got == [1.0, -1.0] * 4
+    assert f.experimental_get_tracing_count() == 2
+    g = rt.function(lambda x, d: x + float(d.astype("datetime64[ps]").astype("int64")))
+    days = [np.datetime64(5, "ns"), np.datetime64(5, "ps"), np.datetime64(5, "ns")]
+    assert [float(g(rt.constant(0.0), d)) for d in days] == [5000.0, 5.0, 5000.0]
+    assert g.experimental_get_tracing_count() == 2
+    nat = [float(g(rt.constant(0.0), np.datetime64("NaT", "ns"))) for _ in range(2)]
+    assert nat == [float(np.datetime64("NaT", "ps").astype("int64"))] * 2
