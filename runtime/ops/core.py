@@ -272,9 +272,12 @@ def stack(values, axis: int = 0, name: Optional[str] = None):
 
 
 def stack_values(values, dtype):
-    """A Python list that may hold tensors, as one 1-D tensor (for shape arguments)."""
+    """A Python list that may hold tensors, as one 1-D tensor (for shape arguments): int64
+    where one of its tensors is (as TensorFlow packs `[n]` of an int64 `n`)."""
     if isinstance(values, Tensor):
         return values
+    if any(isinstance(v, Tensor) and v.dtype is dtypes.int64 for v in values):
+        dtype = dtypes.int64
     return stack([convert_to_tensor(v, dtype=dtype) for v in values])
 
 

@@ -32,9 +32,6 @@ def test_reduce_retracing_with_a_numpy_scalar_beside_a_tensor():
     assert f.experimental_get_tracing_count() == 2
 
 
-@pytest.mark.xfail(strict=True, reason="a shape list holding a staged int64 scalar is "
-                   "converted as int32 and refused (eagerly the same list works): a numpy "
-                   "integer argument, now a tensor, used as a dimension raises TypeError")
 @pytest.mark.parametrize("build", [lambda n: rt.zeros([n]),
                                    lambda n: rt.reshape(rt.zeros([6]), [n, -1])],
                          ids=["zeros", "reshape"])
