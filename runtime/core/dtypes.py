@@ -159,6 +159,8 @@ def infer_dtype(value) -> DType:
         if all(d is bool_ for d in found):
             return bool_
         return found[0] if found[0].is_integer else int32
+    if hasattr(type(value), "__array__") and hasattr(value, "dtype"):
+        return as_dtype(np.dtype(value.dtype))      # an array of another library (JAX's)
     why = getattr(value, "_not_a_tensor", None)     # an object that says why it is not one
     if why is not None:
         raise TypeError(why())

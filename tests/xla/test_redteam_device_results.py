@@ -196,3 +196,20 @@ def test_a_host_read_overtaken_by_a_write_does_not_hide_it():
     np.testing.assert_array_equal(v.numpy(), [2.0, 2.0, 2.0])  # and the write is kept
     step()
     np.testing.assert_array_equal(v.numpy(), [3.0, 3.0, 3.0])
+
+
+def test_jax_arrays_convert_as_numpy_arrays_do():
+    # eager ops, constants, Variables and captures take a JAX array as they take a numpy
+    # array of its dtype (they raised "cannot convert ArrayImpl")
+    import jax.numpy as jnp
+    a = jnp.arange(3.0)
+    np.testing.assert_array_equal(rt.constant(a).numpy(), [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal((rt.constant([1.0, 1.0, 1.0]) + a).numpy(), [1.0, 2.0, 3.0])
+    assert rt.convert_to_tensor(jnp.arange(3)).dtype == rt.int32
+    v = rt.Variable(a)
+    v.assign_add(a)
+    np.testing.assert_array_equal(v.numpy(), [0.0, 2.0, 4.0])
+    captured = jnp.ones(3)
+    for jit in (False, True):
+        add = rt.function(lambda x: x + captured, jit_compile=jit)
+        np.testing.assert_array_equal(add(rt.constant([1.0, 2.0, 3.0])).numpy(), [2.0, 3.0, 4.0])
