@@ -99,9 +99,6 @@ if NUMPY_INDEXES_ONE_ELEMENT:
         "loop.for_loop_class_var": (
             CRASH, "has dtype int32 before the loop, but dtype float32 after one iteration",
             "an attribute a staged loop carries changes dtype (int, then float zeros)"),
-        "loop.for_iter_var_list": (
-            CRASH, "cannot be changed inside a staged construct",
-            "a list a staged loop appends to, and iterates again after it"),
     })
 
 SHAPE_1_AND_SCALAR_IN_XLA = (
