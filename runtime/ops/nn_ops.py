@@ -419,7 +419,7 @@ def _erf_kernel(x):
             from scipy.special import erf as fast  # noqa: PLC0415 - optional, lazy
         except ImportError:
             slow = np.frompyfunc(math.erf, 1, 1)
-            fast = lambda a: slow(a).astype(np.float64)  # noqa: E731
+            fast = lambda a: np.asarray(slow(a), np.float64)  # noqa: E731 (a 0-d input: a float)
         _ERF.append(fast)
     return np.asarray(_ERF[0](x)).astype(x.dtype, copy=False)
 
