@@ -64,6 +64,11 @@ _USER_DUNDERS = frozenset(
         "next").split())
 
 
+# Methods of the public classes left unwrapped: they raise no error of the user's, and
+# they are read per element or per step (`.numpy()` of each result).
+_ACCESSORS = frozenset({"numpy"})
+
+
 def public(fn: types.FunctionType) -> types.FunctionType:
     """`fn` as the user calls it: an error it raises shows the user's frames only, as
     TensorFlow's API functions do (unless filtering is disabled)."""
@@ -89,6 +94,8 @@ def show_user_frames_in(*namespaces) -> None:
         names = ns if isinstance(ns, dict) else vars(ns)
         for name, value in list(names.items()):
             if name.startswith("_") and not (is_class and name in _USER_DUNDERS):
+                continue
+            if is_class and name in _ACCESSORS:
                 continue
             wrapped = _public_version(value, done)
             if wrapped is value:

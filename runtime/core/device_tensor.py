@@ -43,6 +43,14 @@ class DeviceTensor(EagerTensor):
             host = self._host = np.asarray(self.device_array)
         return host
 
+    def numpy(self):
+        """The value as numpy (made from the device array on the first read, then kept):
+        an array, or a numpy scalar for a rank-0 tensor."""
+        host = self._host
+        if host is None:
+            host = self._host = np.asarray(self.device_array)
+        return host[()] if host.ndim == 0 else host
+
     @property
     def shape(self) -> TensorShape:
         return TensorShape.from_numpy(self.device_array.shape)
