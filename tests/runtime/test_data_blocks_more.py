@@ -146,7 +146,8 @@ def test_filters_keeping_none_or_all(n):
           batches([np.int64(i) for i in range(n) if i % 5 == 1], 3, False))
 
 
-@pytest.mark.parametrize("n", (0, 1, 63, 65, 1000))
+@pytest.mark.parametrize("n", (0, 65, 1000) + tuple(
+    pytest.param(n, marks=pytest.mark.slow) for n in (1, 63)))
 @pytest.mark.parametrize("reshuffle", [True, False])
 def test_a_filter_of_a_shuffle_repeated(n, reshuffle):
     _, y, _ = data(n)
@@ -170,7 +171,8 @@ def test_a_shuffle_of_a_repeat(n, drop):
         check(make, batches([x[i % n] for i in shuffled(2 * n, buffer, seed)], 64, drop))
 
 
-@pytest.mark.parametrize("n", (0, 1, 63, 64, 65, 1000))
+@pytest.mark.parametrize("n", (0, 65, 1000) + tuple(
+    pytest.param(n, marks=pytest.mark.slow) for n in (1, 63, 64)))
 @pytest.mark.parametrize("reshuffle", [True, False])
 @pytest.mark.parametrize("drop", [False, True])
 def test_a_shuffle_repeated_forever_then_batched(n, reshuffle, drop):
