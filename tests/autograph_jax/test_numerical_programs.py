@@ -492,7 +492,7 @@ def test_cholesky_rows_grad_of_logdet():
                                logdet_direction(P.cholesky_rows, a, d), rtol=2e-3, atol=2e-3)
 
 
-@pytest.mark.parametrize("n", [1, 3, 5])
+@pytest.mark.parametrize("n", [1, 3, pytest.param(5, marks=pytest.mark.slow)])
 def test_lu_jit_vmap_and_grad(n):
     a = spd(n, n) + np.triu(np.ones((n, n)))         # not symmetric; no pivoting needed
     L, U = ag.jax.jit(P.lu_unrolled)(f32(a))

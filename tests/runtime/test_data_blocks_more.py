@@ -174,7 +174,7 @@ def test_a_shuffle_of_a_repeat(n, drop):
 @pytest.mark.parametrize("n", (0, 65, 1000) + tuple(
     pytest.param(n, marks=pytest.mark.slow) for n in (1, 63, 64)))
 @pytest.mark.parametrize("reshuffle", [True, False])
-@pytest.mark.parametrize("drop", [False, True])
+@pytest.mark.parametrize("drop", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_a_shuffle_repeated_forever_then_batched(n, reshuffle, drop):
     x, _, _ = data(n)
 

@@ -202,7 +202,8 @@ def test_flat_map_ranges_of_unknown_length(n):
     assert int(ds.cardinality()) == rt.data.UNKNOWN_CARDINALITY
 
 
-@pytest.mark.parametrize("cycle,block", [(2, 4), (3, 1), (1, 2), (4, 3), (7, 1)])
+@pytest.mark.parametrize("cycle,block", [(2, 4), (1, 2)] + [
+    pytest.param(c, b, marks=pytest.mark.slow) for c, b in ((3, 1), (4, 3), (7, 1))])
 def test_interleave_matches_tf_order(cycle, block):
     def make(x):
         return rt.data.Dataset.from_tensors(x).repeat(6)
