@@ -271,6 +271,7 @@ def test_first_above_empty():
 
 # --- sampling ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_truncated_normal_draws_what_python_draws():
     keys = jax.random.split(jax.random.key(3), 6)
     for lo in (-1.0, 1.0, 2.0):
@@ -424,7 +425,7 @@ CHOLESKY = [pytest.param(P.cholesky_unrolled, id="unrolled"),
 
 
 @pytest.mark.parametrize("fn", CHOLESKY)
-@pytest.mark.parametrize("n", [1, 2, 5])
+@pytest.mark.parametrize("n", [1, 2, pytest.param(5, marks=pytest.mark.slow)])
 def test_cholesky_jit_and_vmap(fn, n):
     a = spd(n, n)
     expected = np.linalg.cholesky(a)

@@ -72,7 +72,8 @@ CASES = [(n, size, shift, stride, drop)
 
 
 @pytest.mark.parametrize("n,size,shift,stride,drop", [
-    case if case[0] != 1 else pytest.param(*case, marks=pytest.mark.slow) for case in CASES])
+    case if case[0] == 0 or case[0] == 7 and not case[4] else
+    pytest.param(*case, marks=pytest.mark.slow) for case in CASES])
 def test_matches_definition(n, size, shift, stride, drop):
     ds = rt.data.Dataset.range(n).window(size, shift, stride, drop)
     want = ref_windows(range(n), size, shift, stride, drop)
