@@ -97,16 +97,23 @@ class BlockedBatches:
             greater_equal(j, ready), refill_or_end, lambda: tuple(state))
         valid = less(j, ready)
         whole = nest.map_structure(lambda t: t[j], rows)
-        if not self.full:     # the last batch, where the input's length is not a multiple
-            def part():
-                start = multiply(j, i32(self.b))
-                return nest.map_structure(
-                    lambda t, s: reshape(t, [self.k * self.b] + s.shape.as_list())[
-                        start:count], rows, self.inner._spec)
-            batch = cond(equal(j, partial), part, lambda: whole)
-        else:
-            batch = whole
+        batch = self.batch_at(rows, count, partial, j, whole)
         return valid, batch, (inner_state, rows, count, ready, partial, add(j, i32(1)), more)
+
+
+    def batch_at(self, rows, count, partial, j, whole):
+        """Batch `j` of the block: `whole` (row j of the [k, b, ...] block), or where j is
+        the `partial` batch (the input's length not a multiple of b), its rows up to the
+        block's `count`."""
+        if self.full:
+            return whole
+
+        def part():
+            start = multiply(j, i32(self.b))
+            return nest.map_structure(
+                lambda t, s: reshape(t, [self.k * self.b] + s.shape.as_list())[start:count],
+                rows, self.inner._spec)
+        return cond(equal(j, partial), part, lambda: whole)
 
 
 class CarriedBatches(BlockedBatches):
@@ -166,13 +173,5 @@ class CarriedBatches(BlockedBatches):
         valid = less(j, ready)
         at = minimum(j, i32(self.k - 1))          # (past the end: a row not used)
         whole = nest.map_structure(lambda t: t[at], rows)
-        if not self.full:     # the last batch, where the input's length is not a multiple
-            def part():
-                start = multiply(j, i32(self.b))
-                return nest.map_structure(
-                    lambda t, s: reshape(t, [self.k * self.b] + s.shape.as_list())[
-                        start:count], rows, self.inner._spec)
-            batch = cond(equal(j, partial), part, lambda: whole)
-        else:
-            batch = whole
+        batch = self.batch_at(rows, count, partial, j, whole)
         return valid, batch, (inner_state, rows, count, ready, partial, add(j, i32(1)), more)
