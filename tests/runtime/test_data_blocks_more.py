@@ -13,39 +13,11 @@ import numpy as np
 import pytest
 
 import runtime as rt
-from runtime.data.shuffle_order import reference_order
+from test_data_blocks import batches, eager, shuffled   # the definitions, shared
 
 D = rt.data.Dataset
-M, A = 2147483647, 48271
 SIZES = (0, 1, 63, 64, 65, 1000, pytest.param(16384, marks=pytest.mark.slow))
 needs_jax = pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="needs jax")
-
-
-def shuffled(n: int, buffer: int, seed: int, epoch: int = 0) -> list:
-    """The order of `range(n).shuffle(buffer, seed)` in its `epoch`-th iteration (as in
-    test_data_blocks.py)."""
-    if n == 0:
-        return []
-    x = seed + 1 + epoch * 7919 % (M - 1 - seed)
-    for _ in range(3):
-        x = x * A % M
-    if n <= buffer:
-        draws, d = [], x
-        for _ in range(n):
-            d = d * A % M
-            draws.append(d)
-        return np.argsort(np.array(draws), kind="stable").tolist()
-    return reference_order(x, n, buffer)
-
-
-def batches(rows, b: int, drop: bool) -> list:
-    out = []
-    for i in range(0, len(rows), b):
-        part = rows[i:i + b]
-        if drop and len(part) < b:
-            break
-        out.append(rt.nest.map_structure(lambda *leaves: np.stack(leaves), *part))
-    return out
 
 
 def per_element(ds):
@@ -55,10 +27,6 @@ def per_element(ds):
         args = args if len(args) > 1 else args[0]
         return rt.nest.map_structure(lambda v: rt.reshape(v, rt.shape(v)), args)
     return ds.map(same)
-
-
-def eager(ds) -> list:
-    return [rt.nest.map_structure(lambda t: np.asarray(t.numpy()), e) for e in ds]
 
 
 def staged(ds):
